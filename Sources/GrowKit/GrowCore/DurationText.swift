@@ -1,0 +1,89 @@
+import Foundation
+
+/// Durations as people write them in config files and on the command line:
+/// `25m`, `90s`, `1h30m`, `2h`. A bare number means minutes, because that is what every
+/// focus-timer user means by `focus = 25`.
+public enum DurationText {
+  /// The longest duration Grow accepts anywhere: a phase longer than a day is a typo.
+  public static let maximum: TimeInterval = 24 * 3600
+
+  /// Parses `text` into seconds.
+  /// - Throws: `DurationError` naming what was wrong.
+  public static func parse(_ text: String) throws(DurationError) -> TimeInterval {
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    guard !trimmed.isEmpty else { throw .empty }
+    if let minutes = Int(trimmed) {
+      guard minutes >= 0 else { throw .malformed(text) }
+      return try checked(TimeInterval(minutes) * 60, text)
+    }
+    var total: TimeInterval = 0
+    var digits = ""
+    var seenUnits = Set<Character>()
+    for character in trimmed.lowercased() {
+      if character.isASCII, character.isNumber {
+        digits.append(character)
+        continue
+      }
+      if character == " " { continue }
+      guard let value = Int(digits), value <= 100_000 else { throw .malformed(text) }
+      guard !seenUnits.contains(character) else { throw .malformed(text) }
+      seenUnits.insert(character)
+      switch character {
+      case "h": total += TimeInterval(value) * 3600
+      case "m": total += TimeInterval(value) * 60
+      case "s": total += TimeInterval(value)
+      default: throw .malformed(text)
+      }
+      digits = ""
+    }
+    guard digits.isEmpty else { throw .malformed(text) }
+    return try checked(total, text)
+  }
+
+  private static func checked(_ seconds: TimeInterval, _ text: String) throws(DurationError)
+    -> TimeInterval
+  {
+    guard seconds <= maximum else { throw .tooLong(text) }
+    return seconds
+  }
+
+  /// Formats seconds the way `parse` reads them: `25m`, `1h30m`, `45s`.
+  public static func format(_ seconds: TimeInterval) -> String {
+    let total = Int(seconds.rounded())
+    if total == 0 { return "0s" }
+    let hours = total / 3600
+    let minutes = total % 3600 / 60
+    let secs = total % 60
+    var text = ""
+    if hours > 0 { text += "\(hours)h" }
+    if minutes > 0 { text += "\(minutes)m" }
+    if secs > 0 { text += "\(secs)s" }
+    return text
+  }
+
+  /// A countdown as a clock face: `4:05`, or `1:02:03` past an hour.
+  public static func clock(_ seconds: TimeInterval) -> String {
+    let total = max(0, Int(seconds.rounded(.up)))
+    let hours = total / 3600
+    let minutes = total % 3600 / 60
+    let secs = total % 60
+    let twoDigits = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
+    return hours > 0
+      ? "\(hours):\(twoDigits(minutes)):\(twoDigits(secs))" : "\(minutes):\(twoDigits(secs))"
+  }
+}
+
+/// Why a duration could not be read.
+public enum DurationError: Error, Equatable, CustomStringConvertible {
+  case empty
+  case malformed(String)
+  case tooLong(String)
+
+  public var description: String {
+    switch self {
+    case .empty: "empty duration; write it like 25m, 90s or 1h30m"
+    case .malformed(let text): "'\(text)' is not a duration; write it like 25m, 90s or 1h30m"
+    case .tooLong(let text): "'\(text)' is longer than 24h"
+    }
+  }
+}

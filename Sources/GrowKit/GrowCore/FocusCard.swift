@@ -1,0 +1,53 @@
+import Foundation
+
+/// A named preset for one kind of work: "math", "work", "writing".
+///
+/// Every card carries its own rhythm; the config's `[timer]` section supplies whatever a
+/// `[card.NAME]` section leaves out.
+public struct FocusCard: Sendable, Equatable, Codable {
+  public var name: String
+  /// Seconds of focus per focus phase.
+  public var focus: TimeInterval
+  public var shortBreak: TimeInterval
+  public var longBreak: TimeInterval
+  /// A long break replaces the short one after every this many completed focus phases.
+  public var longBreakAfter: Int
+  /// Whether a break starts by itself when focus ends.
+  public var autoStartBreaks: Bool
+  /// Whether focus starts by itself when a break ends. Off by default: Grow never pulls
+  /// someone back to work without asking.
+  public var autoStartFocus: Bool
+  /// Focus seconds per day the person aims for, if any.
+  public var dailyGoal: TimeInterval?
+  /// What this card is for, shown while focusing ("Chapter 3 exercises").
+  public var intention: String?
+
+  public init(
+    name: String, focus: TimeInterval = 25 * 60, shortBreak: TimeInterval = 5 * 60,
+    longBreak: TimeInterval = 15 * 60, longBreakAfter: Int = 4, autoStartBreaks: Bool = true,
+    autoStartFocus: Bool = false, dailyGoal: TimeInterval? = nil, intention: String? = nil
+  ) {
+    self.name = name
+    self.focus = focus
+    self.shortBreak = shortBreak
+    self.longBreak = longBreak
+    self.longBreakAfter = longBreakAfter
+    self.autoStartBreaks = autoStartBreaks
+    self.autoStartFocus = autoStartFocus
+    self.dailyGoal = dailyGoal
+    self.intention = intention
+  }
+
+  /// The card used when there is no config file at all: the classic 25/5/15, long break
+  /// after every fourth focus phase.
+  public static let standard = FocusCard(name: "work")
+
+  /// The planned length of a phase of `kind` on this card.
+  public func length(of kind: PhaseKind) -> TimeInterval {
+    switch kind {
+    case .focus: focus
+    case .shortBreak: shortBreak
+    case .longBreak: longBreak
+    }
+  }
+}

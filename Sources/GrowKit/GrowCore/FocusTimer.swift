@@ -1,0 +1,338 @@
+import Foundation
+
+/// One-off changes to a card for a single session (`grow start --focus 50m`).
+public struct SessionOverrides: Sendable, Equatable {
+  public var focus: TimeInterval?
+  public var shortBreak: TimeInterval?
+  public var longBreak: TimeInterval?
+  public var intention: String?
+
+  public init(
+    focus: TimeInterval? = nil, shortBreak: TimeInterval? = nil, longBreak: TimeInterval? = nil,
+    intention: String? = nil
+  ) {
+    self.focus = focus
+    self.shortBreak = shortBreak
+    self.longBreak = longBreak
+    self.intention = intention
+  }
+
+  func applied(to card: FocusCard) throws(TimerError) -> FocusCard {
+    var card = card
+    for (label, value) in [("focus", focus), ("short-break", shortBreak), ("long-break", longBreak)] {
+      if let value, !(1...DurationText.maximum).contains(value) {
+        throw .invalidArgument("\(label) must be between 1s and 24h, not \(Int(value))s")
+      }
+    }
+    card.focus = focus ?? card.focus
+    card.shortBreak = shortBreak ?? card.shortBreak
+    card.longBreak = longBreak ?? card.longBreak
+    if let intention { card.intention = intention.isEmpty ? nil : intention }
+    return card
+  }
+}
+
+/// The focus / short-break / long-break state machine, driven by deadlines.
+///
+/// It sleeps until the running phase's deadline (one alarm from its `TimeSource`) and never
+/// ticks to count down. Every change is published on the `EventBus`: the specific event
+/// first, then `TimerChanged` with the new status.
+///
+/// The timer is owned by one event loop; call it only from there.
+public final class FocusTimer {
+  private enum Mode {
+    case idle
+    case running(Phase)
+    /// A phase ended and the card does not start the next one by itself.
+    case awaiting(PhaseKind)
+  }
+
+  /// One session: a card started once and run until `stop`.
+  private struct Session {
+    var card: FocusCard
+    /// Completed focus phases since the last long break; decides when the long one is due.
+    var focusSinceLongBreak = 0
+    var completedFocus = 0
+    /// The number shown for the focus phase now running or last run.
+    var cycle = 0
+  }
+
+  /// Today's totals; every second of focus counts, only completed phases count as completed.
+  private struct Today {
+    var day: DateComponents
+    var completed = 0
+    var focusSeconds: TimeInterval = 0
+  }
+
+  public private(set) var deck: CardDeck
+  private let bus: EventBus
+  private let time: any TimeSource
+  private var mode = Mode.idle
+  private var session: Session?
+  private var alarm: (any Alarm)?
+  private var today: Today
+
+  /// Phases that end more than this late (a suspended machine, a stopped daemon) start the next
+  /// phase now rather than at the old deadline, so a break is never already over when it begins.
+  public static let lateStartTolerance: TimeInterval = 60
+
+  public init(deck: CardDeck, bus: EventBus, time: any TimeSource) {
+    self.deck = deck
+    self.bus = bus
+    self.time = time
+    self.today = Today(day: Self.dayKey(time.now, time.calendar))
+  }
+
+  /// Replaces the cards (after the config was reloaded). A running session keeps its card.
+  public func replaceDeck(_ deck: CardDeck) { self.deck = deck }
+
+  // MARK: Commands
+
+  /// Starts a session on `cardName` (the default card for nil or empty).
+  ///
+  /// While the next phase of the same card is waiting, starts that phase instead.
+  public func start(card cardName: String? = nil, overrides: SessionOverrides = .init())
+    throws(TimerError)
+  {
+    let card = try overrides.applied(to: deck.card(named: cardName))
+    switch mode {
+    case .running(let phase):
+      throw .invalidState(
+        "\(phase.kind.displayName) on '\(phase.card)' is already running "
+          + "(\(DurationText.clock(phase.remaining(at: time.now))) left); "
+          + "use 'grow stop' to end it or 'grow skip' to move on")
+    case .awaiting(let next) where session?.card.name == card.name && overrides == .init():
+      begin(next, at: time.now)
+    case .awaiting, .idle:
+      if case .awaiting = mode { endSession() }
+      session = Session(card: card)
+      begin(.focus, at: time.now)
+    }
+  }
+
+  public func pause() throws(TimerError) {
+    guard case .running(var phase) = mode else { throw notRunning("pause") }
+    guard !phase.isPaused else { throw .invalidState("already paused; 'grow resume' continues") }
+    phase.pausedAt = time.now
+    cancelAlarm()
+    mode = .running(phase)
+    bus.publish(PhasePaused(phase: phase))
+    publishChange()
+  }
+
+  /// Continues a paused phase, or starts the phase that is waiting.
+  public func resume() throws(TimerError) {
+    switch mode {
+    case .awaiting(let next):
+      begin(next, at: time.now)
+    case .running(var phase):
+      guard let pausedAt = phase.pausedAt else {
+        throw .invalidState("not paused; \(phase.kind.displayName) is running")
+      }
+      let pausedFor = time.now.timeIntervalSince(pausedAt)
+      phase.pausedTotal += max(0, pausedFor)
+      phase.pausedAt = nil
+      mode = .running(phase)
+      armAlarm(for: phase)
+      bus.publish(PhaseResumed(phase: phase, pausedFor: pausedFor))
+      publishChange()
+    case .idle:
+      throw notRunning("resume")
+    }
+  }
+
+  /// Pauses a running phase, resumes a paused one, starts a waiting one; from idle, starts the
+  /// default card.
+  public func toggle() throws(TimerError) {
+    switch mode {
+    case .idle: try start()
+    case .awaiting: try resume()
+    case .running(let phase): try phase.isPaused ? resume() : pause()
+    }
+  }
+
+  /// Ends the running phase early and moves on, following the card's auto-start rules. While a
+  /// phase is waiting, skipping it starts the one after it: an explicit request to move on.
+  public func skip() throws(TimerError) {
+    switch mode {
+    case .idle:
+      throw notRunning("skip")
+    case .awaiting(let next):
+      begin(phase(after: next, completed: false), at: time.now)
+    case .running(let phase):
+      finish(phase, outcome: .skipped, at: time.now)
+    }
+  }
+
+  /// Ends the session; a running phase counts as abandoned.
+  public func stop() throws(TimerError) {
+    switch mode {
+    case .idle:
+      throw notRunning("stop")
+    case .awaiting:
+      endSession()
+    case .running(let phase):
+      cancelAlarm()
+      record(ended: phase, outcome: .stopped, at: time.now)
+      bus.publish(PhaseEnded(phase: phase, outcome: .stopped, endedAt: time.now))
+      endSession()
+    }
+  }
+
+  /// Adds `seconds` to the running (or paused) phase.
+  public func extend(by seconds: TimeInterval) throws(TimerError) {
+    guard case .running(var phase) = mode else { throw notRunning("extend") }
+    guard seconds >= 1, phase.duration + seconds <= DurationText.maximum else {
+      throw .invalidArgument(
+        "can only extend by 1s or more, up to a phase of 24h (asked for \(Int(seconds))s)")
+    }
+    phase.duration += seconds
+    mode = .running(phase)
+    if !phase.isPaused { armAlarm(for: phase) }
+    bus.publish(PhaseExtended(phase: phase, addedSeconds: seconds))
+    publishChange()
+  }
+
+  // MARK: Status
+
+  public var status: TimerStatus {
+    let now = time.now
+    rollOverDayIfNeeded(now)
+    var status = TimerStatus.idle
+    status.completedToday = today.completed
+    status.focusToday = today.focusSeconds
+    guard let session else { return status }
+    status.card = session.card.name
+    status.longBreakAfter = session.card.longBreakAfter
+    status.dailyGoal = session.card.dailyGoal
+    status.intention = session.card.intention
+    status.cycle = session.cycle
+    switch mode {
+    case .idle:
+      break
+    case .awaiting(let next):
+      status.next = next
+    case .running(let phase):
+      status.state = .init(phase.kind)
+      status.paused = phase.isPaused
+      status.duration = phase.duration
+      status.elapsed = phase.elapsed(at: now)
+      status.remaining = phase.remaining(at: now)
+      status.startedAt = phase.startedAt
+      status.endsAt = phase.deadline
+      status.cycle = phase.cycle
+      if phase.kind == .focus { status.focusToday += status.elapsed }
+    }
+    return status
+  }
+
+  /// The running phase, if any.
+  public var runningPhase: Phase? {
+    if case .running(let phase) = mode { return phase }
+    return nil
+  }
+
+  // MARK: Transitions
+
+  private func begin(_ kind: PhaseKind, at start: Date) {
+    guard var session else { return }
+    if kind == .focus { session.cycle = session.focusSinceLongBreak + 1 }
+    if kind == .longBreak { session.focusSinceLongBreak = 0 }
+    self.session = session
+    let phase = Phase(
+      kind: kind, card: session.card.name, cycle: session.cycle,
+      duration: session.card.length(of: kind), startedAt: start)
+    mode = .running(phase)
+    armAlarm(for: phase)
+    bus.publish(PhaseStarted(phase: phase, intention: session.card.intention))
+    publishChange()
+  }
+
+  private func deadlineReached() {
+    guard case .running(let phase) = mode, let deadline = phase.deadline else { return }
+    let now = time.now
+    // A wall-clock change can wake us early; wait for the real deadline.
+    guard now >= deadline else { return armAlarm(for: phase) }
+    finish(phase, outcome: .completed, at: deadline, lateBy: now.timeIntervalSince(deadline))
+  }
+
+  private func finish(
+    _ phase: Phase, outcome: PhaseOutcome, at end: Date, lateBy: TimeInterval = 0
+  ) {
+    cancelAlarm()
+    record(ended: phase, outcome: outcome, at: end)
+    bus.publish(PhaseEnded(phase: phase, outcome: outcome, endedAt: end))
+    let next = self.phase(after: phase.kind, completed: outcome == .completed)
+    let autoStart =
+      (next.isBreak ? session?.card.autoStartBreaks : session?.card.autoStartFocus) ?? false
+    if autoStart {
+      begin(next, at: lateBy > Self.lateStartTolerance ? time.now : end)
+    } else {
+      mode = .awaiting(next)
+      bus.publish(PhaseAwaiting(next: next, card: phase.card))
+      publishChange()
+    }
+  }
+
+  /// Which phase follows one of `kind`, counting a completed focus toward the long break.
+  private func phase(after kind: PhaseKind, completed: Bool) -> PhaseKind {
+    guard kind == .focus, var session else { return .focus }
+    if completed {
+      session.focusSinceLongBreak += 1
+      session.completedFocus += 1
+      self.session = session
+    }
+    let due = completed && session.focusSinceLongBreak >= max(1, session.card.longBreakAfter)
+    return due ? .longBreak : .shortBreak
+  }
+
+  private func endSession() {
+    cancelAlarm()
+    let ended = session
+    mode = .idle
+    session = nil
+    if let ended {
+      bus.publish(
+        SessionStopped(card: ended.card.name, completedFocusPhases: ended.completedFocus))
+    }
+    publishChange()
+  }
+
+  private func record(ended phase: Phase, outcome: PhaseOutcome, at end: Date) {
+    guard phase.kind == .focus else { return }
+    rollOverDayIfNeeded(end)
+    today.focusSeconds += phase.elapsed(at: end)
+    if outcome == .completed { today.completed += 1 }
+  }
+
+  private func rollOverDayIfNeeded(_ now: Date) {
+    let day = Self.dayKey(now, time.calendar)
+    if day != today.day { today = Today(day: day) }
+  }
+
+  private static func dayKey(_ date: Date, _ calendar: Calendar) -> DateComponents {
+    calendar.dateComponents([.year, .month, .day], from: date)
+  }
+
+  private func armAlarm(for phase: Phase) {
+    cancelAlarm()
+    guard let deadline = phase.deadline else { return }
+    alarm = time.schedule(at: deadline) { [weak self] in self?.deadlineReached() }
+  }
+
+  private func cancelAlarm() {
+    alarm?.cancel()
+    alarm = nil
+  }
+
+  private func publishChange() { bus.publish(TimerChanged(status: status)) }
+
+  private func notRunning(_ command: String) -> TimerError {
+    if case .awaiting(let next) = mode {
+      return .invalidState(
+        "nothing is running to \(command): the \(next.displayName) is waiting; "
+          + "'grow resume' starts it, 'grow stop' ends the session")
+    }
+    return .invalidState("nothing is running to \(command); start with 'grow start [CARD]'")
+  }
+}

@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+// GrowKit: the modules that the daemon and every plugin share, built as ONE dynamic
+// library. Plugins are loaded at run time with dlopen; Swift type identity (protocol
+// conformances, `as?` casts, event types) only works when these modules exist once in the
+// process, so they live in their own package whose `.dynamic` product both the `grow`
+// executable and each plugin link (see ../../shared notes, "Loadable plugins").
+import PackageDescription
+
+let package = Package(
+  name: "GrowKit",
+  products: [
+    .library(
+      name: "GrowKit", type: .dynamic,
+      targets: ["GrowCore", "GrowConfig", "GrowDBus", "GrowPluginKit"])
+  ],
+  targets: [
+    // C libraries, each behind a thin Swift wrapper.
+    .systemLibrary(name: "CInih", path: "CInih", pkgConfig: "inih", providers: [.apt(["libinih-dev"])]),
+    .systemLibrary(name: "CDBus", path: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+
+    // Core: the timer, its events and the typed bus. Foundation only, no C libraries.
+    .target(name: "GrowCore", path: "GrowCore"),
+    // config.ini, read with libinih.
+    .target(name: "GrowConfig", dependencies: ["GrowCore", "CInih"], path: "GrowConfig"),
+    // libdbus on the daemon's event loop.
+    .target(name: "GrowDBus", dependencies: ["CDBus"], path: "GrowDBus"),
+    // What a plugin author sees.
+    .target(
+      name: "GrowPluginKit", dependencies: ["GrowCore", "GrowConfig", "GrowDBus"],
+      path: "GrowPluginKit"),
+  ]
+)

@@ -1,1 +1,3 @@
 import GrowCLI
+import Foundation
+exit(MainActor.assumeIsolated { runGrow(Array(CommandLine.arguments.dropFirst())) })

@@ -1,0 +1,80 @@
+import GrowCore
+import GrowDBus
+import GrowDaemon
+
+/// Talks to a running daemon over its D-Bus API, one blocking call at a time.
+@MainActor
+struct Client {
+  private let connection: BusConnection
+
+  init() throws(CLIError) {
+    do {
+      connection = try BusConnection.session(attachToLoop: false)
+    } catch {
+      throw .noSessionBus(error.message)
+    }
+  }
+
+  /// Calls a method of `org.grow.Grow1.Timer` and returns its reply's arguments.
+  @discardableResult
+  func call(_ method: String, _ arguments: [BusValue] = []) throws(CLIError) -> [BusValue] {
+    do {
+      let message = try BusMessage.methodCall(
+        destination: GrowBusAPI.busName, path: GrowBusAPI.objectPath,
+        interface: GrowBusAPI.timerInterface, member: method, arguments: arguments)
+      return try connection.call(message).arguments
+    } catch {
+      switch error.name {
+      case BusError.serviceUnknown, BusError.nameHasNoOwner:
+        throw .daemonNotRunning
+      case GrowBusAPI.ErrorName.unknownCard, GrowBusAPI.ErrorName.invalidState,
+        GrowBusAPI.ErrorName.invalidArgument:
+        throw .refused(error.message)
+      default:
+        throw .bus(error)
+      }
+    }
+  }
+
+  func status() throws(CLIError) -> [String: BusValue] {
+    try call("GetStatus").first?.vardictEntries ?? [:]
+  }
+
+  func cards() throws(CLIError) -> [[String: BusValue]] {
+    guard case .array(_, let items)? = try call("ListCards").first else { return [] }
+    return items.compactMap(\.vardictEntries)
+  }
+}
+
+/// Why a command failed, with the exit status scripts can rely on.
+enum CLIError: Error, CustomStringConvertible {
+  case usage(String)
+  case daemonNotRunning
+  case noSessionBus(String)
+  case refused(String)
+  case bus(BusError)
+  case failed(String)
+
+  var description: String {
+    switch self {
+    case .usage(let message): message + " (see 'grow help')"
+    case .daemonNotRunning:
+      "the grow daemon is not running; start it with 'grow daemon &' (or from your session's "
+        + "autostart)"
+    case .noSessionBus(let message): message
+    case .refused(let message): message
+    case .bus(let error): "D-Bus error \(error.name): \(error.message)"
+    case .failed(let message): message
+    }
+  }
+
+  /// 1: the daemon refused or something failed; 2: the command line was wrong;
+  /// 3: no daemon or no bus to talk to.
+  var exitStatus: Int32 {
+    switch self {
+    case .usage: 2
+    case .daemonNotRunning, .noSessionBus: 3
+    case .refused, .bus, .failed: 1
+    }
+  }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import GrowCore
+import GrowDBus
+import GrowDaemon
+import GrowPluginKit
+
+/// One `grow` subcommand. The table of these is the single source of truth for dispatch,
+/// `grow help` and (later) the man page and completions.
+struct Command {
+  let name: String
+  /// Arguments after the name, as shown in usage lines.
+  let synopsis: String
+  let summary: String
+  /// Longer help: options and behaviour.
+  let details: String
+  let run: @MainActor (_ words: [String]) throws(CLIError) -> Void
+}
+
+@MainActor
+enum Commands {
+  static let all: [Command] = [
+    Command(
+      name: "daemon", synopsis: "[--config PATH]",
+      summary: "run the focus timer in the foreground (for autostart and systemd)",
+      details: """
+        Owns org.grow.Grow1 on the session bus until SIGTERM or SIGINT; SIGHUP reloads the
+        config. Logs go to standard error; GROW_LOG=debug shows more.
+          --config PATH   read this config file instead of $XDG_CONFIG_HOME/grow/config.ini
+        """, run: runDaemon),
+    Command(
+      name: "start", synopsis: "[CARD] [--focus DURATION] [--intention TEXT]",
+      summary: "start a focus session on CARD (the default card if none)",
+      details: """
+        While a break or focus is waiting to be started, starts it.
+          --focus D, --short-break D, --long-break D   change the lengths for this session only
+          --intention TEXT                             what this session is for
+        Durations read like 25m, 90s or 1h30m.
+        """, run: runStart),
+    simple("pause", "pause the running phase; the remaining time is kept exactly", "Pause"),
+    simple("resume", "continue a paused phase, or start the one that is waiting", "Resume"),
+    simple("toggle", "pause, resume, or start: whatever fits (for a single key binding)", "Toggle"),
+    simple("skip", "end the running phase early and move on", "Skip"),
+    simple("stop", "end the session; the running phase counts as abandoned", "Stop"),
+    Command(
+      name: "extend", synopsis: "DURATION",
+      summary: "add time to the running phase (grow extend 5m)",
+      details: "DURATION reads like 5m, 90s or 1h.", run: runExtend),
+    Command(
+      name: "status", synopsis: "[--json]", summary: "show what the timer is doing",
+      details: """
+          --json   one JSON object: state, paused, card, duration, remaining, elapsed (seconds),
+                   started_at, ends_at (ISO 8601), cycle, long_break_after, next,
+                   completed_today, focus_today, daily_goal, intention
+        """, run: runStatus),
+    Command(
+      name: "cards", synopsis: "[--json]", summary: "list the focus cards (* marks the default)",
+      details: "  --json   a JSON array of cards, lengths in seconds", run: runCards),
+    Command(
+      name: "config", synopsis: "check [PATH]",
+      summary: "check a config file without starting anything",
+      details: "Prints every problem as FILE:LINE: message and exits 1 if there is any.",
+      run: runConfig),
+    Command(
+      name: "demo", synopsis: "",
+      summary: "run a short, real focus → break → focus → long break cycle (seconds long)",
+      details: "Runs its own timer on the session bus and prints every step live.",
+      run: runDemo),
+    Command(
+      name: "version", synopsis: "", summary: "print the version",
+      details: "", run: { _ throws(CLIError) in say("grow \(growVersion)") }),
+    Command(
+      name: "help", synopsis: "[COMMAND]", summary: "show help for grow or one command",
+      details: "", run: runHelp),
+  ]
+
+  private static func simple(_ name: String, _ summary: String, _ method: String) -> Command {
+    Command(name: name, synopsis: "", summary: summary, details: "") { words throws(CLIError) in
+      try noArguments(words, name)
+      try Client().call(method)
+      try printStatusLine()
+    }
+  }
+
+  // MARK: Timer commands
+
+  private static func runStart(_ words: [String]) throws(CLIError) {
+    let arguments = try parse(
+      words, values: ["focus", "short-break", "long-break", "intention"], usage: "start")
+    try expect(arguments, atMost: 1, "start")
+    var options: [String: BusValue] = [:]
+    for key in ["focus", "short-break", "long-break"] {
+      if let text = arguments.value(key) { options[key] = .uint32(try duration(text, for: key)) }
+    }
+    if let intention = arguments.value("intention") { options["intention"] = .string(intention) }
+    let card = arguments.positionals.first ?? ""
+    let client = try Client()
+    if options.isEmpty {
+      try client.call("Start", [.string(card)])
+    } else {
+      try client.call("StartWith", [.string(card), .vardict(options)])
+    }
+    try printStatusLine(client)
+  }
+
+  private static func runExtend(_ words: [String]) throws(CLIError) {
+    let arguments = try parse(words, usage: "extend")
+    try expect(arguments, atMost: 1, "extend")
+    guard let text = arguments.positionals.first else {
+      throw .usage("extend needs a duration, like 'grow extend 5m'")
+    }
+    let client = try Client()
+    try client.call("Extend", [.uint32(try duration(text, for: "extend"))])
+    try printStatusLine(client)
+  }
+
+  private static func runStatus(_ words: [String]) throws(CLIError) {
+    let arguments = try parse(words, flags: ["json"], usage: "status")
+    try expect(arguments, atMost: 0, "status")
+    let report = StatusReport(try Client().status())
+    say(arguments.flag("json") ? jsonText(report) : report.humanText)
+  }
+
+  private static func runCards(_ words: [String]) throws(CLIError) {
+    let arguments = try parse(words, flags: ["json"], usage: "cards")
+    try expect(arguments, atMost: 0, "cards")
+    let cards = try Client().cards().map(CardReport.init)
+    say(arguments.flag("json") ? jsonText(cards) : cards.map(\.humanText).joined(separator: "\n"))
+  }
+
+  private static func printStatusLine(_ existing: Client? = nil) throws(CLIError) {
+    let client: Client
+    if let existing { client = existing } else { client = try Client() }
+    say(StatusReport(try client.status()).humanText)
+  }
+
+  // MARK: Daemon, config, demo
+
+  private static func runDaemon(_ words: [String]) throws(CLIError) {
+    let arguments = try parse(words, values: ["config"], usage: "daemon")
+    try expect(arguments, atMost: 0, "daemon")
+    let log = Logger(label: "daemon")
+    let configPath = arguments.value("config")
+    let daemon = Daemon(
+      deck: try loadDeck(configPath), log: log,
+      reloadDeck: { try loadConfiguration(configPath).deck })
+    do {
+      try daemon.run()
+    } catch {
+      throw .failed(error.description)
+    }
+  }
+
+  private static func runHelp(_ words: [String]) throws(CLIError) {
+    guard let name = words.first else { return say(usageText) }
+    guard let command = all.first(where: { $0.name == name }) else {
+      throw .usage("no command '\(name)'" + suggestion(for: name))
+    }
+    say("usage: grow \(command.name) \(command.synopsis)\n\n\(command.summary)")
+    if !command.details.isEmpty { say("\n" + command.details) }
+  }
+
+  static var usageText: String {
+    let width = all.map(\.name.count).max() ?? 0
+    let lines = all.map { "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.summary)" }
+    return """
+      grow: a focus timer that gets out of the way
+
+      usage: grow COMMAND [ARGS]
+
+      commands:
+      \(lines.joined(separator: "\n"))
+
+      'grow help COMMAND' shows a command's options. Exit status: 0 done, 1 refused or
+      failed, 2 wrong command line, 3 no daemon or session bus to talk to.
+      """
+  }
+
+  static func suggestion(for name: String) -> String {
+    closestMatch(to: name, in: all.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
+  }
+
+  // MARK: Helpers
+
+  static func parse(
+    _ words: [String], values: Set<String> = [], flags: Set<String> = [], usage: String
+  ) throws(CLIError) -> Arguments {
+    do {
+      return try Arguments(words, valueOptions: values, flagOptions: flags)
+    } catch {
+      throw .usage("grow \(usage): \(error.description)")
+    }
+  }
+
+  static func expect(_ arguments: Arguments, atMost count: Int, _ name: String) throws(CLIError) {
+    let synopsis = all.first { $0.name == name }?.synopsis ?? ""
+    do {
+      try arguments.expectPositionals(atMost: count, usage: "grow \(name) \(synopsis)")
+    } catch {
+      throw .usage(error.description)
+    }
+  }
+
+  private static func noArguments(_ words: [String], _ name: String) throws(CLIError) {
+    try expect(try parse(words, usage: name), atMost: 0, name)
+  }
+
+  private static func duration(_ text: String, for name: String) throws(CLIError) -> UInt32 {
+    do {
+      let seconds = try DurationText.parse(text)
+      guard seconds >= 1 else { throw CLIError.usage("\(name) must be at least 1s") }
+      return UInt32(seconds)
+    } catch let error as DurationError {
+      throw .usage("\(name): \(error.description)")
+    } catch let error as CLIError {
+      throw error
+    } catch {
+      throw .usage("\(name): \(error)")
+    }
+  }
+}
+
+/// The version printed by `grow --version`.
+let growVersion = "0.1.0"

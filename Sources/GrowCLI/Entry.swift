@@ -1,0 +1,35 @@
+import Foundation
+
+/// Runs `grow` with `arguments` (without the program name) and returns the exit status.
+@MainActor
+public func runGrow(_ arguments: [String]) -> Int32 {
+  guard let name = arguments.first else {
+    say(Commands.usageText)
+    return 0
+  }
+  let rest = Array(arguments.dropFirst())
+  let command: Command?
+  switch name {
+  case "--version", "-V": command = Commands.all.first { $0.name == "version" }
+  case "--help", "-h": command = Commands.all.first { $0.name == "help" }
+  default: command = Commands.all.first { $0.name == name }
+  }
+  guard let command else {
+    reportError(CLIError.usage("unknown command '\(name)'" + Commands.suggestion(for: name)))
+    return 2
+  }
+  if rest.contains("--help") || rest.contains("-h"), command.name != "help" {
+    return runGrow(["help", command.name])
+  }
+  do {
+    try command.run(rest)
+    return 0
+  } catch {
+    reportError(error)
+    return error.exitStatus
+  }
+}
+
+func reportError(_ error: CLIError) {
+  FileHandle.standardError.write(Data("grow: \(error.description)\n".utf8))
+}

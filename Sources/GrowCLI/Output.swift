@@ -1,0 +1,19 @@
+import Glibc
+
+/// Writes `text` and a newline to standard output in one `write(2)`.
+///
+/// Not `print`: Swift's `print` into a pipe is fully buffered, so a status bar or a script
+/// reading `grow` would see nothing until it exits; and one write per line means a reader
+/// never sees half a line.
+func say(_ text: String) {
+  var bytes = Array((text + "\n").utf8)
+  var offset = 0
+  while offset < bytes.count {
+    let written = bytes.withUnsafeMutableBytes { buffer in
+      write(1, buffer.baseAddress! + offset, buffer.count - offset)
+    }
+    if written < 0, errno == EINTR { continue }
+    guard written > 0 else { return }
+    offset += written
+  }
+}

@@ -1,0 +1,13 @@
+/// Names of Grow's D-Bus API, shared by the daemon, the CLI and anyone else who talks to it.
+public enum GrowBusAPI {
+  public static let busName = "org.grow.Grow1"
+  public static let objectPath = "/org/grow/Grow1"
+  public static let timerInterface = "org.grow.Grow1.Timer"
+
+  /// Error names, each sent with a message meant for people.
+  public enum ErrorName {
+    public static let unknownCard = "org.grow.Grow1.Error.UnknownCard"
+    public static let invalidState = "org.grow.Grow1.Error.InvalidState"
+    public static let invalidArgument = "org.grow.Grow1.Error.InvalidArgument"
+  }
+}

@@ -1,0 +1,419 @@
+import CDBus
+import Dispatch
+import Glibc
+
+/// A private connection to a message bus, driven by the event loop (the main queue).
+///
+/// Every libdbus watch and timeout becomes a DispatchSource on the main queue, so the
+/// connection costs no wake-ups while nothing happens and replies and signals are handled as
+/// soon as they arrive. All use of the connection happens on the main actor, which is the
+/// daemon's one event loop; libdbus itself is never touched from another thread.
+///
+/// The connection never exits the process when the bus goes away (libdbus's default does):
+/// `onDisconnect` is called instead.
+@MainActor
+public final class BusConnection {
+  let raw: OpaquePointer
+  private var pathHandlers: [String: PathHandler] = [:]
+  private var signalHandlers: [Int: (BusMessage) -> Void] = [:]
+  private var nextHandlerID = 0
+  private var isClosed = false
+  private let bridge: LoopBridge
+
+  /// Called once when the bus connection is lost.
+  public var onDisconnect: (() -> Void)?
+
+  /// Connects to the session bus of this login session.
+  ///
+  /// - Parameter attachToLoop: false for one-shot clients (the CLI) that only make blocking
+  ///   calls; true for anything that receives calls or signals.
+  public static func session(attachToLoop: Bool = true) throws(BusError) -> BusConnection {
+    try connect(address: sessionBusAddress(), attachToLoop: attachToLoop)
+  }
+
+  /// Connects to the system bus (logind and friends).
+  public static func system(attachToLoop: Bool = true) throws(BusError) -> BusConnection {
+    let address =
+      nonEmpty(getenv("DBUS_SYSTEM_BUS_ADDRESS")) ?? "unix:path=/run/dbus/system_bus_socket"
+    return try connect(address: address, attachToLoop: attachToLoop)
+  }
+
+  /// The session bus address. Never autolaunches a bus: a client that finds no session bus
+  /// must say so, not start a private bus no one else can see.
+  public static func sessionBusAddress() throws(BusError) -> String {
+    if let address = nonEmpty(getenv("DBUS_SESSION_BUS_ADDRESS")) { return address }
+    if let runtime = nonEmpty(getenv("XDG_RUNTIME_DIR")), access(runtime + "/bus", F_OK) == 0 {
+      return "unix:path=\(runtime)/bus"
+    }
+    throw BusError(
+      name: BusError.noServer,
+      message: "no session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no "
+        + "$XDG_RUNTIME_DIR/bus; run Grow inside a desktop session (or `dbus-run-session`)")
+  }
+
+  private static func connect(address: String, attachToLoop: Bool) throws(BusError)
+    -> BusConnection
+  {
+    var error = DBusError()
+    dbus_error_init(&error)
+    guard let raw = dbus_connection_open_private(address, &error) else {
+      throw BusError(taking: &error, fallback: "cannot connect to the bus at \(address)")
+    }
+    dbus_connection_set_exit_on_disconnect(raw, 0)
+    guard dbus_bus_register(raw, &error) != 0 else {
+      dbus_connection_close(raw)
+      dbus_connection_unref(raw)
+      throw BusError(taking: &error, fallback: "the bus at \(address) refused to register us")
+    }
+    let connection = BusConnection(raw: raw)
+    if attachToLoop { connection.attachToMainQueue() }
+    return connection
+  }
+
+  private init(raw: OpaquePointer) {
+    self.raw = raw
+    bridge = LoopBridge(raw: raw)
+    bridge.connection = self
+    // libdbus holds the bridge, not the connection, so its callbacks (which also run while
+    // the connection is being torn down) never touch a half-deallocated object.
+    dbus_connection_add_filter(raw, { _, message, data in
+      guard let message, let data else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+      dbus_message_ref(message)
+      let wrapped = BusMessage(taking: message)
+      let bridge = Unmanaged<LoopBridge>.fromOpaque(data).takeUnretainedValue()
+      MainActor.assumeIsolated { bridge.connection?.filter(wrapped) }
+      return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+    }, Unmanaged.passRetained(bridge).toOpaque(), { data in
+      data.map { Unmanaged<LoopBridge>.fromOpaque($0).release() }
+    })
+  }
+
+  /// Closes the connection. Called automatically when the object goes away.
+  public func close() {
+    guard !isClosed else { return }
+    isClosed = true
+    bridge.cancelAll()
+    dbus_connection_close(raw)
+    dbus_connection_unref(raw)
+  }
+
+  isolated deinit { close() }
+
+  public var isConnected: Bool { !isClosed && dbus_connection_get_is_connected(raw) != 0 }
+
+  /// This connection's unique name on the bus (`:1.42`).
+  public var uniqueName: String {
+    dbus_bus_get_unique_name(raw).map { String(cString: $0) } ?? ""
+  }
+
+  // MARK: Names
+
+  /// Asks for a well-known name without queueing.
+  /// - Returns: true if this connection now owns it, false if someone else does.
+  public func requestName(_ name: String) throws(BusError) -> Bool {
+    var error = DBusError()
+    dbus_error_init(&error)
+    let result = dbus_bus_request_name(raw, name, UInt32(DBUS_NAME_FLAG_DO_NOT_QUEUE), &error)
+    if result < 0 { throw BusError(taking: &error, fallback: "cannot request the name \(name)") }
+    return result == DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER
+      || result == DBUS_REQUEST_NAME_REPLY_ALREADY_OWNER
+  }
+
+  /// The process id of whoever owns `name`, if the bus will tell.
+  public func processID(ofOwner name: String) -> UInt32? {
+    guard
+      let call = try? BusMessage.methodCall(
+        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+        interface: "org.freedesktop.DBus", member: "GetConnectionUnixProcessID",
+        arguments: [.string(name)]),
+      let reply = try? self.call(call, timeout: 2000),
+      case .uint32(let pid)? = reply.arguments.first
+    else { return nil }
+    return pid
+  }
+
+  // MARK: Sending
+
+  /// Queues a message for sending; it leaves as soon as the loop gets to it.
+  public func send(_ message: BusMessage) {
+    guard !isClosed else { return }
+    dbus_connection_send(raw, message.raw, nil)
+  }
+
+  /// Sends a call and waits for its reply, blocking the caller. For one-shot clients only:
+  /// inside the daemon use the asynchronous form.
+  /// - Throws: the error the callee replied with, or NoReply after `timeout` milliseconds.
+  public func call(_ message: BusMessage, timeout milliseconds: Int32 = 5000) throws(BusError)
+    -> BusMessage
+  {
+    var error = DBusError()
+    dbus_error_init(&error)
+    guard
+      let reply = dbus_connection_send_with_reply_and_block(raw, message.raw, milliseconds, &error)
+    else { throw BusError(taking: &error, fallback: "no reply") }
+    return BusMessage(taking: reply)
+  }
+
+  /// Sends a call and delivers the reply (or the error) on the loop later.
+  public func call(
+    _ message: BusMessage, timeout milliseconds: Int32 = 5000,
+    reply: @escaping (Result<BusMessage, BusError>) -> Void
+  ) {
+    var pending: OpaquePointer?
+    guard !isClosed, dbus_connection_send_with_reply(raw, message.raw, &pending, milliseconds) != 0,
+      let pending
+    else {
+      reply(.failure(BusError(name: BusError.noServer, message: "not connected to the bus")))
+      return
+    }
+    let box = Unmanaged.passRetained(ReplyBox(reply)).toOpaque()
+    dbus_pending_call_set_notify(pending, { pending, data in
+      guard let pending, let data else { return }
+      let box = Unmanaged<ReplyBox>.fromOpaque(data).takeUnretainedValue()
+      let message = dbus_pending_call_steal_reply(pending).map(BusMessage.init(taking:))
+      MainActor.assumeIsolated { box.deliver(message) }
+    }, box, { data in data.map { Unmanaged<ReplyBox>.fromOpaque($0).release() } })
+    dbus_pending_call_unref(pending)
+  }
+
+  // MARK: Receiving
+
+  /// Routes method calls addressed to `path` to `handler`, which must answer each call that
+  /// expects a reply. Replaces an earlier handler for the same path.
+  public func register(path: String, _ handler: @escaping (BusMessage) -> Void) throws(BusError) {
+    if let existing = pathHandlers[path] {
+      existing.handler = handler
+      return
+    }
+    let box = PathHandler(handler)
+    var vtable = DBusObjectPathVTable()
+    vtable.message_function = { _, message, data in
+      guard let message, let data else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+      dbus_message_ref(message)
+      let wrapped = BusMessage(taking: message)
+      let box = Unmanaged<PathHandler>.fromOpaque(data).takeUnretainedValue()
+      MainActor.assumeIsolated { box.handler(wrapped) }
+      return DBUS_HANDLER_RESULT_HANDLED
+    }
+    var error = DBusError()
+    dbus_error_init(&error)
+    let data = Unmanaged.passUnretained(box).toOpaque()
+    guard dbus_connection_try_register_object_path(raw, path, &vtable, data, &error) != 0 else {
+      throw BusError(taking: &error, fallback: "cannot export \(path)")
+    }
+    pathHandlers[path] = box
+  }
+
+  /// Subscribes to signals matching a D-Bus match rule
+  /// (`type='signal',interface='org.example'`).
+  @discardableResult
+  public func onSignal(match rule: String, _ handler: @escaping (BusMessage) -> Void)
+    throws(BusError) -> Int
+  {
+    var error = DBusError()
+    dbus_error_init(&error)
+    dbus_bus_add_match(raw, rule, &error)
+    if dbus_error_is_set(&error) != 0 {
+      throw BusError(taking: &error, fallback: "bad match rule \(rule)")
+    }
+    nextHandlerID += 1
+    signalHandlers[nextHandlerID] = handler
+    return nextHandlerID
+  }
+
+  fileprivate func filter(_ message: BusMessage) {
+    guard message.kind == .signal else { return }
+    if message.interface == "org.freedesktop.DBus.Local", message.member == "Disconnected" {
+      let callback = onDisconnect
+      onDisconnect = nil
+      callback?()
+      return
+    }
+    for handler in signalHandlers.values { handler(message) }
+  }
+
+  // MARK: Event-loop integration
+
+  private func attachToMainQueue() {
+    bridge.attach()
+  }
+
+  fileprivate func drain() {
+    guard !isClosed else { return }
+    while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
+  }
+}
+
+/// Turns libdbus watches and timeouts into DispatchSources on the main queue.
+///
+/// libdbus keeps a retained reference to the bridge and releases it when the connection is
+/// finalised; the bridge only holds the connection weakly.
+@MainActor
+private final class LoopBridge {
+  let raw: OpaquePointer
+  weak var connection: BusConnection?
+  private var watches: [OpaquePointer: WatchSources] = [:]
+  private var timeouts: [OpaquePointer: any DispatchSourceTimer] = [:]
+  private var cancelled = false
+
+  init(raw: OpaquePointer) { self.raw = raw }
+
+  private static func from(_ data: UnsafeMutableRawPointer?) -> LoopBridge? {
+    data.map { Unmanaged<LoopBridge>.fromOpaque($0).takeUnretainedValue() }
+  }
+
+  private func retained() -> UnsafeMutableRawPointer {
+    Unmanaged.passRetained(self).toOpaque()
+  }
+
+  private static let release: DBusFreeFunction = { data in
+    data.map { Unmanaged<LoopBridge>.fromOpaque($0).release() }
+  }
+
+  func attach() {
+    dbus_connection_set_watch_functions(
+      raw,
+      { watch, data in
+        guard let watch, let bridge = LoopBridge.from(data) else { return 0 }
+        MainActor.assumeIsolated { bridge.syncWatch(watch) }
+        return 1
+      },
+      { watch, data in
+        guard let watch, let bridge = LoopBridge.from(data) else { return }
+        MainActor.assumeIsolated { bridge.watches.removeValue(forKey: watch)?.cancel() }
+      },
+      { watch, data in
+        guard let watch, let bridge = LoopBridge.from(data) else { return }
+        MainActor.assumeIsolated { bridge.syncWatch(watch) }
+      }, retained(), Self.release)
+    dbus_connection_set_timeout_functions(
+      raw,
+      { timeout, data in
+        guard let timeout, let bridge = LoopBridge.from(data) else { return 0 }
+        MainActor.assumeIsolated { bridge.syncTimeout(timeout) }
+        return 1
+      },
+      { timeout, data in
+        guard let timeout, let bridge = LoopBridge.from(data) else { return }
+        MainActor.assumeIsolated { bridge.timeouts.removeValue(forKey: timeout)?.cancel() }
+      },
+      { timeout, data in
+        guard let timeout, let bridge = LoopBridge.from(data) else { return }
+        MainActor.assumeIsolated { bridge.syncTimeout(timeout) }
+      }, retained(), Self.release)
+    dbus_connection_set_dispatch_status_function(
+      raw,
+      { _, status, data in
+        guard status == DBUS_DISPATCH_DATA_REMAINS, let bridge = LoopBridge.from(data) else {
+          return
+        }
+        // Never dispatch from inside libdbus; come back on the loop.
+        DispatchQueue.main.async { MainActor.assumeIsolated { bridge.connection?.drain() } }
+      }, retained(), Self.release)
+    connection?.drain()
+  }
+
+  func cancelAll() {
+    cancelled = true
+    watches.values.forEach { $0.cancel() }
+    watches.removeAll()
+    timeouts.values.forEach { $0.cancel() }
+    timeouts.removeAll()
+  }
+
+  private func syncWatch(_ watch: OpaquePointer) {
+    watches.removeValue(forKey: watch)?.cancel()
+    guard !cancelled, dbus_watch_get_enabled(watch) != 0 else { return }
+    let fd = dbus_watch_get_unix_fd(watch)
+    let flags = dbus_watch_get_flags(watch)
+    var sources = WatchSources()
+    if flags & DBUS_WATCH_READABLE.rawValue != 0 {
+      let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: .main)
+      source.setEventHandler { [weak self] in
+        MainActor.assumeIsolated { self?.handle(watch, DBUS_WATCH_READABLE.rawValue) }
+      }
+      source.resume()
+      sources.read = source
+    }
+    if flags & DBUS_WATCH_WRITABLE.rawValue != 0 {
+      let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: .main)
+      source.setEventHandler { [weak self] in
+        MainActor.assumeIsolated { self?.handle(watch, DBUS_WATCH_WRITABLE.rawValue) }
+      }
+      source.resume()
+      sources.write = source
+    }
+    watches[watch] = sources
+  }
+
+  private func handle(_ watch: OpaquePointer, _ flags: UInt32) {
+    guard !cancelled, watches[watch] != nil else { return }
+    dbus_watch_handle(watch, flags)
+    connection?.drain()
+  }
+
+  private func syncTimeout(_ timeout: OpaquePointer) {
+    timeouts.removeValue(forKey: timeout)?.cancel()
+    guard !cancelled, dbus_timeout_get_enabled(timeout) != 0 else { return }
+    let interval = Int(dbus_timeout_get_interval(timeout))
+    let timer = DispatchSource.makeTimerSource(queue: .main)
+    timer.schedule(deadline: .now() + .milliseconds(interval), repeating: .milliseconds(interval))
+    timer.setEventHandler { [weak self] in
+      MainActor.assumeIsolated {
+        guard let self, !self.cancelled, self.timeouts[timeout] != nil else { return }
+        dbus_timeout_handle(timeout)
+        self.connection?.drain()
+      }
+    }
+    timer.resume()
+    timeouts[timeout] = timer
+  }
+}
+
+/// The dispatch sources standing for one libdbus watch.
+private struct WatchSources {
+  var read: (any DispatchSourceRead)?
+  var write: (any DispatchSourceWrite)?
+  func cancel() {
+    read?.cancel()
+    write?.cancel()
+  }
+}
+
+@MainActor
+private final class PathHandler {
+  var handler: (BusMessage) -> Void
+  init(_ handler: @escaping (BusMessage) -> Void) { self.handler = handler }
+}
+
+@MainActor
+private final class ReplyBox {
+  let reply: (Result<BusMessage, BusError>) -> Void
+  init(_ reply: @escaping (Result<BusMessage, BusError>) -> Void) { self.reply = reply }
+  func deliver(_ message: BusMessage?) {
+    guard let message else {
+      return reply(.failure(BusError(name: BusError.noReply, message: "no reply")))
+    }
+    if let error = message.error { return reply(.failure(error)) }
+    reply(.success(message))
+  }
+}
+
+extension BusError {
+  /// Moves a libdbus error into a BusError and frees it.
+  init(taking error: inout DBusError, fallback: String) {
+    if dbus_error_is_set(&error) != 0 {
+      let name = error.name.map { String(cString: $0) } ?? BusError.failed
+      let message = error.message.map { String(cString: $0) } ?? fallback
+      dbus_error_free(&error)
+      self.init(name: name, message: message)
+    } else {
+      self.init(name: BusError.failed, message: fallback)
+    }
+  }
+}
+
+private func nonEmpty(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
+  guard let pointer, pointer.pointee != 0 else { return nil }
+  return String(cString: pointer)
+}

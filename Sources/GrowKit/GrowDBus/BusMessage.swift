@@ -1,0 +1,118 @@
+import CDBus
+import Glibc
+
+/// A D-Bus message: a method call, a reply, an error or a signal.
+public final class BusMessage: @unchecked Sendable {
+  // @unchecked: a message is built by one party and read by another; libdbus messages are
+  // immutable once sent, and this wrapper exposes no mutation after construction.
+
+  public enum Kind: Sendable { case methodCall, methodReturn, error, signal, other }
+
+  let raw: OpaquePointer
+
+  /// Takes over one reference to `raw`.
+  init(taking raw: OpaquePointer) { self.raw = raw }
+
+  deinit { dbus_message_unref(raw) }
+
+  public var kind: Kind {
+    switch dbus_message_get_type(raw) {
+    case DBUS_MESSAGE_TYPE_METHOD_CALL: .methodCall
+    case DBUS_MESSAGE_TYPE_METHOD_RETURN: .methodReturn
+    case DBUS_MESSAGE_TYPE_ERROR: .error
+    case DBUS_MESSAGE_TYPE_SIGNAL: .signal
+    default: .other
+    }
+  }
+
+  public var path: String? { string(dbus_message_get_path(raw)) }
+  public var interface: String? { string(dbus_message_get_interface(raw)) }
+  public var member: String? { string(dbus_message_get_member(raw)) }
+  public var sender: String? { string(dbus_message_get_sender(raw)) }
+  public var destination: String? { string(dbus_message_get_destination(raw)) }
+  public var errorName: String? { string(dbus_message_get_error_name(raw)) }
+  public var signature: String { string(dbus_message_get_signature(raw)) ?? "" }
+
+  /// The arguments, decoded.
+  public var arguments: [BusValue] {
+    var iterator = DBusMessageIter()
+    guard dbus_message_iter_init(raw, &iterator) != 0 else { return [] }
+    return BusCodec.readAll(&iterator)
+  }
+
+  /// For an error message: the error it carries.
+  public var error: BusError? {
+    guard kind == .error, let name = errorName else { return nil }
+    return BusError(name: name, message: arguments.first?.stringValue ?? "")
+  }
+
+  // MARK: Building
+
+  /// A method call to `destination`.
+  public static func methodCall(
+    destination: String?, path: String, interface: String?, member: String,
+    arguments: [BusValue] = []
+  ) throws(BusError) -> BusMessage {
+    try checkPath(path)
+    guard let raw = dbus_message_new_method_call(destination, path, interface, member) else {
+      throw BusError(name: BusError.failed, message: "out of memory building \(member) call")
+    }
+    let message = BusMessage(taking: raw)
+    try message.append(arguments)
+    return message
+  }
+
+  /// A signal sent from `path`.
+  public static func signal(
+    path: String, interface: String, member: String, arguments: [BusValue] = []
+  ) throws(BusError) -> BusMessage {
+    try checkPath(path)
+    guard let raw = dbus_message_new_signal(path, interface, member) else {
+      throw BusError(name: BusError.failed, message: "out of memory building \(member) signal")
+    }
+    let message = BusMessage(taking: raw)
+    try message.append(arguments)
+    return message
+  }
+
+  /// The successful reply to this method call.
+  public func reply(_ arguments: [BusValue] = []) throws(BusError) -> BusMessage {
+    guard let raw = dbus_message_new_method_return(self.raw) else {
+      throw BusError(name: BusError.failed, message: "out of memory building a reply")
+    }
+    let message = BusMessage(taking: raw)
+    try message.append(arguments)
+    return message
+  }
+
+  /// The error reply to this method call.
+  public func errorReply(_ error: BusError) -> BusMessage? {
+    let name = BusCodec.isValidErrorName(error.name) ? error.name : BusError.failed
+    return dbus_message_new_error(raw, name, BusCodec.sanitized(error.message))
+      .map(BusMessage.init(taking:))
+  }
+
+  /// Whether the caller asked for no reply.
+  public var noReplyExpected: Bool { dbus_message_get_no_reply(raw) != 0 }
+
+  private func append(_ arguments: [BusValue]) throws(BusError) {
+    var iterator = DBusMessageIter()
+    dbus_message_iter_init_append(raw, &iterator)
+    for argument in arguments {
+      guard BusCodec.append(argument, to: &iterator) else {
+        throw BusError(
+          name: BusError.invalidArgs, message: "cannot encode a value of type '\(argument.signature)'")
+      }
+    }
+  }
+
+  private static func checkPath(_ path: String) throws(BusError) {
+    guard BusCodec.isValidObjectPath(path) else {
+      throw BusError(name: BusError.invalidArgs, message: "'\(path)' is not a D-Bus object path")
+    }
+  }
+
+  private func string(_ pointer: UnsafePointer<CChar>?) -> String? {
+    pointer.map { String(cString: $0) }
+  }
+}

@@ -88,9 +88,11 @@ public final class BusConnection {
     })
   }
 
-  /// Closes the connection. Called automatically when the object goes away.
+  /// Sends what is queued, then closes the connection. Called automatically when the object
+  /// goes away.
   public func close() {
     guard !isClosed else { return }
+    if dbus_connection_get_is_connected(raw) != 0 { dbus_connection_flush(raw) }
     isClosed = true
     bridge.cancelAll()
     dbus_connection_close(raw)

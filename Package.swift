@@ -22,8 +22,10 @@ let package = Package(
     .target(name: "GrowDaemon", dependencies: [kit]),
     .target(name: "GrowCLI", dependencies: [kit, "GrowDaemon"]),
     .executableTarget(name: "grow", dependencies: ["GrowCLI"]),
+    .target(name: "GrowTestSupport", dependencies: [kit]),
 
     // Tests mirror Sources/ and Plugins/.
     .testTarget(name: "GrowCoreTests", dependencies: [kit]),
+    .testTarget(name: "GrowTestSupportTests", dependencies: ["GrowTestSupport"]),
   ]
 )

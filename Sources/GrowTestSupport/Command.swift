@@ -1,0 +1,192 @@
+import Foundation
+
+/// Why `Command.run` could not produce a result.
+public enum CommandError: Error, CustomStringConvertible {
+  /// The executable was not found on the `PATH` of the child's environment.
+  case notFound(executable: String, path: String)
+  /// `Process.run()` failed (not executable, bad working directory, …).
+  case launchFailed(command: String, underlying: any Error)
+  /// The child ran longer than the timeout and was killed; output up to that point is kept.
+  case timedOut(command: String, timeout: TimeInterval, stdout: String, stderr: String)
+
+  public var description: String {
+    switch self {
+    case .notFound(let executable, let path):
+      return "command not found: \(executable) (PATH=\(path))"
+    case .launchFailed(let command, let underlying):
+      return "could not start \(command): \(underlying)"
+    case .timedOut(let command, let timeout, let stdout, let stderr):
+      return """
+        timed out after \(timeout)s and was killed: \(command)
+        --- stdout ---
+        \(stdout)
+        --- stderr ---
+        \(stderr)
+        """
+    }
+  }
+}
+
+/// Run short-lived commands (CLI calls, `dbus-send`, …) from tests.
+public enum Command {
+  /// Runs `executable` with `args` and waits for it, with a timeout.
+  ///
+  /// - Parameters:
+  ///   - executable: a path, or a name looked up on the `PATH` of the child's environment.
+  ///   - environment: merged over this process's environment (pass `bus.environment`).
+  ///   - stdin: written to the child's standard input, which is then closed; `nil` gives the
+  ///     child an empty stdin (never the test runner's).
+  ///   - timeout: after this many seconds the child gets SIGTERM, then SIGKILL, and
+  ///     `CommandError.timedOut` is thrown.
+  /// - Returns: the exit status (128 + N when killed by signal N) and the decoded output.
+  public static func run(
+    _ executable: String, _ args: [String], environment: [String: String] = [:],
+    stdin: String? = nil, timeout: TimeInterval = 10
+  ) throws -> (status: Int32, stdout: String, stderr: String) {
+    let childEnvironment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let display = ([executable] + args).joined(separator: " ")
+
+    let process = Process()
+    process.executableURL = try resolve(executable, in: childEnvironment)
+    process.arguments = args
+    process.environment = childEnvironment
+
+    let stdoutPipe = Pipe()
+    let stderrPipe = Pipe()
+    let stdinPipe = Pipe()
+    process.standardOutput = stdoutPipe
+    process.standardError = stderrPipe
+    process.standardInput = stdinPipe
+
+    // Both pipes are drained while the child runs, so a child that fills one pipe's buffer
+    // (64 KiB) while we wait on the other can't deadlock.
+    let readers = DispatchGroup()
+    let stdoutData = collect(stdoutPipe.fileHandleForReading, group: readers)
+    let stderrData = collect(stderrPipe.fileHandleForReading, group: readers)
+
+    let exited = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in exited.signal() }
+
+    do {
+      try launch(process)
+    } catch {
+      stdoutPipe.fileHandleForReading.readabilityHandler = nil
+      stderrPipe.fileHandleForReading.readabilityHandler = nil
+      throw CommandError.launchFailed(command: display, underlying: error)
+    }
+
+    // Written on another thread: a child that doesn't read its stdin must not block us.
+    let input = Data((stdin ?? "").utf8)
+    let stdinHandle = stdinPipe.fileHandleForWriting
+    DispatchQueue.global().async { writeWithoutSIGPIPE(input, to: stdinHandle) }
+
+    var timedOut = false
+    if exited.wait(timeout: .now() + timeout) == .timedOut {
+      timedOut = true
+      stop(process, exited: exited)
+    }
+
+    // The pipes hit EOF when the child exits, unless a grandchild it left behind still holds
+    // them; don't wait for such a grandchild forever.
+    _ = readers.wait(timeout: .now() + 2)
+    stdoutPipe.fileHandleForReading.readabilityHandler = nil
+    stderrPipe.fileHandleForReading.readabilityHandler = nil
+
+    let out = String(decoding: stdoutData.current.data, as: UTF8.self)
+    let err = String(decoding: stderrData.current.data, as: UTF8.self)
+    if timedOut {
+      throw CommandError.timedOut(command: display, timeout: timeout, stdout: out, stderr: err)
+    }
+    return (exitStatus(of: process), out, err)
+  }
+
+  /// Finds `executable` like a shell would: as given when it contains a slash, else on PATH.
+  static func resolve(_ executable: String, in environment: [String: String]) throws -> URL {
+    if executable.contains("/") { return URL(fileURLWithPath: executable) }
+    let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+    for directory in path.split(separator: ":") where !directory.isEmpty {
+      let candidate = "\(directory)/\(executable)"
+      if FileManager.default.isExecutableFile(atPath: candidate) {
+        return URL(fileURLWithPath: candidate)
+      }
+    }
+    throw CommandError.notFound(executable: executable, path: path)
+  }
+
+  /// The shell convention: the exit code, or 128 + signal number when killed by a signal.
+  static func exitStatus(of process: Process) -> Int32 {
+    switch process.terminationReason {
+    case .exit: return process.terminationStatus
+    case .uncaughtSignal: return 128 + process.terminationStatus
+    @unknown default: return process.terminationStatus
+    }
+  }
+
+  /// SIGTERM, a one-second grace period, then SIGKILL; returns once the child is gone.
+  static func stop(_ process: Process, exited: DispatchSemaphore) {
+    guard process.isRunning else { return }
+    process.terminate()
+    if exited.wait(timeout: .now() + 1) == .timedOut {
+      kill(process.processIdentifier, SIGKILL)
+      exited.wait()
+    }
+  }
+
+  /// Accumulates everything readable from `handle` until EOF; `group` is left at EOF.
+  private static func collect(_ handle: FileHandle, group: DispatchGroup) -> LockedBox<
+    (data: Data, atEOF: Bool)
+  > {
+    let box = LockedBox((data: Data(), atEOF: false))
+    group.enter()
+    handle.readabilityHandler = { handle in
+      let chunk = handle.availableData
+      let reachedEOF = box.withLock { state -> Bool in
+        if state.atEOF { return false }
+        if chunk.isEmpty {
+          state.atEOF = true
+          return true
+        }
+        state.data.append(chunk)
+        return false
+      }
+      if reachedEOF {
+        handle.readabilityHandler = nil
+        group.leave()
+      }
+    }
+    return box
+  }
+}
+
+/// Starts `process` with no signals blocked.
+///
+/// Foundation's `Process` spawns from the calling thread and the child inherits that thread's
+/// signal mask. Test and Dispatch worker threads block most signals, SIGTERM included, so
+/// without this a child started from a test silently ignores `terminate()` (seen here: a
+/// `sleep` started from a Swift Testing test had SIGTERM blocked).
+func launch(_ process: Process) throws {
+  var none = sigset_t()
+  var saved = sigset_t()
+  sigemptyset(&none)
+  pthread_sigmask(SIG_SETMASK, &none, &saved)
+  defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+  try process.run()
+}
+
+/// Writes `data` and closes `handle`; a reader that has gone away gives EPIPE, not SIGPIPE.
+///
+/// SIGPIPE from write(2) goes to the writing thread, so it is blocked on this thread only and
+/// any pending one is consumed before unblocking. Ignoring SIGPIPE process-wide instead would
+/// leak into every child (SIG_IGN survives exec) and change how they behave.
+func writeWithoutSIGPIPE(_ data: Data, to handle: FileHandle) {
+  var pipeSignal = sigset_t()
+  var saved = sigset_t()
+  sigemptyset(&pipeSignal)
+  sigaddset(&pipeSignal, SIGPIPE)
+  pthread_sigmask(SIG_BLOCK, &pipeSignal, &saved)
+  defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+  if !data.isEmpty { try? handle.write(contentsOf: data) }
+  try? handle.close()
+  var now = timespec(tv_sec: 0, tv_nsec: 0)
+  while sigtimedwait(&pipeSignal, nil, &now) == SIGPIPE {}
+}

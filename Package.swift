@@ -22,10 +22,15 @@ let package = Package(
     .target(name: "GrowDaemon", dependencies: [kit]),
     .target(name: "GrowCLI", dependencies: [kit, "GrowDaemon"]),
     .executableTarget(name: "grow", dependencies: ["GrowCLI"]),
+
+    // Test-only helpers: a private session bus, running commands and the daemon.
     .target(name: "GrowTestSupport", dependencies: [kit]),
 
     // Tests mirror Sources/ and Plugins/.
     .testTarget(name: "GrowCoreTests", dependencies: [kit]),
     .testTarget(name: "GrowTestSupportTests", dependencies: ["GrowTestSupport"]),
+    .testTarget(name: "GrowDBusTests", dependencies: [kit, "GrowTestSupport"]),
+    .testTarget(name: "GrowDaemonTests", dependencies: [kit, "GrowDaemon", "GrowTestSupport"]),
+    .testTarget(name: "GrowCLITests", dependencies: ["GrowTestSupport"]),
   ]
 )

@@ -25,5 +25,6 @@ let package = Package(
 
     // Tests mirror Sources/ and Plugins/.
     .testTarget(name: "GrowCoreTests", dependencies: [kit]),
+    .testTarget(name: "GrowConfigTests", dependencies: [kit]),
   ]
 )

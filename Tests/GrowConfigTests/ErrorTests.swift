@@ -166,9 +166,7 @@ import Testing
     messages("[timer]\nfocus 25m\n[card.math\nshort-break = 5m\n= 3") == [
       "config.ini:2: cannot read 'focus 25m'; write 'key = value' or '[section]'",
       "config.ini:3: cannot read '[card.math'; write 'key = value' or '[section]'",
-      "config.ini:5: unknown key '' in [timer]; known keys: default-card, focus, short-break, "
-        + "long-break, long-break-after, auto-start-breaks, auto-start-focus, daily-goal, "
-        + "intention",
+      "config.ini:5: cannot read '= 3'; write 'key = value' or '[section]'",
     ])
 }
 
@@ -223,15 +221,18 @@ import Testing
     Issue.record("expected an error")
   } catch {
     #expect(error.problems.count == 6)
-    #expect(
-      error.description == """
-        config.ini:1: key 'focus' is outside any section; put it under [timer]
-        config.ini:3: unknown key 'fcous' in [timer]; did you mean 'focus'?
-        config.ini:4: focus = '25x' in [timer]: '25x' is not a duration; write it like 25m, 90s or 1h30m
-        config.ini:5: unknown section [tmier]; did you mean [timer]?
-        config.ini:7: auto-start-breaks = 'perhaps' in [card.math]: 'perhaps' is not true or false; write true/false, yes/no, on/off or 1/0
-        config.ini:9: duplicate key 'long-break-after' in [card.math]; it was first set on line 8
-        """)
+    let expected: [String] = [
+      "config.ini:1: key 'focus' is outside any section; put it under [timer]",
+      "config.ini:3: unknown key 'fcous' in [timer]; did you mean 'focus'?",
+      "config.ini:4: focus = '25x' in [timer]: '25x' is not a duration; "
+        + "write it like 25m, 90s or 1h30m",
+      "config.ini:5: unknown section [tmier]; did you mean [timer]?",
+      "config.ini:7: auto-start-breaks = 'perhaps' in [card.math]: 'perhaps' is not true "
+        + "or false; write true/false, yes/no, on/off or 1/0",
+      "config.ini:9: duplicate key 'long-break-after' in [card.math]; "
+        + "it was first set on line 8",
+    ]
+    #expect(error.description == expected.joined(separator: "\n"))
   }
 }
 

@@ -160,7 +160,7 @@ private struct ConfigBuilder {
       let reading = INI.read(line: line)
       if reading.overflow {
         report(number, .lineTooLong(bytes: line.count, limit: INI.maxLineBytes))
-      } else if reading.malformed {
+      } else if reading.malformed || reading.entry?.name.isEmpty == true {
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
         report(number, .unparsableLine(text))
       } else if let header = reading.header {

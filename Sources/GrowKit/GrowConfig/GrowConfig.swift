@@ -155,6 +155,9 @@ private struct ConfigBuilder {
       var line = Array(rawLine)
       if line.last == 0x0D { line.removeLast() }
       if number == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) { line.removeFirst(3) }
+      // Blank lines mean nothing to inih either; skipping them keeps a file of a million
+      // newlines fast.
+      if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
       guard checkText(of: line, at: number) else { continue }
 
       let reading = INI.read(line: line)

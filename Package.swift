@@ -32,5 +32,6 @@ let package = Package(
     .testTarget(name: "GrowDBusTests", dependencies: [kit, "GrowTestSupport"]),
     .testTarget(name: "GrowDaemonTests", dependencies: [kit, "GrowDaemon", "GrowTestSupport"]),
     .testTarget(name: "GrowCLITests", dependencies: ["GrowTestSupport"]),
+    .testTarget(name: "GrowConfigTests", dependencies: [kit]),
   ]
 )

@@ -1,1 +1,364 @@
+import Foundation
 import GrowCore
+
+/// The settings in config.ini: the cards, and which plugins to load with what settings.
+///
+/// ```ini
+/// [timer]
+/// default-card = work
+/// focus = 25m
+///
+/// [card.math]
+/// focus = 50m
+///
+/// [plugins]
+/// enable = notify, dnd
+///
+/// [plugin.notify]
+/// warn-before = 1m
+/// ```
+public struct GrowConfig: Sendable, Equatable {
+  /// The cards: one per `[card.NAME]`, each inheriting what it leaves out from `[timer]`, plus
+  /// the default card made from `[timer]` alone when it has no section of its own.
+  public var deck: CardDeck
+  /// The plugin ids of `[plugins] enable`, in order; nil when the key is absent.
+  public var enabledPlugins: [String]?
+  /// `[plugin.ID]` sections by id: `"notify"` holds `[plugin.notify]`.
+  public var pluginSections: [String: ConfigSection]
+  /// The file these settings came from; nil when running on the defaults.
+  public var path: String?
+
+  public init(
+    deck: CardDeck, enabledPlugins: [String]? = nil,
+    pluginSections: [String: ConfigSection] = [:], path: String? = nil
+  ) {
+    self.deck = deck
+    self.enabledPlugins = enabledPlugins
+    self.pluginSections = pluginSections
+    self.path = path
+  }
+
+  /// What Grow runs on without a config file: the standard deck, no plugin settings.
+  public static let defaults = GrowConfig(deck: .standard)
+
+  /// The largest config file Grow reads: 1 MiB.
+  public static let maximumFileSize = 1024 * 1024
+
+  /// `$XDG_CONFIG_HOME/grow/config.ini`, or `$HOME/.config/grow/config.ini` when
+  /// XDG_CONFIG_HOME is unset, empty or relative (as the XDG spec says).
+  public static func defaultPath(
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> String {
+    let base: String
+    if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+      base = xdg
+    } else {
+      let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+      base = (home.hasSuffix("/") ? String(home.dropLast()) : home) + "/.config"
+    }
+    return (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/grow/config.ini"
+  }
+
+  /// Reads and checks the config file.
+  ///
+  /// - Parameter path: the file to read; nil for `defaultPath(environment:)`. A missing file at
+  ///   the default path means the defaults; a missing file given explicitly is an error.
+  /// - Throws: `ConfigError` listing every problem in the file.
+  public static func load(
+    path: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws(ConfigError) -> GrowConfig {
+    let target = path ?? defaultPath(environment: environment)
+    switch RawFile.contents(of: target, limit: maximumFileSize) {
+    case .bytes(let bytes):
+      return try parse(bytes: bytes, path: target)
+    case .missing:
+      if path == nil { return .defaults }
+      throw ConfigError(ConfigProblem(path: target, line: nil, issue: .fileNotFound))
+    case .tooLarge:
+      throw ConfigError(
+        ConfigProblem(path: target, line: nil, issue: .fileTooLarge(limit: maximumFileSize)))
+    case .failed(let reason):
+      throw ConfigError(ConfigProblem(path: target, line: nil, issue: .unreadable(reason: reason)))
+    }
+  }
+
+  /// Checks `text` as the contents of the config file at `path` (used in messages only).
+  /// - Throws: `ConfigError` listing every problem.
+  public static func parse(_ text: String, path: String) throws(ConfigError) -> GrowConfig {
+    try parse(bytes: Array(text.utf8), path: path)
+  }
+
+  /// Checks raw file contents, which need not be valid UTF-8.
+  /// - Throws: `ConfigError` listing every problem.
+  public static func parse(_ data: Data, path: String) throws(ConfigError) -> GrowConfig {
+    try parse(bytes: [UInt8](data), path: path)
+  }
+
+  static func parse(bytes: [UInt8], path: String) throws(ConfigError) -> GrowConfig {
+    guard bytes.count <= maximumFileSize else {
+      throw ConfigError(
+        ConfigProblem(path: path, line: nil, issue: .fileTooLarge(limit: maximumFileSize)))
+    }
+    var builder = ConfigBuilder(path: path)
+    builder.readLines(bytes)
+    let config = builder.build()
+    if !builder.problems.isEmpty { throw builder.error }
+    return config
+  }
+}
+
+/// One pass over the file: lines to sections (through inih), sections to settings.
+private struct ConfigBuilder {
+  /// More than this many problems are summed up in one last line.
+  static let problemLimit = 100
+  /// inih keeps at most 49 bytes of a section name (MAX_SECTION in ini.c) and cuts the rest.
+  static let sectionNameLimit = 48
+
+  let path: String
+  private(set) var problems: [ConfigProblem] = []
+  private var sections: [ConfigSection] = []
+
+  init(path: String) {
+    self.path = path
+  }
+
+  var error: ConfigError {
+    let sorted = problems.enumerated().sorted { a, b in
+      (a.element.line ?? 0, a.offset) < (b.element.line ?? 0, b.offset)
+    }.map(\.element)
+    guard sorted.count > Self.problemLimit else { return ConfigError(sorted) }
+    let more = sorted.count - Self.problemLimit
+    return ConfigError(
+      Array(sorted.prefix(Self.problemLimit))
+        + [ConfigProblem(path: path, line: nil, issue: .moreProblems(more))])
+  }
+
+  private mutating func report(_ line: Int?, _ issue: ConfigProblem.Issue) {
+    problems.append(ConfigProblem(path: path, line: line, issue: issue))
+  }
+
+  // MARK: Lines to sections
+
+  private enum Current {
+    case none
+    /// A header we could not use; its keys are skipped without further complaint.
+    case ignored
+    case section(Int)
+  }
+
+  mutating func readLines(_ bytes: [UInt8]) {
+    var current = Current.none
+    var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+    if bytes.last == 0x0A { lines.removeLast() }
+    for (index, rawLine) in lines.enumerated() {
+      let number = index + 1
+      var line = Array(rawLine)
+      if line.last == 0x0D { line.removeLast() }
+      if number == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) { line.removeFirst(3) }
+      // Blank lines mean nothing to inih either; skipping them keeps a file of a million
+      // newlines fast.
+      if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+      guard checkText(of: line, at: number) else { continue }
+
+      let reading = INI.read(line: line)
+      if reading.overflow {
+        report(number, .lineTooLong(bytes: line.count, limit: INI.maxLineBytes))
+      } else if reading.malformed || reading.entry?.name.isEmpty == true {
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        report(number, .unparsableLine(text))
+      } else if let header = reading.header {
+        current = startSection(header, at: number)
+      } else if let (key, value) = reading.entry {
+        add(ConfigEntry(key: key, value: value, line: number), to: current)
+      }
+    }
+  }
+
+  /// Reports lines inih must not see: too long, not UTF-8, control characters.
+  private mutating func checkText(of line: [UInt8], at number: Int) -> Bool {
+    if line.count > INI.maxLineBytes {
+      report(number, .lineTooLong(bytes: line.count, limit: INI.maxLineBytes))
+      return false
+    }
+    if String(validating: line, as: UTF8.self) == nil {
+      report(number, .invalidUTF8)
+      return false
+    }
+    if let control = line.first(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+      report(number, .controlCharacter(control))
+      return false
+    }
+    return true
+  }
+
+  private mutating func startSection(_ name: String, at line: Int) -> Current {
+    if name.utf8.count > Self.sectionNameLimit {
+      report(line, .sectionNameTooLong(name, limit: Self.sectionNameLimit))
+      return .ignored
+    }
+    if let index = sections.firstIndex(where: { $0.name == name }) {
+      report(line, .duplicateSection(name, firstLine: sections[index].line))
+      return .section(index)
+    }
+    sections.append(ConfigSection(name: name, path: path, line: line))
+    return .section(sections.count - 1)
+  }
+
+  private mutating func add(_ entry: ConfigEntry, to current: Current) {
+    switch current {
+    case .none:
+      let home = ConfigSchema.keys.first { $0.key == entry.key }?.sections.first
+      report(entry.line, .keyOutsideSection(key: entry.key, belongsIn: home?.rawValue))
+    case .ignored:
+      break
+    case .section(let index):
+      let section = sections[index]
+      if let first = section[entry.key] {
+        report(
+          entry.line, .duplicateKey(entry.key, section: section.name, firstLine: first.line))
+      } else {
+        sections[index].append(entry)
+      }
+    }
+  }
+
+  // MARK: Sections to settings
+
+  mutating func build() -> GrowConfig {
+    var timer: ConfigSection?
+    var plugins: ConfigSection?
+    var cards: [(name: String, section: ConfigSection)] = []
+    var pluginSections: [String: ConfigSection] = [:]
+
+    for section in sections {
+      let (prefix, rest) = split(section.name)
+      switch (prefix, rest) {
+      case ("timer", nil): timer = section
+      case ("plugins", nil): plugins = section
+      case ("card", let name?):
+        if ConfigSchema.isValidName(name) {
+          cards.append((name, section))
+        } else {
+          report(section.line, .invalidName(name, what: "card name", section: section.name))
+        }
+      case ("plugin", let id?):
+        if ConfigSchema.isValidName(id) {
+          pluginSections[id] = section
+        } else {
+          report(section.line, .invalidName(id, what: "plugin id", section: section.name))
+        }
+      default:
+        report(section.line, .unknownSection(section.name))
+      }
+    }
+
+    var base = FocusCard.standard
+    var defaultName = FocusCard.standard.name
+    if let timer {
+      for entry in timer.entries {
+        guard let value = value(of: entry, in: timer, kind: .timer) else { continue }
+        if case .name(let name) = value {
+          defaultName = name
+        } else {
+          apply(value, to: &base, key: entry.key)
+        }
+      }
+    }
+
+    var deck: [FocusCard] = []
+    for (name, section) in cards {
+      var card = base
+      card.name = name
+      for entry in section.entries {
+        if let value = value(of: entry, in: section, kind: .card) {
+          apply(value, to: &card, key: entry.key)
+        }
+      }
+      deck.append(card)
+    }
+    if !deck.contains(where: { $0.name == defaultName }) {
+      var card = base
+      card.name = defaultName
+      deck.insert(card, at: 0)
+    }
+
+    var enabled: [String]?
+    if let plugins {
+      for entry in plugins.entries {
+        if case .names(let ids) = value(of: entry, in: plugins, kind: .plugins) { enabled = ids }
+      }
+    }
+
+    return GrowConfig(
+      deck: CardDeck(cards: deck, defaultCardName: defaultName), enabledPlugins: enabled,
+      pluginSections: pluginSections, path: path)
+  }
+
+  /// `card.math` → ("card", "math"); `timer` → ("timer", nil).
+  private func split(_ name: String) -> (String, String?) {
+    guard let dot = name.firstIndex(of: ".") else { return (name, nil) }
+    return (String(name[..<dot]), String(name[name.index(after: dot)...]))
+  }
+
+  private enum Value {
+    case duration(TimeInterval)
+    case goal(TimeInterval?)
+    case count(Int)
+    case bool(Bool)
+    case text(String)
+    case name(String)
+    case names([String])
+  }
+
+  /// The entry's value read as the schema says, or nil after reporting why it can't be.
+  private mutating func value(
+    of entry: ConfigEntry, in section: ConfigSection, kind: ConfigSectionKind
+  ) -> Value? {
+    guard let key = ConfigSchema.key(entry.key, in: kind) else {
+      if let home = ConfigSchema.keys.first(where: { $0.key == entry.key })?.sections.first {
+        report(
+          entry.line, .misplacedKey(entry.key, section: section.name, belongsIn: home.rawValue))
+      } else {
+        let known = ConfigSchema.keys(in: kind).map(\.key)
+        report(entry.line, .unknownKey(entry.key, section: section.name, known: known))
+      }
+      return nil
+    }
+    let text = entry.value
+    do throws(ValueError) {
+      switch key.kind {
+      case .duration(let minimum):
+        return .duration(try ValueReader.duration(text, minimum: minimum))
+      case .goal: return .goal(try ValueReader.goal(text))
+      case .count(let range): return .count(try ValueReader.count(text, in: range))
+      case .bool: return .bool(try ValueReader.bool(text))
+      case .text: return .text(text)
+      case .name: return .name(try ValueReader.name(text, what: "card name"))
+      case .nameList:
+        let ids = ValueReader.list(text)
+        for id in ids { _ = try ValueReader.name(id, what: "plugin id") }
+        var seen = Set<String>()
+        return .names(ids.filter { seen.insert($0).inserted })
+      }
+    } catch {
+      report(
+        entry.line,
+        .invalidValue(key: entry.key, value: text, section: section.name, reason: error.reason))
+      return nil
+    }
+  }
+
+  private func apply(_ value: Value, to card: inout FocusCard, key: String) {
+    switch (key, value) {
+    case ("focus", .duration(let seconds)): card.focus = seconds
+    case ("short-break", .duration(let seconds)): card.shortBreak = seconds
+    case ("long-break", .duration(let seconds)): card.longBreak = seconds
+    case ("long-break-after", .count(let count)): card.longBreakAfter = count
+    case ("auto-start-breaks", .bool(let flag)): card.autoStartBreaks = flag
+    case ("auto-start-focus", .bool(let flag)): card.autoStartFocus = flag
+    case ("daily-goal", .goal(let goal)): card.dailyGoal = goal
+    case ("intention", .text(let text)): card.intention = text.isEmpty ? nil : text
+    default: assertionFailure("schema key '\(key)' is not applied to cards")
+    }
+  }
+}

@@ -1,0 +1,138 @@
+// The only file in GrowConfig that touches C: libinih and the POSIX file calls. Everything
+// it hands back is plain Swift values; no pointer leaves this file.
+import CInih
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// What libinih made of one line of the file.
+struct INILineReading {
+  /// The name inside `[...]` when the line is a section header.
+  var header: String?
+  /// The `name = value` pair on the line, if it is one (inih trims both, drops ` ;` comments).
+  var entry: (name: String, value: String)?
+  /// inih could not parse the line (a name without `=`, a `[` without `]`).
+  var malformed = false
+  /// The line did not fit inih's line buffer.
+  var overflow = false
+}
+
+/// Reads lines with libinih's `ini_parse_stream`.
+///
+/// Each line goes to inih on its own, between a probe section header and a marker key:
+///
+///     [\u{1}probe]     <- resets inih's section and its "previous key"
+///     <the line>
+///     \u{1}marker=     <- its callback reports the section inih is in after the line
+///
+/// That way inih does all the parsing, yet we learn things its API does not tell a caller:
+/// the line of every section header (inih only reports sections through their keys), every
+/// line it cannot parse (its return value names only the first), and no indented line is ever
+/// glued onto the previous value as a multi-line continuation (Debian builds inih with
+/// INI_ALLOW_MULTILINE, which would silently swallow an indented `short-break = 5m`).
+/// The probe and marker contain a control character, which real lines may not (the caller
+/// rejects those before they get here), so they can never clash with the file's own text.
+enum INI {
+  /// The longest line inih reads whole: its buffer holds INI_MAX_LINE bytes including the
+  /// `\r`, `\n` and NUL (see ini.h).
+  static let maxLineBytes = Int(INI_MAX_LINE) - 3
+
+  private static let probeSection = "\u{1}probe"
+  private static let probeLine = Array("[\(probeSection)]\n".utf8)
+  private static let markerLine = Array("\u{1}marker=\n".utf8)
+
+  /// Parses one line (without its line break).
+  static func read(line: [UInt8]) -> INILineReading {
+    let context = Context(chunks: [probeLine, line + [0x0A], markerLine])
+    let status = withExtendedLifetime(context) {
+      let pointer = Unmanaged.passUnretained(context).toOpaque()
+      return ini_parse_stream(readChunk, pointer, handleEntry, pointer)
+    }
+    context.reading.malformed = status != 0
+    return context.reading
+  }
+
+  private final class Context {
+    let chunks: [[UInt8]]
+    var next = 0
+    var reading = INILineReading()
+
+    init(chunks: [[UInt8]]) { self.chunks = chunks }
+  }
+
+  /// The fgets-like reader: hands inih the next chunk, NUL-terminated.
+  private static let readChunk: ini_reader = { buffer, size, stream in
+    guard let buffer, let stream else { return nil }
+    let context = Unmanaged<Context>.fromOpaque(stream).takeUnretainedValue()
+    guard context.next < context.chunks.count, size >= 2 else { return nil }
+    var chunk = context.chunks[context.next]
+    context.next += 1
+    if chunk.count > Int(size) - 1 {
+      // Never let inih split a line: feed an empty one and say so.
+      context.reading.overflow = true
+      chunk = [0x0A]
+    }
+    for (index, byte) in chunk.enumerated() { buffer[index] = CChar(bitPattern: byte) }
+    buffer[chunk.count] = 0
+    return buffer
+  }
+
+  private static let handleEntry: ini_handler = { user, section, name, value in
+    guard let user else { return 0 }
+    let context = Unmanaged<Context>.fromOpaque(user).takeUnretainedValue()
+    let sectionName = section.map { String(cString: $0) } ?? ""
+    if context.next == context.chunks.count {
+      // The marker: inih's section tells whether the line was a header.
+      if sectionName != probeSection { context.reading.header = sectionName }
+    } else {
+      let key = name.map { String(cString: $0) } ?? ""
+      context.reading.entry = (key, value.map { String(cString: $0) } ?? "")
+    }
+    return 1
+  }
+}
+
+/// Reading a whole file, with the reason from the system when that fails.
+enum RawFile {
+  enum Outcome: Equatable {
+    case bytes([UInt8])
+    /// Nothing at that path (or a path component is not a directory).
+    case missing
+    /// More than `limit` bytes.
+    case tooLarge
+    case failed(reason: String)
+  }
+
+  /// Reads at most `limit` bytes of the file at `path`.
+  static func contents(of path: String, limit: Int) -> Outcome {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      let code = errno
+      return code == ENOENT || code == ENOTDIR ? .missing : .failed(reason: describe(code))
+    }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else { return .failed(reason: describe(errno)) }
+    if status.st_mode & S_IFMT == S_IFDIR { return .failed(reason: describe(EISDIR)) }
+
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        return .failed(reason: describe(errno))
+      }
+      if count == 0 { return .bytes(bytes) }
+      bytes += chunk[0..<count]
+      if bytes.count > limit { return .tooLarge }
+    }
+  }
+
+  private static func describe(_ code: Int32) -> String {
+    String(cString: strerror(code))
+  }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import GrowCore
+
+/// The kinds of section config.ini has.
+public enum ConfigSectionKind: String, Sendable, CaseIterable {
+  case timer = "timer"
+  /// `[card.NAME]`: one card; it inherits from `[timer]` whatever it leaves out.
+  case card = "card.NAME"
+  case plugins = "plugins"
+  /// `[plugin.ID]`: settings of one plugin, read by the plugin itself.
+  case plugin = "plugin.ID"
+}
+
+/// What a key's value must look like.
+public enum ConfigValueKind: Sendable, Equatable {
+  /// `25m`, `90s`, `1h30m`; at least `minimum` seconds.
+  case duration(minimum: TimeInterval)
+  /// A duration, or `0`/`none` for no goal.
+  case goal
+  /// A whole number in the range.
+  case count(ClosedRange<Int>)
+  /// true/false, yes/no, on/off, 1/0.
+  case bool
+  /// Free text.
+  case text
+  /// A card name or plugin id: letters, digits, `-` and `_`.
+  case name
+  /// Comma-separated names.
+  case nameList
+}
+
+/// One key config.ini understands.
+public struct ConfigKey: Sendable, Equatable {
+  /// The sections it may appear in.
+  public let sections: [ConfigSectionKind]
+  public let key: String
+  public let kind: ConfigValueKind
+  /// The value used when the key is absent, as it would be written in the file.
+  public let defaultValue: String
+  /// One line for `grow config --help` and the man page.
+  public let help: String
+}
+
+/// The keys config.ini understands: the one source of truth for the validator, help text and
+/// man pages. `[plugin.ID]` sections are not listed: each plugin reads its own keys.
+public enum ConfigSchema {
+  public static let keys: [ConfigKey] = {
+    let card = FocusCard.standard
+    let both: [ConfigSectionKind] = [.timer, .card]
+    return [
+      ConfigKey(
+        sections: [.timer], key: "default-card", kind: .name, defaultValue: card.name,
+        help: "The card `grow start` uses when given no name."),
+      ConfigKey(
+        sections: both, key: "focus", kind: .duration(minimum: 1),
+        defaultValue: DurationText.format(card.focus), help: "Length of a focus phase."),
+      ConfigKey(
+        sections: both, key: "short-break", kind: .duration(minimum: 1),
+        defaultValue: DurationText.format(card.shortBreak), help: "Length of a short break."),
+      ConfigKey(
+        sections: both, key: "long-break", kind: .duration(minimum: 1),
+        defaultValue: DurationText.format(card.longBreak), help: "Length of a long break."),
+      ConfigKey(
+        sections: both, key: "long-break-after", kind: .count(1...100),
+        defaultValue: String(card.longBreakAfter),
+        help: "Completed focus phases before a long break replaces the short one."),
+      ConfigKey(
+        sections: both, key: "auto-start-breaks", kind: .bool,
+        defaultValue: String(card.autoStartBreaks), help: "Start a break by itself when focus ends."
+      ),
+      ConfigKey(
+        sections: both, key: "auto-start-focus", kind: .bool,
+        defaultValue: String(card.autoStartFocus), help: "Start focus by itself when a break ends."
+      ),
+      ConfigKey(
+        sections: both, key: "daily-goal", kind: .goal,
+        defaultValue: card.dailyGoal.map(DurationText.format) ?? "none",
+        help: "Focus time to aim for each day; none for no goal."),
+      ConfigKey(
+        sections: both, key: "intention", kind: .text, defaultValue: card.intention ?? "",
+        help: "What the card is for, shown while focusing."),
+      ConfigKey(
+        sections: [.plugins], key: "enable", kind: .nameList, defaultValue: "",
+        help: "Comma-separated ids of the plugins to load, in order."),
+    ]
+  }()
+
+  /// The keys valid in sections of `kind`, in schema order.
+  public static func keys(in kind: ConfigSectionKind) -> [ConfigKey] {
+    keys.filter { $0.sections.contains(kind) }
+  }
+
+  /// The description of `key` in sections of `kind`, if it belongs there.
+  public static func key(_ key: String, in kind: ConfigSectionKind) -> ConfigKey? {
+    keys.first { $0.key == key && $0.sections.contains(kind) }
+  }
+
+  /// Whether `name` may name a card or plugin: `[A-Za-z0-9_-]+`.
+  public static func isValidName(_ name: String) -> Bool {
+    !name.isEmpty
+      && name.unicodeScalars.allSatisfy { scalar in
+        scalar.isASCII
+          && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+            || ("0"..."9").contains(scalar) || scalar == "-" || scalar == "_")
+      }
+  }
+}
+
+/// Why a value could not be read; becomes `ConfigProblem.Issue.invalidValue`.
+struct ValueError: Error {
+  let reason: String
+}
+
+/// Reading values as the schema's kinds describe them. Shared by the validator and by
+/// `ConfigSection`'s accessors, so both say the same things.
+enum ValueReader {
+  static func duration(_ text: String, minimum: TimeInterval) throws(ValueError) -> TimeInterval {
+    let seconds: TimeInterval
+    do {
+      seconds = try DurationText.parse(text)
+    } catch {
+      throw ValueError(reason: error.description)
+    }
+    guard seconds >= minimum else {
+      throw ValueError(reason: "must be at least \(DurationText.format(minimum))")
+    }
+    return seconds
+  }
+
+  /// A goal: a duration, or nil for `0` and `none`.
+  static func goal(_ text: String) throws(ValueError) -> TimeInterval? {
+    if text.lowercased() == "none" { return nil }
+    do {
+      let seconds = try DurationText.parse(text)
+      return seconds == 0 ? nil : seconds
+    } catch .tooLong {
+      throw ValueError(reason: DurationError.tooLong(text).description)
+    } catch {
+      throw ValueError(
+        reason: "'\(text)' is not a duration; write it like 2h or 1h30m, or none for no goal")
+    }
+  }
+
+  static func count(_ text: String, in range: ClosedRange<Int>?) throws(ValueError) -> Int {
+    guard let value = Int(text), range?.contains(value) ?? true else {
+      let bounds = range.map { " from \($0.lowerBound) to \($0.upperBound)" } ?? ""
+      throw ValueError(reason: "'\(text)' is not a whole number\(bounds)")
+    }
+    return value
+  }
+
+  static func bool(_ text: String) throws(ValueError) -> Bool {
+    switch text.lowercased() {
+    case "true", "yes", "on", "1": return true
+    case "false", "no", "off", "0": return false
+    default:
+      throw ValueError(
+        reason: "'\(text)' is not true or false; write true/false, yes/no, on/off or 1/0")
+    }
+  }
+
+  static func name(_ text: String, what: String) throws(ValueError) -> String {
+    guard ConfigSchema.isValidName(text) else {
+      throw ValueError(
+        reason: "'\(text)' is not a valid \(what); use only letters, digits, '-' and '_'")
+    }
+    return text
+  }
+
+  /// Comma-separated items, trimmed, empty items dropped.
+  static func list(_ text: String) -> [String] {
+    text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+      .filter { !$0.isEmpty }
+  }
+}

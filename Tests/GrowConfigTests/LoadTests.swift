@@ -1,0 +1,127 @@
+import Foundation
+import GrowConfig
+import GrowCore
+import Testing
+
+/// A fresh directory under the system temporary directory, removed by `body`'s end.
+func withTemporaryDirectory(_ body: (String) throws -> Void) throws {
+  let path = NSTemporaryDirectory() + "/grow-config-tests-" + UUID().uuidString
+  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(atPath: path) }
+  try body(path)
+}
+
+@Test func defaultPathFollowsXDG() {
+  #expect(
+    GrowConfig.defaultPath(environment: ["XDG_CONFIG_HOME": "/x/conf", "HOME": "/home/u"])
+      == "/x/conf/grow/config.ini")
+  #expect(
+    GrowConfig.defaultPath(environment: ["XDG_CONFIG_HOME": "/x/conf/", "HOME": "/home/u"])
+      == "/x/conf/grow/config.ini")
+  #expect(
+    GrowConfig.defaultPath(environment: ["HOME": "/home/u"]) == "/home/u/.config/grow/config.ini")
+  #expect(
+    GrowConfig.defaultPath(environment: ["XDG_CONFIG_HOME": "", "HOME": "/home/u"])
+      == "/home/u/.config/grow/config.ini")
+  #expect(
+    GrowConfig.defaultPath(environment: ["XDG_CONFIG_HOME": "relative/conf", "HOME": "/home/u/"])
+      == "/home/u/.config/grow/config.ini")
+}
+
+@Test func noFileAtTheDefaultPathMeansDefaults() throws {
+  try withTemporaryDirectory { dir in
+    let config = try GrowConfig.load(environment: ["XDG_CONFIG_HOME": dir])
+    #expect(config == .defaults)
+    #expect(config.path == nil)
+    #expect(config.deck == .standard)
+    #expect(config.enabledPlugins == nil)
+  }
+}
+
+@Test func loadsTheFileAtTheDefaultPath() throws {
+  try withTemporaryDirectory { dir in
+    try FileManager.default.createDirectory(
+      atPath: dir + "/grow", withIntermediateDirectories: true)
+    try sample.write(toFile: dir + "/grow/config.ini", atomically: true, encoding: .utf8)
+    let config = try GrowConfig.load(environment: ["XDG_CONFIG_HOME": dir, "HOME": "/nowhere"])
+    #expect(config.path == dir + "/grow/config.ini")
+    #expect(config.deck.names == ["work", "math"])
+    #expect(config.enabledPlugins == ["notify", "dnd", "x11", "statusbar"])
+    #expect(config == (try GrowConfig.parse(sample, path: dir + "/grow/config.ini")))
+  }
+}
+
+@Test func errorsFromAFileOnDiskNameItsPath() throws {
+  try withTemporaryDirectory { dir in
+    let path = dir + "/config.ini"
+    try "[timer]\nfocus = 25m\n\n[card.math]\nfcous = 50m\n".write(
+      toFile: path, atomically: true, encoding: .utf8)
+    #expect(
+      describe { _ = try GrowConfig.load(path: path) }
+        == "\(path):5: unknown key 'fcous' in [card.math]; did you mean 'focus'?")
+  }
+}
+
+@Test func anExplicitPathMustExist() throws {
+  try withTemporaryDirectory { dir in
+    let path = dir + "/missing.ini"
+    #expect(
+      throws: ConfigError([ConfigProblem(path: path, line: nil, issue: .fileNotFound)])
+    ) { try GrowConfig.load(path: path) }
+    #expect(describe { _ = try GrowConfig.load(path: path) } == "\(path): no such file")
+  }
+}
+
+@Test func unreadableFilesSayWhy() throws {
+  try withTemporaryDirectory { dir in
+    #expect(
+      describe { _ = try GrowConfig.load(path: dir) }
+        == "\(dir): cannot read the file: Is a directory")
+    // A directory where the default file should be is not "missing".
+    try FileManager.default.createDirectory(
+      atPath: dir + "/grow/config.ini", withIntermediateDirectories: true)
+    #expect(
+      describe { _ = try GrowConfig.load(environment: ["XDG_CONFIG_HOME": dir]) }
+        == "\(dir)/grow/config.ini: cannot read the file: Is a directory")
+
+    let file = dir + "/plain"
+    try "x".write(toFile: file, atomically: true, encoding: .utf8)
+    // A path through a regular file: missing at the default path, an error when explicit.
+    #expect(
+      describe { _ = try GrowConfig.load(path: file + "/config.ini") }
+        == "\(file)/config.ini: no such file")
+    #expect(try GrowConfig.load(environment: ["XDG_CONFIG_HOME": file]) == .defaults)
+
+    if getuid() != 0 {
+      let locked = dir + "/locked.ini"
+      try "[timer]".write(toFile: locked, atomically: true, encoding: .utf8)
+      try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: locked)
+      #expect(
+        describe { _ = try GrowConfig.load(path: locked) }
+          == "\(locked): cannot read the file: Permission denied")
+    }
+  }
+}
+
+@Test func bigAndRandomFilesOnDisk() throws {
+  try withTemporaryDirectory { dir in
+    let big = dir + "/big.ini"
+    try Data(repeating: 0x3B, count: 1024 * 1024 + 1).write(to: URL(fileURLWithPath: big))
+    #expect(
+      describe { _ = try GrowConfig.load(path: big) }
+        == "\(big): file is larger than 1 MiB; is this really a config file?")
+
+    let exact = dir + "/exact.ini"
+    let line = Data(Array(repeating: UInt8(0x3B), count: 99) + [0x0A])
+    var data = Data()
+    for _ in 0..<(1024 * 1024 / 100) { data.append(line) }
+    try data.write(to: URL(fileURLWithPath: exact))
+    #expect(try GrowConfig.load(path: exact).deck == .standard)
+
+    let noise = dir + "/noise.ini"
+    var generator = SystemRandomNumberGenerator()
+    let bytes = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    try Data(bytes).write(to: URL(fileURLWithPath: noise))
+    #expect(describe { _ = try GrowConfig.load(path: noise) }.hasPrefix(noise + ":"))
+  }
+}

@@ -142,7 +142,7 @@ enum Commands {
     let configPath = arguments.value("config")
     let daemon = Daemon(
       deck: try loadDeck(configPath), log: log,
-      reloadDeck: { try loadConfiguration(configPath).deck })
+      reloadDeck: { () throws in try loadConfiguration(configPath).deck })
     do {
       try daemon.run()
     } catch {

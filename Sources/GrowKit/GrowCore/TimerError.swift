@@ -7,7 +7,8 @@ public enum TimerError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .unknownCard(let name, let known):
-      var text = "no card named '\(name)'"
+      let shown = name.count > 64 ? name.prefix(64) + "…" : name
+      var text = "no card named '\(shown)'"
       if let guess = closestMatch(to: name, in: known) { text += "; did you mean '\(guess)'?" }
       return text + " (cards: \(known.joined(separator: ", ")))"
     case .invalidState(let message), .invalidArgument(let message):

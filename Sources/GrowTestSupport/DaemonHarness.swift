@@ -1,15 +1,13 @@
 import Foundation
-import GrowTestSupport
-import Testing
 
 /// A private session bus with a `grow daemon` on it, for tests that drive Grow from outside
 /// exactly as a person or a script would.
-final class DaemonHarness {
-  let bus: PrivateSessionBus
-  private(set) var daemon: BackgroundProcess?
+public final class DaemonHarness {
+  public let bus: PrivateSessionBus
+  public private(set) var daemon: BackgroundProcess?
 
   /// - Parameter config: written to `$XDG_CONFIG_HOME/grow/config.ini` when given.
-  init(config: String? = nil, startDaemon: Bool = true) throws {
+  public init(config: String? = nil, startDaemon: Bool = true) throws {
     bus = try PrivateSessionBus()
     if let config { try writeConfig(config) }
     if startDaemon { try start() }
@@ -20,9 +18,9 @@ final class DaemonHarness {
     bus.stop()
   }
 
-  var configPath: String { bus.environment["XDG_CONFIG_HOME", default: ""] + "/grow/config.ini" }
+  public var configPath: String { bus.environment["XDG_CONFIG_HOME", default: ""] + "/grow/config.ini" }
 
-  func writeConfig(_ text: String) throws {
+  public func writeConfig(_ text: String) throws {
     let url = URL(fileURLWithPath: configPath)
     try FileManager.default.createDirectory(
       at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -30,7 +28,7 @@ final class DaemonHarness {
   }
 
   /// Starts `grow daemon` and waits until it answers on the bus.
-  func start(arguments: [String] = []) throws {
+  public func start(arguments: [String] = []) throws {
     let daemon = try BackgroundProcess(
       Binaries.grow, ["daemon"] + arguments, environment: bus.environment)
     self.daemon = daemon
@@ -42,20 +40,20 @@ final class DaemonHarness {
 
   /// Runs the `grow` CLI against this bus.
   @discardableResult
-  func grow(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
+  public func grow(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
     try Command.run(Binaries.grow, arguments, environment: bus.environment)
   }
 
   /// Runs any program (busctl, gdbus, dbus-send) against this bus.
   @discardableResult
-  func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 10) throws
+  public func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 10) throws
     -> (status: Int32, stdout: String, stderr: String)
   {
     try Command.run(executable, arguments, environment: bus.environment, timeout: timeout)
   }
 
   /// `grow status --json`, decoded.
-  func status() throws -> [String: Any] {
+  public func status() throws -> [String: Any] {
     let result = try grow("status", "--json")
     guard result.status == 0,
       let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
@@ -65,7 +63,7 @@ final class DaemonHarness {
   }
 
   /// Waits until `grow status --json` satisfies `condition`.
-  func waitForStatus(timeout: TimeInterval = 10, _ condition: ([String: Any]) -> Bool) throws
+  public func waitForStatus(timeout: TimeInterval = 10, _ condition: ([String: Any]) -> Bool) throws
     -> [String: Any]
   {
     let deadline = Date().addingTimeInterval(timeout)
@@ -78,7 +76,7 @@ final class DaemonHarness {
   }
 }
 
-struct HarnessError: Error, CustomStringConvertible {
-  let description: String
-  init(_ description: String) { self.description = description }
+public struct HarnessError: Error, CustomStringConvertible {
+  public let description: String
+  public init(_ description: String) { self.description = description }
 }

@@ -1,0 +1,91 @@
+import Foundation
+import GrowTestSupport
+import Testing
+
+/// `grow config check`, and the daemon reading config.ini.
+@Suite struct ConfigCommandsTests {
+  static let mathConfig = """
+    [timer]
+    focus = 25m
+
+    [card.math]
+    focus = 50m
+    short-break = 10m
+    daily-goal = 2h
+    intention = Chapter 3 exercises
+    """
+
+  @Test func checkReportsEveryProblemWithFileLineAndKey() throws {
+    let harness = try DaemonHarness(
+      config: "[timer]\nfocus = 25m\n\n[card.math]\nfcous = 50m\nshort-break = 10x\n",
+      startDaemon: false)
+    let check = try harness.grow("config", "check")
+    #expect(check.status == 1)
+    let path = harness.configPath
+    #expect(
+      check.stderr == """
+        grow: \(path):5: unknown key 'fcous' in [card.math]; did you mean 'focus'?
+        \(path):6: short-break = '10x' in [card.math]: '10x' is not a duration; \
+        write it like 25m, 90s or 1h30m
+
+        """)
+  }
+
+  @Test func checkOfAGoodFileNamesItsCards() throws {
+    let harness = try DaemonHarness(config: Self.mathConfig, startDaemon: false)
+    let check = try harness.grow("config", "check", harness.configPath)
+    #expect(check.status == 0)
+    #expect(check.stdout == "\(harness.configPath): ok (cards: work, math; default: work)\n")
+  }
+
+  @Test func checkOfAMissingExplicitFileFails() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    let check = try harness.grow("config", "check", "/nonexistent/grow.ini")
+    #expect(check.status == 1)
+    #expect(check.stderr == "grow: /nonexistent/grow.ini: no such file\n")
+  }
+
+  @Test func aBrokenConfigKeepsTheDaemonFromStartingAndSaysWhy() throws {
+    let harness = try DaemonHarness(config: "[timer]\nfocus = soon\n", startDaemon: false)
+    let daemon = try harness.grow("daemon")
+    #expect(daemon.status == 1)
+    #expect(daemon.stderr.contains("config.ini:2: focus = 'soon' in [timer]"))
+    #expect(try harness.grow("status").status == 3)
+  }
+
+  @Test func cardsComeFromTheConfigAndUnknownOnesGetASuggestion() throws {
+    let harness = try DaemonHarness(config: Self.mathConfig)
+    #expect(
+      try harness.grow("cards").stdout
+        == """
+        * work: 25m focus, 5m break, 15m long break after 4
+          math: 50m focus, 10m break, 15m long break after 4, goal 2h/day — Chapter 3 exercises
+
+        """)
+    let typo = try harness.grow("start", "mtah")
+    #expect(typo.status == 1)
+    #expect(typo.stderr == "grow: no card named 'mtah'; did you mean 'math'? (cards: work, math)\n")
+    #expect(try harness.grow("start", "math").status == 0)
+    let status = try harness.status()
+    #expect(status["card"] as? String == "math")
+    #expect(status["duration"] as? Int == 3000)
+    #expect(status["daily_goal"] as? Int == 7200)
+    #expect(status["intention"] as? String == "Chapter 3 exercises")
+  }
+
+  @Test func sighupReloadsTheCardsAndABrokenReloadKeepsTheOldOnes() throws {
+    let harness = try DaemonHarness(config: Self.mathConfig)
+    let daemon = try #require(harness.daemon)
+    try harness.writeConfig(Self.mathConfig + "\n[card.writing]\nfocus = 45m\n")
+    kill(daemon.pid, SIGHUP)
+    let reloaded = daemon.waitUntil(timeout: 5) { daemon.stderr.contains("config reloaded") }
+    #expect(reloaded)
+    #expect(try harness.grow("cards").stdout.contains("writing: 45m focus"))
+
+    try harness.writeConfig("[timer]\nfocus = never\n")
+    kill(daemon.pid, SIGHUP)
+    let refused = daemon.waitUntil(timeout: 5) { daemon.stderr.contains("config not reloaded") }
+    #expect(refused)
+    #expect(try harness.grow("cards").stdout.contains("writing: 45m focus"))
+  }
+}

@@ -1,6 +1,6 @@
 import CDBus
 import Dispatch
-import Glibc
+import Foundation
 
 /// A private connection to a message bus, driven by the event loop (the main queue).
 ///
@@ -15,7 +15,7 @@ import Glibc
 public final class BusConnection {
   let raw: OpaquePointer
   private var pathHandlers: [String: PathHandler] = [:]
-  private var signalHandlers: [Int: (BusMessage) -> Void] = [:]
+  private var signalHandlers: [Int: (rule: MatchRule, handler: (BusMessage) -> Void)] = [:]
   private var nextHandlerID = 0
   private var isClosed = false
   private let bridge: LoopBridge
@@ -219,7 +219,7 @@ public final class BusConnection {
       throw BusError(taking: &error, fallback: "bad match rule \(rule)")
     }
     nextHandlerID += 1
-    signalHandlers[nextHandlerID] = handler
+    signalHandlers[nextHandlerID] = (MatchRule(rule), handler)
     return nextHandlerID
   }
 
@@ -231,7 +231,7 @@ public final class BusConnection {
       callback?()
       return
     }
-    for handler in signalHandlers.values { handler(message) }
+    for (rule, handler) in signalHandlers.values where rule.matches(message) { handler(message) }
   }
 
   // MARK: Event-loop integration
@@ -418,4 +418,31 @@ extension BusError {
 private func nonEmpty(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
   guard let pointer, pointer.pointee != 0 else { return nil }
   return String(cString: pointer)
+}
+
+/// The part of a D-Bus match rule that can be checked locally. The bus already filters by the
+/// rule; this keeps one subscription from seeing the signals another subscription asked for.
+struct MatchRule {
+  private var fields: [String: String] = [:]
+
+  init(_ rule: String) {
+    for part in rule.split(separator: ",") {
+      let pair = part.split(separator: "=", maxSplits: 1)
+      guard pair.count == 2 else { continue }
+      let key = pair[0].trimmingCharacters(in: .whitespaces)
+      fields[key] = pair[1].trimmingCharacters(in: .whitespaces)
+        .trimmingCharacters(in: CharacterSet(charactersIn: "'"))
+    }
+  }
+
+  func matches(_ message: BusMessage) -> Bool {
+    if let interface = fields["interface"], interface != message.interface { return false }
+    if let member = fields["member"], member != message.member { return false }
+    if let path = fields["path"], path != message.path { return false }
+    // A well-known sender name arrives as the owner's unique name; only unique names compare.
+    if let sender = fields["sender"], sender.hasPrefix(":"), sender != message.sender {
+      return false
+    }
+    return true
+  }
 }

@@ -1,0 +1,159 @@
+import Foundation
+import FoundationXML
+import GrowDBus
+import GrowTestSupport
+import Testing
+
+/// GrowDBus against a real dbus-daemon: one connection serves an object, another calls it,
+/// both on the main queue as in the daemon.
+@MainActor
+@Suite struct BusObjectTests {
+  let bus: PrivateSessionBus
+  let server: BusConnection
+  let client: BusConnection
+  let object: BusObject
+
+  init() throws {
+    bus = try PrivateSessionBus()
+    setenv("DBUS_SESSION_BUS_ADDRESS", bus.address, 1)
+    server = try BusConnection.session()
+    client = try BusConnection.session()
+    object = try BusObject(path: "/test/Echo", on: server)
+    var mode = "quiet"
+    object.add(
+      BusInterface(
+        name: "test.Echo",
+        methods: [
+          .init("Echo", inputs: [.init("value", "v")], outputs: [.init("value", "v")]) {
+            arguments, _ in arguments
+          },
+          .init("Fail") { _, _ throws(BusError) in
+            throw BusError(name: "test.Error.Nope", message: "nope, said the server")
+          },
+        ],
+        properties: [
+          .init("Mode", "s", get: { .string(mode) }, set: { value in mode = value.stringValue ?? "" })
+        ],
+        signals: [.init("Said", [.init("text", "s")])]))
+  }
+
+  /// Calls `member` on the test object and waits for the reply on the main queue.
+  func call(_ member: String, interface: String = "test.Echo", _ arguments: [BusValue] = [])
+    async throws -> Result<BusMessage, BusError>
+  {
+    let message = try BusMessage.methodCall(
+      destination: server.uniqueName, path: "/test/Echo", interface: interface, member: member,
+      arguments: arguments)
+    return await withCheckedContinuation { continuation in
+      client.call(message, timeout: 5000) { continuation.resume(returning: $0) }
+    }
+  }
+
+  @Test(arguments: [
+    BusValue.byte(200), .bool(true), .int32(-7), .uint32(7), .int64(-1 << 40), .uint64(1 << 63),
+    .double(2.5), .string("grüße 🌱"), .objectPath("/a/b"), .signature("a{sv}"),
+    .array(element: "s", []), .array(element: "i", [.int32(1), .int32(2)]),
+    .vardict(["focus": .uint32(1500), "intention": .string("write")]),
+    .structure([.string("x"), .array(element: "u", [.uint32(3)])]),
+    .array(element: "a{sv}", [.vardict(["Name": .string("work")])]),
+  ])
+  func valuesSurviveTheRoundTrip(_ value: BusValue) async throws {
+    let reply = try await call("Echo", [.variant(value)]).get()
+    #expect(reply.arguments == [.variant(value)])
+  }
+
+  @Test func stringsWithNulBytesAreSentInsteadOfAbortingTheProcess() async throws {
+    let reply = try await call("Echo", [.variant(.string("a\0b"))]).get()
+    #expect(reply.arguments == [.variant(.string("a\u{FFFD}b"))])
+  }
+
+  @Test func aWrongSignatureIsRefusedBeforeTheHandlerRuns() async throws {
+    let result = try await call("Echo", [.string("not a variant")])
+    #expect(
+      result.failure
+        == BusError(
+          name: BusError.invalidArgs, message: "Echo takes arguments of type 'v', got 's'"))
+  }
+
+  @Test func handlerErrorsKeepTheirNameAndMessage() async throws {
+    let result = try await call("Fail")
+    #expect(result.failure == BusError(name: "test.Error.Nope", message: "nope, said the server"))
+  }
+
+  @Test func unknownMethodsAndInterfacesAreNamed() async throws {
+    #expect(try await call("Nothing").failure?.name == BusError.unknownMethod)
+    #expect(try await call("Echo", interface: "test.Other").failure?.name == BusError.unknownInterface)
+  }
+
+  @Test func propertiesCanBeReadWrittenAndAnnounced() async throws {
+    var seen: [BusMessage] = []
+    try client.onSignal(match: "type='signal',interface='org.freedesktop.DBus.Properties'") {
+      seen.append($0)
+    }
+    let props = "org.freedesktop.DBus.Properties"
+    let get = try await call("Get", interface: props, [.string("test.Echo"), .string("Mode")])
+    #expect(try get.get().arguments == [.variant(.string("quiet"))])
+    _ = try await call(
+      "Set", interface: props, [.string("test.Echo"), .string("Mode"), .variant(.string("loud"))]
+    ).get()
+    let wrongType = try await call(
+      "Set", interface: props, [.string("test.Echo"), .string("Mode"), .variant(.uint32(1))])
+    #expect(wrongType.failure?.name == BusError.invalidArgs)
+    object.propertiesChanged(["Mode"], on: "test.Echo")
+    try await waitUntil { !seen.isEmpty }
+    #expect(
+      seen.first?.arguments == [
+        .string("test.Echo"), .vardict(["Mode": .string("loud")]), .array(element: "s", []),
+      ])
+  }
+
+  @Test func introspectionDescribesTheInterfaces() async throws {
+    let reply = try await call("Introspect", interface: "org.freedesktop.DBus.Introspectable").get()
+    let xml = try #require(reply.arguments.first?.stringValue)
+    #expect(xml.contains("<interface name=\"test.Echo\">"))
+    #expect(xml.contains("<property name=\"Mode\" type=\"s\" access=\"readwrite\"/>"))
+    #expect(xml.contains("<signal name=\"Said\">"))
+    _ = try XMLDocument(xmlString: xml)
+  }
+
+  @Test func signalsReachSubscribers() async throws {
+    var texts: [String] = []
+    try client.onSignal(match: "type='signal',interface='test.Echo',member='Said'") {
+      texts.append($0.arguments.first?.stringValue ?? "")
+    }
+    object.emit("Said", on: "test.Echo", [.string("hello")])
+    try await waitUntil { !texts.isEmpty }
+    #expect(texts == ["hello"])
+  }
+
+  @Test func losingTheBusIsReportedNotFatal() async throws {
+    var lost = false
+    client.onDisconnect = { lost = true }
+    bus.stop()
+    try await waitUntil { lost }
+    #expect(!client.isConnected)
+  }
+
+  @Test func aSecondClaimOfANameIsRefused() throws {
+    #expect(try server.requestName("test.Unique1"))
+    #expect(try client.requestName("test.Unique1") == false)
+    #expect(client.processID(ofOwner: "test.Unique1") == UInt32(getpid()))
+  }
+}
+
+/// Lets the main queue run until `condition` holds (5 s at most).
+@MainActor
+func waitUntil(_ condition: () -> Bool) async throws {
+  let deadline = Date().addingTimeInterval(5)
+  while !condition() {
+    guard Date() < deadline else { throw HarnessError("condition not met within 5 s") }
+    try await Task.sleep(for: .milliseconds(10))
+  }
+}
+
+extension Result {
+  var failure: Failure? {
+    if case .failure(let error) = self { return error }
+    return nil
+  }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import GrowConfig
+import GrowCore
+import GrowDBus
+
+/// What a plugin gets from the daemon: its settings, a logger, the event bus and the timer.
+@MainActor
+public final class PluginContext {
+  /// The plugin's id.
+  public let id: String
+  /// The plugin's own `[plugin.ID]` section (empty when the file has none). Its typed accessors
+  /// throw errors that name file, line and key.
+  public let config: ConfigSection
+  /// Speaks as `grow[ID]`.
+  public let log: Logger
+  /// Drives the timer: start, pause, resume, skip, stop, extend, and its status.
+  public let timer: any TimerControl
+  /// The daemon's session bus connection; nil when the daemon runs without one (tests).
+  public let sessionBus: BusConnection?
+  /// Grow's own object, `/org/grow/Grow1`, so a plugin can add its interface to the API.
+  public let growObject: BusObject?
+  /// The daemon's environment (`DISPLAY`, `XDG_*`).
+  public let environment: [String: String]
+
+  private let events: EventBus
+
+  public init(
+    id: String, config: ConfigSection, log: Logger, events: EventBus, timer: any TimerControl,
+    sessionBus: BusConnection? = nil, growObject: BusObject? = nil,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) {
+    self.id = id
+    self.config = config
+    self.log = log
+    self.events = events
+    self.timer = timer
+    self.sessionBus = sessionBus
+    self.growObject = growObject
+    self.environment = environment
+  }
+
+  /// Calls `handler` with every `E` published from now on. If the handler throws, the plugin
+  /// is disabled.
+  public func subscribe<E: GrowEvent>(_ type: E.Type, _ handler: @escaping (E) throws -> Void) {
+    events.subscribe(type, as: id, handler)
+  }
+
+  /// Calls `handler` with every event, whatever its type.
+  public func subscribeToAll(_ handler: @escaping (any GrowEvent) throws -> Void) {
+    events.subscribeToAll(as: id, handler)
+  }
+
+  /// Publishes an event of the plugin's own to every subscriber.
+  public func publish<E: GrowEvent>(_ event: E) {
+    events.publish(event)
+  }
+}
+
+/// The timer as plugins see it.
+@MainActor
+public protocol TimerControl: AnyObject {
+  var status: TimerStatus { get }
+  var deck: CardDeck { get }
+  func start(card: String?, overrides: SessionOverrides) throws(TimerError)
+  func pause() throws(TimerError)
+  func resume() throws(TimerError)
+  func toggle() throws(TimerError)
+  func skip() throws(TimerError)
+  func stop() throws(TimerError)
+  func extend(by seconds: TimeInterval) throws(TimerError)
+}
+
+extension FocusTimer: TimerControl {}

@@ -12,7 +12,18 @@ let kit = Target.Dependency.product(name: "GrowKit", package: "GrowKit")
 let package = Package(
   name: "Grow",
   products: [
-    .executable(name: "grow", targets: ["grow"])
+    .executable(name: "grow", targets: ["grow"]),
+    // Built-in plugins: each its own shared library, found next to `grow` and loaded at run
+    // time only when the config enables it (see PluginHost). libgrow-plugin-ID.so.
+    .library(name: "grow-plugin-notify", type: .dynamic, targets: ["NotifyPlugin"]),
+    .library(name: "grow-plugin-dnd", type: .dynamic, targets: ["DoNotDisturbPlugin"]),
+    .library(name: "grow-plugin-x11", type: .dynamic, targets: ["X11Plugin"]),
+    .library(name: "grow-plugin-statusbar", type: .dynamic, targets: ["StatusBarPlugin"]),
+    // Test fixtures: broken plugins. Named so the daemon never finds them by itself; tests
+    // copy them into a private plugin directory under a plugin's name.
+    .library(name: "growtest-throws-on-init", type: .dynamic, targets: ["ThrowsOnInitPlugin"]),
+    .library(name: "growtest-throws-in-handler", type: .dynamic, targets: ["ThrowsInHandlerPlugin"]),
+    .library(name: "growtest-future-api", type: .dynamic, targets: ["FutureAPIPlugin"]),
   ],
   dependencies: [
     .package(path: "Sources/GrowKit")
@@ -23,8 +34,20 @@ let package = Package(
     .target(name: "GrowCLI", dependencies: [kit, "GrowDaemon"]),
     .executableTarget(name: "grow", dependencies: ["GrowCLI"]),
 
+    // Built-in plugins, in Plugins/ (run-time plugins, not SwiftPM package plugins).
+    .target(name: "NotifyPlugin", dependencies: [kit], path: "Plugins/NotifyPlugin"),
+    .target(name: "DoNotDisturbPlugin", dependencies: [kit], path: "Plugins/DoNotDisturbPlugin"),
+    .target(name: "X11Plugin", dependencies: [kit], path: "Plugins/X11Plugin"),
+    .target(name: "StatusBarPlugin", dependencies: [kit], path: "Plugins/StatusBarPlugin"),
+
     // Test-only helpers: a private session bus, running commands and the daemon.
     .target(name: "GrowTestSupport", dependencies: [kit]),
+
+    // Plugins that fail on purpose, for the plugin host's tests.
+    .target(name: "ThrowsOnInitPlugin", dependencies: [kit], path: "Tests/Fixtures/ThrowsOnInitPlugin"),
+    .target(
+      name: "ThrowsInHandlerPlugin", dependencies: [kit], path: "Tests/Fixtures/ThrowsInHandlerPlugin"),
+    .target(name: "FutureAPIPlugin", dependencies: [kit], path: "Tests/Fixtures/FutureAPIPlugin"),
 
     // Tests mirror Sources/ and Plugins/.
     .testTarget(name: "GrowCoreTests", dependencies: [kit]),

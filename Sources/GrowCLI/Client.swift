@@ -15,13 +15,16 @@ struct Client {
     }
   }
 
-  /// Calls a method of `org.grow.Grow1.Timer` and returns its reply's arguments.
+  /// Calls a method of Grow's API (`org.grow.Grow1.Timer` unless told otherwise) and returns
+  /// its reply's arguments.
   @discardableResult
-  func call(_ method: String, _ arguments: [BusValue] = []) throws(CLIError) -> [BusValue] {
+  func call(
+    _ method: String, _ arguments: [BusValue] = [], interface: String = GrowBusAPI.timerInterface
+  ) throws(CLIError) -> [BusValue] {
     do {
       let message = try BusMessage.methodCall(
         destination: GrowBusAPI.busName, path: GrowBusAPI.objectPath,
-        interface: GrowBusAPI.timerInterface, member: method, arguments: arguments)
+        interface: interface, member: method, arguments: arguments)
       return try connection.call(message).arguments
     } catch {
       switch error.name {

@@ -61,6 +61,15 @@ enum Commands {
       details: "Prints every problem as FILE:LINE: message and exits 1 if there is any.",
       run: runConfig),
     Command(
+      name: "plugins", synopsis: "[--json] | reload ID",
+      summary: "list the plugins with their source and state, or reload one",
+      details: """
+        Shows every known plugin: where it comes from (built-in, library, executable), whether
+        it is running, disabled, unavailable or failed, and why.
+          --json      a JSON array: id, source, location, state, error, summary
+          reload ID   stop the plugin and start it again (after its server came back)
+        """, run: runPlugins),
+    Command(
       name: "demo", synopsis: "",
       summary: "run a short, real focus → break → focus → long break cycle (seconds long)",
       details: "Runs its own timer on the session bus and prints every step live.",
@@ -141,8 +150,8 @@ enum Commands {
     let log = Logger(label: "daemon")
     let configPath = arguments.value("config")
     let daemon = Daemon(
-      deck: try loadDeck(configPath), log: log,
-      reloadDeck: { () throws in try loadConfiguration(configPath).deck })
+      config: try loadConfigurationOrExplain(configPath), log: log,
+      reloadConfig: { () throws in try loadConfiguration(configPath) })
     do {
       try daemon.run()
     } catch {

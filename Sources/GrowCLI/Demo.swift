@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GrowConfig
 import GrowCore
 import GrowDaemon
 import GrowPluginKit
@@ -11,8 +12,10 @@ extension Commands {
     let card = FocusCard(
       name: "demo", focus: 6, shortBreak: 3, longBreak: 5, longBreakAfter: 2,
       autoStartBreaks: true, autoStartFocus: false, intention: "see how Grow works")
+    // The demo's own timer, with no plugins: it shows the cycle, not the desktop.
     let daemon = Daemon(
-      deck: CardDeck(cards: [card], defaultCardName: card.name),
+      config: GrowConfig(
+        deck: CardDeck(cards: [card], defaultCardName: card.name), enabledPlugins: []),
       log: Logger(label: "demo", minimumLevel: .warning))
     do {
       try daemon.start()

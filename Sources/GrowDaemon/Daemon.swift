@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GrowConfig
 import GrowCore
 import GrowDBus
 import GrowPluginKit
@@ -31,18 +32,44 @@ public final class Daemon {
   public let events = EventBus()
   public let timer: FocusTimer
   public let log: Logger
+  public let plugins: PluginHost
+  private let config: GrowConfig
   private var connection: BusConnection?
+  private var object: BusObject?
   private var service: TimerService?
   private var signalSources: [any DispatchSourceSignal] = []
-  private let reloadDeck: (() throws -> CardDeck)?
+  private let reloadConfig: (() throws -> GrowConfig)?
 
-  /// - Parameter reloadDeck: reads the cards again on SIGHUP; nil to ignore SIGHUP.
-  public init(deck: CardDeck, log: Logger, reloadDeck: (() throws -> CardDeck)? = nil) {
+  /// - Parameters:
+  ///   - reloadConfig: reads the config again on SIGHUP (the cards take effect; plugin settings
+  ///     need a restart); nil to ignore SIGHUP.
+  ///   - pluginDirectories: where plugin libraries are looked for.
+  public init(
+    config: GrowConfig, log: Logger, reloadConfig: (() throws -> GrowConfig)? = nil,
+    pluginDirectories: PluginDirectories = .standard()
+  ) {
+    self.config = config
     self.log = log
-    self.reloadDeck = reloadDeck
-    timer = FocusTimer(deck: deck, bus: events, time: DispatchTimeSource())
-    events.onSubscriberFailure = { [log] subscriber, error in
-      log.error("\(subscriber) failed and was unsubscribed: \(error)")
+    self.reloadConfig = reloadConfig
+    let timer = FocusTimer(deck: config.deck, bus: events, time: DispatchTimeSource())
+    self.timer = timer
+    let events = self.events
+    var makeContext: (String, ConfigSection) -> PluginContext = { _, _ in fatalError("unset") }
+    plugins = PluginHost(directories: pluginDirectories, log: log) { id, section in
+      makeContext(id, section)
+    }
+    makeContext = { [weak self] id, section in
+      PluginContext(
+        id: id, config: section, log: log.named(id), events: events, timer: timer,
+        sessionBus: self?.connection, growObject: self?.object)
+    }
+    plugins.unsubscribe = { [events] id in events.unsubscribeAll(of: id) }
+    events.onSubscriberFailure = { [log, plugins] subscriber, error in
+      if plugins.record(subscriber) != nil {
+        plugins.subscriberFailed(subscriber, error: error)
+      } else {
+        log.error("\(subscriber) failed and was unsubscribed: \(error)")
+      }
     }
   }
 
@@ -58,7 +85,9 @@ public final class Daemon {
     // Export before claiming the name, so the first caller that sees the name finds the object.
     do {
       let object = try BusObject(path: GrowBusAPI.objectPath, on: connection)
+      self.object = object
       service = TimerService(timer: timer, bus: events, object: object)
+      PluginService(host: plugins, object: object).install()
     } catch {
       throw .cannotExport(error)
     }
@@ -77,6 +106,7 @@ public final class Daemon {
     }
     self.connection = connection
     installSignalHandlers()
+    plugins.start(with: config)
     log.info("ready on \(GrowBusAPI.busName) (pid \(getpid()))")
   }
 
@@ -89,6 +119,7 @@ public final class Daemon {
   /// Leaves cleanly: the bus name is released when the connection closes.
   public func shutdown(status: Int32 = 0) -> Never {
     log.info("shutting down")
+    plugins.stopAll()
     connection?.close()
     exit(status)
   }
@@ -108,9 +139,9 @@ public final class Daemon {
   }
 
   private func reload() {
-    guard let reloadDeck else { return }
+    guard let reloadConfig else { return }
     do {
-      timer.replaceDeck(try reloadDeck())
+      timer.replaceDeck(try reloadConfig().deck)
       log.info("config reloaded: cards \(timer.deck.names.joined(separator: ", "))")
     } catch {
       log.error("config not reloaded, keeping the old one: \(error)")

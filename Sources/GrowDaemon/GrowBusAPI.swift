@@ -3,6 +3,7 @@ public enum GrowBusAPI {
   public static let busName = "org.grow.Grow1"
   public static let objectPath = "/org/grow/Grow1"
   public static let timerInterface = "org.grow.Grow1.Timer"
+  public static let pluginsInterface = "org.grow.Grow1.Plugins"
 
   /// Error names, each sent with a message meant for people.
   public enum ErrorName {

@@ -7,8 +7,14 @@ public final class DaemonHarness {
   public private(set) var daemon: BackgroundProcess?
 
   /// - Parameter config: written to `$XDG_CONFIG_HOME/grow/config.ini` when given.
-  public init(config: String? = nil, startDaemon: Bool = true) throws {
+  /// Extra environment for the daemon and the CLI (`DISPLAY: ""` to run without X).
+  public var environment: [String: String]
+
+  public init(
+    config: String? = nil, startDaemon: Bool = true, environment: [String: String] = [:]
+  ) throws {
     bus = try PrivateSessionBus()
+    self.environment = bus.environment.merging(environment) { $1 }
     if let config { try writeConfig(config) }
     if startDaemon { try start() }
   }
@@ -16,6 +22,39 @@ public final class DaemonHarness {
   deinit {
     daemon?.kill()
     bus.stop()
+  }
+
+  /// `$XDG_DATA_HOME/grow/plugins`, where the daemon looks for third-party plugins.
+  public var pluginDirectory: String {
+    bus.environment["XDG_DATA_HOME", default: ""] + "/grow/plugins"
+  }
+
+  /// Copies a built library into the plugin directory as plugin `id`.
+  public func installPlugin(library: String, as id: String, mode: Int = 0o755) throws {
+    try FileManager.default.createDirectory(
+      atPath: pluginDirectory, withIntermediateDirectories: true)
+    let source = (Binaries.grow as NSString).deletingLastPathComponent + "/" + library
+    let target = pluginDirectory + "/libgrow-plugin-\(id).so"
+    try? FileManager.default.removeItem(atPath: target)
+    try FileManager.default.copyItem(atPath: source, toPath: target)
+    try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: target)
+  }
+
+  /// `grow plugins --json`, decoded and keyed by id.
+  public func plugins() throws -> [String: [String: String]] {
+    let result = try grow("plugins", "--json")
+    guard result.status == 0,
+      let list = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+        as? [[String: String]]
+    else { throw HarnessError("grow plugins --json failed: \(result)") }
+    return Dictionary(uniqueKeysWithValues: list.map { ($0["id"] ?? "", $0) })
+  }
+
+  /// The daemon's memory map (`/proc/PID/maps`), read whole: Foundation's file reading stops
+  /// at 4 kB on /proc files.
+  public func daemonMemoryMap() throws -> String {
+    guard let pid = daemon?.pid else { throw HarnessError("no daemon") }
+    return try Command.run("cat", ["/proc/\(pid)/maps"]).stdout
   }
 
   public var configPath: String { bus.environment["XDG_CONFIG_HOME", default: ""] + "/grow/config.ini" }
@@ -30,7 +69,7 @@ public final class DaemonHarness {
   /// Starts `grow daemon` and waits until it answers on the bus.
   public func start(arguments: [String] = []) throws {
     let daemon = try BackgroundProcess(
-      Binaries.grow, ["daemon"] + arguments, environment: bus.environment)
+      Binaries.grow, ["daemon"] + arguments, environment: environment)
     self.daemon = daemon
     let ready = try daemon.waitUntil(timeout: 10) { try grow("status").status == 0 }
     guard ready else {
@@ -41,7 +80,7 @@ public final class DaemonHarness {
   /// Runs the `grow` CLI against this bus.
   @discardableResult
   public func grow(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
-    try Command.run(Binaries.grow, arguments, environment: bus.environment)
+    try Command.run(Binaries.grow, arguments, environment: environment)
   }
 
   /// Runs any program (busctl, gdbus, dbus-send) against this bus.
@@ -49,7 +88,7 @@ public final class DaemonHarness {
   public func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 10) throws
     -> (status: Int32, stdout: String, stderr: String)
   {
-    try Command.run(executable, arguments, environment: bus.environment, timeout: timeout)
+    try Command.run(executable, arguments, environment: environment, timeout: timeout)
   }
 
   /// `grow status --json`, decoded.

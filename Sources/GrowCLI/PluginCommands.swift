@@ -1,0 +1,54 @@
+import GrowDBus
+import GrowDaemon
+
+/// A plugin as `grow plugins` shows it.
+struct PluginReport: Encodable {
+  var id: String
+  var source: String
+  var location: String
+  var state: String
+  var error: String?
+  var summary: String?
+
+  init(_ values: [String: BusValue]) {
+    func text(_ key: String) -> String { values[key]?.stringValue ?? "" }
+    id = text("Id")
+    source = text("Source")
+    location = text("Location")
+    state = text("State")
+    error = text("Error").isEmpty ? nil : text("Error")
+    summary = text("Summary").isEmpty ? nil : text("Summary")
+  }
+}
+
+extension Commands {
+  static func runPlugins(_ words: [String]) throws(CLIError) {
+    let arguments = try parse(words, flags: ["json"], usage: "plugins")
+    let client = try Client()
+    if arguments.positionals.first == "reload" {
+      try expect(arguments, atMost: 2, "plugins")
+      guard arguments.positionals.count == 2 else {
+        throw .usage("usage: grow plugins reload ID")
+      }
+      try client.call("Reload", [.string(arguments.positionals[1])], interface: GrowBusAPI.pluginsInterface)
+    } else {
+      try expect(arguments, atMost: 0, "plugins")
+    }
+    let reply = try client.call("List", interface: GrowBusAPI.pluginsInterface)
+    guard case .array(_, let items)? = reply.first else { return }
+    let plugins = items.compactMap(\.vardictEntries).map(PluginReport.init)
+    if arguments.flag("json") { return say(jsonText(plugins)) }
+    let idWidth = plugins.map(\.id.count).max() ?? 0
+    let stateWidth = plugins.map(\.state.count).max() ?? 0
+    for plugin in plugins {
+      var line =
+        plugin.id.padding(toLength: idWidth, withPad: " ", startingAt: 0) + "  "
+        + plugin.state.padding(toLength: stateWidth, withPad: " ", startingAt: 0) + "  "
+        + plugin.source
+      if !plugin.location.isEmpty { line += " " + plugin.location }
+      say(line)
+      if let summary = plugin.summary { say("    \(summary)") }
+      if let error = plugin.error { say("    \(plugin.state == "failed" ? "error" : "why"): \(error)") }
+    }
+  }
+}

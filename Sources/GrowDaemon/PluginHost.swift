@@ -1,0 +1,299 @@
+import Foundation
+import GrowConfig
+import GrowCore
+import GrowPluginKit
+
+/// Where plugin libraries are looked for, in order.
+public struct PluginDirectories: Sendable, Equatable {
+  /// Next to the `grow` binary (the build directory) and in `PREFIX/lib/grow/plugins`.
+  public var builtIn: [String]
+  /// `$GROW_PLUGIN_PATH` (colon-separated), then `$XDG_DATA_HOME/grow/plugins`.
+  public var user: [String]
+
+  public init(builtIn: [String], user: [String]) {
+    self.builtIn = builtIn
+    self.user = user
+  }
+
+  /// The standard places for this process and environment.
+  public static func standard(
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> PluginDirectories {
+    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+      ?? CommandLine.arguments[0]
+    let binDirectory = (executable as NSString).deletingLastPathComponent
+    let installed = ((binDirectory as NSString).appendingPathComponent("../lib/grow/plugins")
+      as NSString).standardizingPath
+    var user = (environment["GROW_PLUGIN_PATH"] ?? "").split(separator: ":").map(String.init)
+    let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+    user.append(dataHome + "/grow/plugins")
+    return PluginDirectories(builtIn: [binDirectory, installed], user: user)
+  }
+}
+
+/// Loads the plugins the config asks for, keeps each one's state, and isolates failures: a
+/// plugin that cannot load, throws during set-up or from a handler is reported and disabled,
+/// and the daemon and the other plugins go on.
+@MainActor
+public final class PluginHost {
+  /// Where a plugin comes from.
+  public enum Source: Equatable, Sendable {
+    case builtIn(path: String)
+    case library(path: String)
+    case executable(arguments: [String])
+    case unknown
+
+    public var kind: String {
+      switch self {
+      case .builtIn: "built-in"
+      case .library: "library"
+      case .executable: "executable"
+      case .unknown: "unknown"
+      }
+    }
+
+    public var location: String {
+      switch self {
+      case .builtIn(let path), .library(let path): path
+      case .executable(let arguments): arguments.joined(separator: " ")
+      case .unknown: ""
+      }
+    }
+  }
+
+  public enum State: Equatable, Sendable {
+    case running
+    /// Not enabled in the config; not even loaded.
+    case disabled
+    /// Something it needs is missing (no display, no server).
+    case unavailable(String)
+    /// Restarting after its process ended (external plugins).
+    case restarting(String)
+    case failed(String)
+
+    public var name: String {
+      switch self {
+      case .running: "running"
+      case .disabled: "disabled"
+      case .unavailable: "unavailable"
+      case .restarting: "restarting"
+      case .failed: "failed"
+      }
+    }
+
+    public var reason: String? {
+      switch self {
+      case .running, .disabled: nil
+      case .unavailable(let reason), .restarting(let reason), .failed(let reason): reason
+      }
+    }
+  }
+
+  /// One line of `grow plugins`.
+  public struct Record: Equatable, Sendable {
+    public var id: String
+    public var source: Source
+    public var state: State
+    public var summary: String
+  }
+
+  /// The plugins that ship with Grow.
+  public static let builtInIDs = ["notify", "dnd", "x11", "statusbar"]
+
+  /// Called whenever a record changes (for PropertiesChanged-style announcements).
+  public var onChange: (() -> Void)?
+
+  private let directories: PluginDirectories
+  private let log: Logger
+  private let makeContext: (_ id: String, _ section: ConfigSection) -> PluginContext
+  private var config = GrowConfig.defaults
+  private var order: [String] = []
+  private var records: [String: Record] = [:]
+  private var inProcess: [String: any GrowPlugin] = [:]
+
+  public init(
+    directories: PluginDirectories, log: Logger,
+    makeContext: @escaping (_ id: String, _ section: ConfigSection) -> PluginContext
+  ) {
+    self.directories = directories
+    self.log = log
+    self.makeContext = makeContext
+  }
+
+  /// Every known plugin, in the order they were configured or found.
+  public var all: [Record] { order.compactMap { records[$0] } }
+
+  public func record(_ id: String) -> Record? { records[id] }
+
+  // MARK: Starting and stopping
+
+  /// Loads and starts what `config` enables; records the rest as disabled.
+  public func start(with config: GrowConfig) {
+    self.config = config
+    let plan = Self.plan(config: config, available: discover())
+    order = plan.map(\.id)
+    for item in plan {
+      records[item.id] = Record(id: item.id, source: item.source, state: .disabled, summary: "")
+      switch item.decision {
+      case .load: load(item.id)
+      case .skip: break
+      case .refuse(let reason): set(item.id, .failed(reason))
+      }
+    }
+  }
+
+  /// Stops every running plugin, so each can undo what it changed.
+  public func stopAll() {
+    for id in order.reversed() { unload(id) }
+  }
+
+  /// Stops a plugin and starts it again (after the X server came back, say).
+  public func reload(_ id: String) throws(PluginHostError) {
+    guard let record = records[id] else {
+      throw .unknownPlugin(id, known: order)
+    }
+    guard record.state != .disabled else { throw .notEnabled(id) }
+    unload(id)
+    load(id)
+  }
+
+  /// A plugin's event handler threw: disable it.
+  public func subscriberFailed(_ id: String, error: any Error) {
+    guard records[id] != nil else { return }
+    log.error("plugin '\(id)' failed in an event handler and was disabled: \(error)")
+    unload(id)
+    set(id, .failed("event handler threw: \(error)"))
+  }
+
+  // MARK: Loading
+
+  private func load(_ id: String) {
+    guard let record = records[id] else { return }
+    let section =
+      config.pluginSections[id] ?? ConfigSection(name: "plugin.\(id)", path: config.path ?? "", line: 0)
+    switch record.source {
+    case .builtIn(let path), .library(let path):
+      do {
+        let type = try PluginLibrary.load(path: path, expectedID: id)
+        records[id]?.summary = type.summary
+        inProcess[id] = try type.init(context: makeContext(id, section))
+        set(id, .running)
+        log.info("plugin '\(id)' running (\(record.source.kind): \(path))")
+      } catch let error as PluginError {
+        if case .unavailable(let reason) = error {
+          set(id, .unavailable(reason))
+          log.warning("plugin '\(id)' unavailable: \(reason)")
+        } else {
+          set(id, .failed(error.description))
+          log.error("plugin '\(id)' failed to start: \(error)")
+        }
+      } catch {
+        set(id, .failed("\(error)"))
+        log.error("plugin '\(id)' failed to start: \(error)")
+      }
+    case .executable:
+      set(id, .failed("external plugins are not supported yet"))
+    case .unknown:
+      break
+    }
+  }
+
+  private func unload(_ id: String) {
+    guard let plugin = inProcess.removeValue(forKey: id) else { return }
+    plugin.stop()
+    unsubscribe(id)
+    if records[id]?.state == .running { set(id, .disabled) }
+  }
+
+  /// Set by the daemon: removes every event subscription a plugin made.
+  public var unsubscribe: (String) -> Void = { _ in }
+
+  private func set(_ id: String, _ state: State) {
+    records[id]?.state = state
+    onChange?()
+  }
+
+  // MARK: Planning
+
+  enum Decision: Equatable {
+    case load
+    case skip
+    case refuse(String)
+  }
+
+  struct PlanItem: Equatable {
+    var id: String
+    var source: Source
+    var decision: Decision
+  }
+
+  /// The libraries found on disk, by id; built-in directories first.
+  func discover() -> [String: Source] {
+    var found: [String: Source] = [:]
+    let scan = { (directory: String, builtIn: Bool) in
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+      for name in names.sorted() {
+        guard let id = PluginLibrary.id(fromFileName: name), found[id] == nil else { continue }
+        let path = (directory as NSString).appendingPathComponent(name)
+        found[id] =
+          builtIn && Self.builtInIDs.contains(id) ? .builtIn(path: path) : .library(path: path)
+      }
+    }
+    directories.builtIn.forEach { scan($0, true) }
+    directories.user.forEach { scan($0, false) }
+    return found
+  }
+
+  /// Decides, without loading anything, what happens to each plugin: the ones `[plugins]
+  /// enable` lists (or, without that key, every library found and every `[plugin.ID]` with
+  /// `exec`) load unless their section says `enabled = false`; everything else is disabled.
+  static func plan(config: GrowConfig, available: [String: Source]) -> [PlanItem] {
+    var sources = available
+    for (id, section) in config.pluginSections {
+      if let exec = section.string("exec") {
+        sources[id] = .executable(arguments: [exec])
+      }
+    }
+    let known = Array(sources.keys)
+    let wanted =
+      config.enabledPlugins
+      ?? builtInIDs.filter { sources[$0] != nil }
+      + sources.keys.filter { !builtInIDs.contains($0) }.sorted()
+    var items: [PlanItem] = []
+    for id in wanted where !items.contains(where: { $0.id == id }) {
+      guard let source = sources[id] else {
+        let hint = closestMatch(to: id, in: known).map { "; did you mean '\($0)'?" } ?? ""
+        let list = known.sorted().joined(separator: ", ")
+        items.append(
+          PlanItem(
+            id: id, source: .unknown,
+            decision: .refuse("unknown plugin '\(id)'\(hint) (known: \(list))")))
+        continue
+      }
+      let enabled = (try? config.pluginSections[id]?.bool("enabled", default: true)) ?? true
+      items.append(PlanItem(id: id, source: source, decision: enabled ? .load : .skip))
+    }
+    for id in sources.keys.sorted() where !items.contains(where: { $0.id == id }) {
+      items.append(PlanItem(id: id, source: sources[id] ?? .unknown, decision: .skip))
+    }
+    return items
+  }
+}
+
+/// Why a request about plugins was refused.
+public enum PluginHostError: Error, Equatable, CustomStringConvertible {
+  case unknownPlugin(String, known: [String])
+  case notEnabled(String)
+
+  public var description: String {
+    switch self {
+    case .unknownPlugin(let id, let known):
+      "no plugin '\(id)'"
+        + (closestMatch(to: id, in: known).map { "; did you mean '\($0)'?" } ?? "")
+        + " (plugins: \(known.joined(separator: ", ")))"
+    case .notEnabled(let id):
+      "plugin '\(id)' is not enabled; add it to [plugins] enable in config.ini"
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import GrowDBus
+
+/// Serves `org.grow.Grow1.Plugins`: what `grow plugins` shows, and reloading one plugin.
+@MainActor
+struct PluginService {
+  let host: PluginHost
+  let object: BusObject
+
+  func install() {
+    object.add(
+      BusInterface(
+        name: GrowBusAPI.pluginsInterface,
+        methods: [
+          .init("List", outputs: [.init("plugins", "aa{sv}")]) { [host] _, _ in
+            [.array(element: "a{sv}", host.all.map(Self.encode))]
+          },
+          .init("Reload", inputs: [.init("id", "s")]) { [host] arguments, _ throws(BusError) in
+            do {
+              try host.reload(arguments[0].stringValue ?? "")
+            } catch {
+              throw BusError(name: GrowBusAPI.ErrorName.invalidArgument, message: "\(error)")
+            }
+            return []
+          },
+        ]))
+  }
+
+  static func encode(_ record: PluginHost.Record) -> BusValue {
+    .vardict([
+      "Id": .string(record.id),
+      "Source": .string(record.source.kind),
+      "Location": .string(record.source.location),
+      "State": .string(record.state.name),
+      "Error": .string(record.state.reason ?? ""),
+      "Summary": .string(record.summary),
+    ])
+  }
+}

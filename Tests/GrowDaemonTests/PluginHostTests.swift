@@ -1,0 +1,145 @@
+import Foundation
+import GrowTestSupport
+import Testing
+
+/// Loading plugins at run time, and keeping the daemon alive when they fail.
+@Suite struct PluginHostTests {
+  @Test func theFourBuiltInsLoadFromTheirOwnLibraries() throws {
+    let harness = try DaemonHarness(environment: ["DISPLAY": ":99"])
+    let plugins = try harness.plugins()
+    #expect(Set(plugins.keys) == ["notify", "dnd", "x11", "statusbar"])
+    for (id, plugin) in plugins {
+      #expect(plugin["source"] == "built-in")
+      #expect(plugin["location"]?.hasSuffix("/libgrow-plugin-\(id).so") == true)
+      #expect(plugin["state"] == "running", "\(id): \(plugin)")
+    }
+    let maps = try harness.daemonMemoryMap()
+    for id in ["notify", "dnd", "x11", "statusbar"] {
+      #expect(maps.contains("libgrow-plugin-\(id).so"))
+    }
+  }
+
+  @Test func aDisabledPluginIsNotEvenLoaded() throws {
+    let harness = try DaemonHarness(
+      config: """
+        [plugins]
+        enable = statusbar, x11
+
+        [plugin.x11]
+        enabled = false
+        """)
+    let plugins = try harness.plugins()
+    #expect(plugins["statusbar"]?["state"] == "running")
+    for id in ["notify", "dnd", "x11"] {
+      #expect(plugins[id]?["state"] == "disabled", "\(id)")
+    }
+    let maps = try harness.daemonMemoryMap()
+    #expect(maps.contains("libgrow-plugin-statusbar.so"))
+    #expect(!maps.contains("libgrow-plugin-notify.so"))
+    #expect(!maps.contains("libgrow-plugin-x11.so"))
+  }
+
+  @Test func anUnknownPluginIsReportedWithTheValidOnes() throws {
+    let harness = try DaemonHarness(config: "[plugins]\nenable = notfy, statusbar\n")
+    let plugins = try harness.plugins()
+    #expect(plugins["notfy"]?["state"] == "failed")
+    #expect(
+      plugins["notfy"]?["error"]
+        == "unknown plugin 'notfy'; did you mean 'notify'? (known: dnd, notify, statusbar, x11)")
+    #expect(plugins["statusbar"]?["state"] == "running")
+  }
+
+  @Test func withoutADisplayTheX11PluginIsUnavailableAndTheRestRuns() throws {
+    let harness = try DaemonHarness(environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
+    let plugins = try harness.plugins()
+    #expect(plugins["x11"]?["state"] == "unavailable")
+    #expect(plugins["x11"]?["error"] == "DISPLAY is not set; the X11 monitor needs an X session")
+    #expect(plugins["statusbar"]?["state"] == "running")
+    let human = try harness.grow("plugins")
+    #expect(human.stdout.contains("x11        unavailable  built-in "))
+    #expect(human.stdout.contains("    why: DISPLAY is not set"))
+  }
+
+  @Test func aPluginWhoseSetUpThrowsIsDisabledAndTheDaemonRunsOn() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    try harness.installPlugin(library: "libgrowtest-throws-on-init.so", as: "throws-on-init")
+    try harness.start()
+    let plugins = try harness.plugins()
+    #expect(plugins["throws-on-init"]?["source"] == "library")
+    #expect(plugins["throws-on-init"]?["state"] == "failed")
+    #expect(plugins["throws-on-init"]?["error"] == "fixture: refusing to start")
+    #expect(plugins["statusbar"]?["state"] == "running")
+    #expect(try harness.grow("start").status == 0)
+  }
+
+  @Test func aPluginWhoseHandlerThrowsIsDisabledAndTheTimerIsUnaffected() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    try harness.installPlugin(library: "libgrowtest-throws-in-handler.so", as: "throws-in-handler")
+    try harness.start()
+    #expect(try harness.plugins()["throws-in-handler"]?["state"] == "running")
+    #expect(try harness.grow("start").status == 0)
+    let plugin = try harness.plugins()["throws-in-handler"]
+    #expect(plugin?["state"] == "failed")
+    #expect(plugin?["error"] == "event handler threw: fixture: broken handler")
+    #expect(try harness.status()["state"] as? String == "focus")
+    #expect(try harness.grow("pause").status == 0)
+  }
+
+  @Test func aPluginBuiltForAnotherAPIVersionIsRefusedWithBothVersions() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    try harness.installPlugin(library: "libgrowtest-future-api.so", as: "future-api")
+    try harness.start()
+    let error = try harness.plugins()["future-api"]?["error"] ?? ""
+    #expect(error.hasSuffix(
+      "libgrow-plugin-future-api.so was built for Grow plugin API 99, but this grow provides "
+        + "API 1; rebuild the plugin against this version of GrowKit"))
+  }
+
+  @Test func librariesThatAreNotPluginsOrAreUnsafeAreRefused() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    try harness.installPlugin(library: "libGrowKit.so", as: "bogus")
+    try harness.installPlugin(
+      library: "libgrowtest-throws-on-init.so", as: "writable", mode: 0o777)
+    try harness.installPlugin(library: "libgrowtest-throws-on-init.so", as: "renamed")
+    try harness.start()
+    let plugins = try harness.plugins()
+    let directory = harness.pluginDirectory
+    #expect(
+      plugins["bogus"]?["error"]
+        == "\(directory)/libgrow-plugin-bogus.so is not a Grow plugin: it has no 'grow_plugin' "
+        + "entry point")
+    #expect(
+      plugins["writable"]?["error"]
+        == "refusing to load \(directory)/libgrow-plugin-writable.so: it is writable by other "
+        + "users; run 'chmod go-w \(directory)/libgrow-plugin-writable.so'")
+    #expect(
+      plugins["renamed"]?["error"]
+        == "\(directory)/libgrow-plugin-renamed.so should hold plugin 'renamed' but holds "
+        + "'throws-on-init'; rename the file to libgrow-plugin-throws-on-init.so")
+    #expect(try harness.grow("status").status == 0)
+  }
+
+  @Test func statusbarKeepsTheStatusFileAndRemovesItOnExit() throws {
+    let harness = try DaemonHarness(config: "[plugins]\nenable = statusbar\n")
+    let file = harness.environment["XDG_RUNTIME_DIR", default: ""] + "/grow/status.json"
+    #expect(try harness.grow("start").status == 0)
+    let written = harness.daemon?.waitUntil(timeout: 5) {
+      ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").contains("\"focus\"")
+    }
+    #expect(written == true)
+    let attributes = try FileManager.default.attributesOfItem(atPath: file)
+    #expect(attributes[.posixPermissions] as? Int == 0o600)
+    #expect(harness.daemon?.terminate() == 0)
+    #expect(!FileManager.default.fileExists(atPath: file))
+  }
+
+  @Test func reloadingNeedsAKnownEnabledPlugin() throws {
+    let harness = try DaemonHarness(config: "[plugins]\nenable = statusbar\n")
+    #expect(try harness.grow("plugins", "reload", "statusbar").status == 0)
+    let unknown = try harness.grow("plugins", "reload", "statusbra")
+    #expect(unknown.status == 1)
+    #expect(unknown.stderr.contains("no plugin 'statusbra'; did you mean 'statusbar'?"))
+    let disabled = try harness.grow("plugins", "reload", "notify")
+    #expect(disabled.stderr.contains("plugin 'notify' is not enabled"))
+  }
+}

@@ -21,7 +21,7 @@ public struct SessionOverrides: Sendable, Equatable {
     var card = card
     for (label, value) in [("focus", focus), ("short-break", shortBreak), ("long-break", longBreak)] {
       if let value, !(1...DurationText.maximum).contains(value) {
-        throw .invalidArgument("\(label) must be between 1s and 24h, not \(Int(value))s")
+        throw .invalidArgument("\(label) must be between 1s and 24h, not \(shownSeconds(value))")
       }
     }
     card.focus = focus ?? card.focus
@@ -30,6 +30,12 @@ public struct SessionOverrides: Sendable, Equatable {
     if let intention { card.intention = intention.isEmpty ? nil : intention }
     return card
   }
+}
+
+/// `value` seconds for an error message. `Int(value)` would trap on the very values these
+/// messages reject (infinity, NaN, 1e20), which can arrive from D-Bus.
+private func shownSeconds(_ value: TimeInterval) -> String {
+  value.rounded() == value && abs(value) < 1e15 ? "\(Int(value))s" : "\(value)s"
 }
 
 /// The focus / short-break / long-break state machine, driven by deadlines.
@@ -184,7 +190,7 @@ public final class FocusTimer {
     guard case .running(var phase) = mode else { throw notRunning("extend") }
     guard seconds >= 1, phase.duration + seconds <= DurationText.maximum else {
       throw .invalidArgument(
-        "can only extend by 1s or more, up to a phase of 24h (asked for \(Int(seconds))s)")
+        "can only extend by 1s or more, up to a phase of 24h (asked for \(shownSeconds(seconds)))")
     }
     phase.duration += seconds
     mode = .running(phase)

@@ -96,7 +96,8 @@ public final class FocusTimer {
 
   /// Starts a session on `cardName` (the default card for nil or empty).
   ///
-  /// While the next phase of the same card is waiting, starts that phase instead.
+  /// While the next phase is waiting, starts that phase instead when `cardName` is nil, empty
+  /// or the session's card (and there are no overrides).
   public func start(card cardName: String? = nil, overrides: SessionOverrides = .init())
     throws(TimerError)
   {
@@ -107,7 +108,8 @@ public final class FocusTimer {
         "\(phase.kind.displayName) on '\(phase.card)' is already running "
           + "(\(DurationText.clock(phase.remaining(at: time.now))) left); "
           + "use 'grow stop' to end it or 'grow skip' to move on")
-    case .awaiting(let next) where session?.card.name == card.name && overrides == .init():
+    case .awaiting(let next)
+    where overrides == .init() && ((cardName ?? "").isEmpty || session?.card.name == card.name):
       begin(next, at: time.now)
     case .awaiting, .idle:
       if case .awaiting = mode { endSession() }

@@ -166,6 +166,8 @@ public final class FocusTimer {
     case .idle:
       throw notRunning("skip")
     case .awaiting(let next):
+      // A skipped long break still closes the set; otherwise the count stays at N.
+      if next == .longBreak { session?.focusSinceLongBreak = 0 }
       begin(phase(after: next, completed: false), at: time.now)
     case .running(let phase):
       finish(phase, outcome: .skipped, at: time.now)

@@ -16,6 +16,8 @@ public enum DurationText {
       guard minutes >= 0 else { throw .malformed(text) }
       return try checked(TimeInterval(minutes) * 60, text)
     }
+    // Only digits, yet not an Int: too many of them.
+    if trimmed.allSatisfy({ $0.isASCII && $0.isNumber }) { throw .tooLong(text) }
     var total: TimeInterval = 0
     var digits = ""
     var seenUnits = Set<Character>()
@@ -25,9 +27,10 @@ public enum DurationText {
         continue
       }
       if character == " " { continue }
-      guard let value = Int(digits), value <= 100_000 else { throw .malformed(text) }
-      guard !seenUnits.contains(character) else { throw .malformed(text) }
-      seenUnits.insert(character)
+      guard !digits.isEmpty, "hms".contains(character), seenUnits.insert(character).inserted
+      else { throw .malformed(text) }
+      // A well-formed amount this large is far past the 24h limit.
+      guard let value = Int(digits), value <= 100_000 else { throw .tooLong(text) }
       switch character {
       case "h": total += TimeInterval(value) * 3600
       case "m": total += TimeInterval(value) * 60

@@ -21,7 +21,7 @@ public struct SessionOverrides: Sendable, Equatable {
     var card = card
     for (label, value) in [("focus", focus), ("short-break", shortBreak), ("long-break", longBreak)] {
       if let value, !(1...DurationText.maximum).contains(value) {
-        throw .invalidArgument("\(label) must be between 1s and 24h, not \(Int(value))s")
+        throw .invalidArgument("\(label) must be between 1s and 24h, not \(shownSeconds(value))")
       }
     }
     card.focus = focus ?? card.focus
@@ -30,6 +30,12 @@ public struct SessionOverrides: Sendable, Equatable {
     if let intention { card.intention = intention.isEmpty ? nil : intention }
     return card
   }
+}
+
+/// `value` seconds for an error message. `Int(value)` would trap on the very values these
+/// messages reject (infinity, NaN, 1e20), which can arrive from D-Bus.
+private func shownSeconds(_ value: TimeInterval) -> String {
+  value.rounded() == value && abs(value) < 1e15 ? "\(Int(value))s" : "\(value)s"
 }
 
 /// The focus / short-break / long-break state machine, driven by deadlines.
@@ -90,7 +96,8 @@ public final class FocusTimer {
 
   /// Starts a session on `cardName` (the default card for nil or empty).
   ///
-  /// While the next phase of the same card is waiting, starts that phase instead.
+  /// While the next phase is waiting, starts that phase instead when `cardName` is nil, empty
+  /// or the session's card (and there are no overrides).
   public func start(card cardName: String? = nil, overrides: SessionOverrides = .init())
     throws(TimerError)
   {
@@ -101,7 +108,8 @@ public final class FocusTimer {
         "\(phase.kind.displayName) on '\(phase.card)' is already running "
           + "(\(DurationText.clock(phase.remaining(at: time.now))) left); "
           + "use 'grow stop' to end it or 'grow skip' to move on")
-    case .awaiting(let next) where session?.card.name == card.name && overrides == .init():
+    case .awaiting(let next)
+    where overrides == .init() && ((cardName ?? "").isEmpty || session?.card.name == card.name):
       begin(next, at: time.now)
     case .awaiting, .idle:
       if case .awaiting = mode { endSession() }
@@ -158,6 +166,8 @@ public final class FocusTimer {
     case .idle:
       throw notRunning("skip")
     case .awaiting(let next):
+      // A skipped long break still closes the set; otherwise the count stays at N.
+      if next == .longBreak { session?.focusSinceLongBreak = 0 }
       begin(phase(after: next, completed: false), at: time.now)
     case .running(let phase):
       finish(phase, outcome: .skipped, at: time.now)
@@ -184,7 +194,7 @@ public final class FocusTimer {
     guard case .running(var phase) = mode else { throw notRunning("extend") }
     guard seconds >= 1, phase.duration + seconds <= DurationText.maximum else {
       throw .invalidArgument(
-        "can only extend by 1s or more, up to a phase of 24h (asked for \(Int(seconds))s)")
+        "can only extend by 1s or more, up to a phase of 24h (asked for \(shownSeconds(seconds)))")
     }
     phase.duration += seconds
     mode = .running(phase)

@@ -1,0 +1,49 @@
+import GrowCore
+import Testing
+
+@Suite("TimerError")
+struct TimerErrorTests {
+  @Test func unknownCardSuggestsTheNearMiss() {
+    let error = TimerError.unknownCard("mtah", known: ["work", "math"])
+    #expect(error.description == "no card named 'mtah'; did you mean 'math'? (cards: work, math)")
+  }
+
+  @Test func unknownCardWithoutANearMissListsTheCards() {
+    let error = TimerError.unknownCard("gardening", known: ["work", "math"])
+    #expect(error.description == "no card named 'gardening' (cards: work, math)")
+  }
+
+  @Test func unknownCardIgnoresCaseWhenSuggesting() {
+    let error = TimerError.unknownCard("MATH", known: ["work", "math"])
+    #expect(error.description == "no card named 'MATH'; did you mean 'math'? (cards: work, math)")
+  }
+
+  @Test func stateAndArgumentErrorsShowTheirMessage() {
+    #expect(TimerError.invalidState("nothing is running").description == "nothing is running")
+    #expect(TimerError.invalidArgument("too long").description == "too long")
+  }
+}
+
+@Suite("closestMatch")
+struct ClosestMatchTests {
+  @Test(arguments: [
+    ("mtah", "math"), ("fcous", "focus"), ("wrok", "work"), ("writting", "writing"),
+    ("Work", "work"), ("mat", "math"), ("maths", "math"),
+  ])
+  func findsTypos(typo: String, meant: String) {
+    #expect(closestMatch(to: typo, in: ["work", "math", "focus", "writing"]) == meant)
+  }
+
+  @Test(arguments: ["gardening", "x", "", "zzzz"])
+  func staysQuietWhenNothingIsClose(word: String) {
+    #expect(closestMatch(to: word, in: ["work", "math"]) == nil)
+  }
+
+  @Test func noCandidatesMeansNoSuggestion() {
+    #expect(closestMatch(to: "work", in: []) == nil)
+  }
+
+  @Test func prefersTheNearestCandidate() {
+    #expect(closestMatch(to: "reading", in: ["writing", "reding", "read"]) == "reding")
+  }
+}

@@ -221,15 +221,15 @@ func readsDurationForms(text: String, seconds: Double) throws {
     try notify.duration("warn-before", default: 60)
   }
   #expect(
-    describe { try notify.duration("warn-before", default: 60) }
+    describe { _ = try notify.duration("warn-before", default: 60) }
       == "/home/u/.config/grow/config.ini:2: warn-before = '1x' in [plugin.notify]: "
       + "'1x' is not a duration; write it like 25m, 90s or 1h30m")
   #expect(
-    describe { try notify.bool("sound", default: true) }
+    describe { _ = try notify.bool("sound", default: true) }
       == "/home/u/.config/grow/config.ini:3: sound = 'loud' in [plugin.notify]: "
       + "'loud' is not true or false; write true/false, yes/no, on/off or 1/0")
   #expect(
-    describe { try notify.int("repeat", default: 1, in: 1...5) }
+    describe { _ = try notify.int("repeat", default: 1, in: 1...5) }
       == "/home/u/.config/grow/config.ini:4: repeat = '9' in [plugin.notify]: "
       + "'9' is not a whole number from 1 to 5")
   #expect(

@@ -56,5 +56,6 @@ let package = Package(
     .testTarget(name: "GrowDaemonTests", dependencies: [kit, "GrowDaemon", "GrowTestSupport"]),
     .testTarget(name: "GrowCLITests", dependencies: ["GrowTestSupport"]),
     .testTarget(name: "GrowConfigTests", dependencies: [kit]),
+    .testTarget(name: "ExamplesTests", dependencies: ["GrowTestSupport"]),
   ]
 )

@@ -29,7 +29,7 @@ help:
 	@echo "make build   - swift build (debug)"
 	@echo "make run     - install deps, build, run 'grow demo' (private desktop if none)"
 	@echo "make test    - install deps, build, run the whole suite on a private desktop"
-	@echo "make bench   - benchmarks (none yet)"
+	@echo "make bench   - benchmarks: print performance figures (release build)"
 	@echo "make format  - swift format, in place"
 	@echo "make lint    - swift format lint --strict"
 	@echo "make clean   - remove build output"
@@ -58,9 +58,10 @@ test: deps
 	$(SWIFT) build --build-tests
 	scripts/with-desktop --private $(SWIFT) test --disable-xctest
 
-# Placeholder until the benchmarks exist.
-bench:
-	@echo "no benchmarks yet"
+# Performance figures (release build): event bus throughput and more. Prints, asserts nothing.
+bench: deps
+	$(SWIFT) build -c release --product grow-bench
+	.build/release/grow-bench
 
 # Rewrite the sources with the project style (.swift-format).
 format:

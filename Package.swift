@@ -33,6 +33,8 @@ let package = Package(
     .target(name: "GrowDaemon", dependencies: [kit]),
     .target(name: "GrowCLI", dependencies: [kit, "GrowDaemon"]),
     .executableTarget(name: "grow", dependencies: ["GrowCLI"]),
+    // Benchmarks (make bench): prints figures, asserts nothing.
+    .executableTarget(name: "grow-bench", dependencies: [kit, "GrowDaemon"]),
 
     // Built-in plugins, in Plugins/ (run-time plugins, not SwiftPM package plugins).
     .target(name: "NotifyPlugin", dependencies: [kit], path: "Plugins/NotifyPlugin"),

@@ -12,10 +12,11 @@ extension Commands {
     let card = FocusCard(
       name: "demo", focus: 6, shortBreak: 3, longBreak: 5, longBreakAfter: 2,
       autoStartBreaks: true, autoStartFocus: false, intention: "see how Grow works")
-    // The demo's own timer, with no plugins: it shows the cycle, not the desktop.
+    // The demo's own timer, with the plugins that show the cycle on the desktop.
     let daemon = Daemon(
       config: GrowConfig(
-        deck: CardDeck(cards: [card], defaultCardName: card.name), enabledPlugins: []),
+        deck: CardDeck(cards: [card], defaultCardName: card.name),
+        enabledPlugins: ["notify", "statusbar"]),
       log: Logger(label: "demo", minimumLevel: .warning))
     do {
       try daemon.start()

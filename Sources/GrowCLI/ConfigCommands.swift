@@ -1,6 +1,7 @@
 import Foundation
 import GrowConfig
 import GrowCore
+import GrowDaemon
 
 /// Reads the config (the default path when `path` is nil). Errors come out as they are: one
 /// `FILE:LINE: message` per problem.
@@ -30,12 +31,18 @@ extension Commands {
     let shownPath = path ?? GrowConfig.defaultPath()
     do {
       let config = try loadConfiguration(path)
+      let problems = PluginHost.configurationProblems(in: config, directories: .standard())
+      guard problems.isEmpty else { throw CLIError.failed(problems.joined(separator: "\n")) }
       let source =
         config.path == nil ? "no config file at \(shownPath); using the defaults" : "\(shownPath): ok"
       say("\(source) (cards: \(config.deck.names.joined(separator: ", ")); default: "
           + "\(config.deck.defaultCardName))")
-    } catch {
+    } catch let error as ConfigError {
       throw .failed(error.description)
+    } catch let error as CLIError {
+      throw error
+    } catch {
+      throw .failed("\(error)")
     }
   }
 }

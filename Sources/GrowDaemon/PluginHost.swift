@@ -131,7 +131,7 @@ public final class PluginHost {
   /// Loads and starts what `config` enables; records the rest as disabled.
   public func start(with config: GrowConfig) {
     self.config = config
-    let plan = Self.plan(config: config, available: discover())
+    let plan = Self.plan(config: config, available: Self.discover(in: directories))
     order = plan.map(\.id)
     for item in plan {
       records[item.id] = Record(id: item.id, source: item.source, state: .disabled, summary: "")
@@ -228,8 +228,19 @@ public final class PluginHost {
     var decision: Decision
   }
 
+  /// What `grow config check` reports about plugins, without loading any: ids that name no
+  /// plugin.
+  public static func configurationProblems(
+    in config: GrowConfig, directories: PluginDirectories
+  ) -> [String] {
+    plan(config: config, available: discover(in: directories)).compactMap { item in
+      guard case .refuse(let reason) = item.decision else { return nil }
+      return "\(config.path ?? "config"): [plugins] enable: \(reason)"
+    }
+  }
+
   /// The libraries found on disk, by id; built-in directories first.
-  func discover() -> [String: Source] {
+  static func discover(in directories: PluginDirectories) -> [String: Source] {
     var found: [String: Source] = [:]
     let scan = { (directory: String, builtIn: Bool) in
       let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []

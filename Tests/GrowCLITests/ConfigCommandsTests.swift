@@ -38,6 +38,16 @@ import Testing
     #expect(check.stdout == "\(harness.configPath): ok (cards: work, math; default: work)\n")
   }
 
+  @Test func checkNamesUnknownPluginsWithTheKnownOnes() throws {
+    let harness = try DaemonHarness(config: "[plugins]\nenable = notfy, dnd\n", startDaemon: false)
+    let check = try harness.grow("config", "check")
+    #expect(check.status == 1)
+    #expect(
+      check.stderr
+        == "grow: \(harness.configPath): [plugins] enable: unknown plugin 'notfy'; did you mean "
+        + "'notify'? (known: dnd, notify, statusbar, x11)\n")
+  }
+
   @Test func checkOfAMissingExplicitFileFails() throws {
     let harness = try DaemonHarness(startDaemon: false)
     let check = try harness.grow("config", "check", "/nonexistent/grow.ini")

@@ -153,11 +153,8 @@ import Testing
         long-break = 1s
         long-break-after = 2
         """)
-    let monitor = try BackgroundProcess(
-      "dbus-monitor",
-      ["--session", "type='signal',sender='org.grow.Grow1'"], environment: harness.bus.environment)
+    let monitor = try watchSignals(harness)
     defer { monitor.kill() }
-    _ = monitor.waitUntil(timeout: 5) { monitor.stdout.contains("NameAcquired") }
 
     #expect(try harness.grow("start").status == 0)
     var status = try harness.waitForStatus { $0["next"] as? String == "focus" }
@@ -189,16 +186,22 @@ import Testing
 
   @Test func nothingIsSentWhileAPhaseSimplyRuns() throws {
     let harness = try DaemonHarness()
-    let monitor = try BackgroundProcess(
-      "dbus-monitor",
-      ["--session", "type='signal',sender='org.grow.Grow1'"], environment: harness.bus.environment)
+    let monitor = try watchSignals(harness)
     defer { monitor.kill() }
-    _ = monitor.waitUntil(timeout: 5) { monitor.stdout.contains("NameAcquired") }
     #expect(try harness.grow("start").status == 0)
     _ = monitor.waitUntil(timeout: 5) { monitor.stdout.contains("PropertiesChanged") }
     let countAfterStart = monitor.stdout.components(separatedBy: "member=").count
     Thread.sleep(forTimeInterval: 2.5)
     #expect(monitor.stdout.components(separatedBy: "member=").count == countAfterStart)
+  }
+
+  /// dbus-monitor watching every signal Grow sends, ready once it has joined the bus.
+  private func watchSignals(_ harness: DaemonHarness) throws -> BackgroundProcess {
+    let monitor = try BackgroundProcess(
+      "dbus-monitor",
+      ["--session", "type='signal',sender='org.grow.Grow1'"], environment: harness.bus.environment)
+    _ = monitor.waitUntil(timeout: 5) { monitor.stdout.contains("NameAcquired") }
+    return monitor
   }
 
   /// The string and integer arguments of each `member` signal in dbus-monitor output.

@@ -33,5 +33,6 @@ let package = Package(
     .testTarget(name: "GrowDaemonTests", dependencies: [kit, "GrowDaemon", "GrowTestSupport"]),
     .testTarget(name: "GrowCLITests", dependencies: ["GrowTestSupport"]),
     .testTarget(name: "GrowConfigTests", dependencies: [kit]),
+    .testTarget(name: "GrowPluginKitTests", dependencies: [kit]),
   ]
 )

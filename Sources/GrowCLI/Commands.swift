@@ -140,14 +140,17 @@ enum Commands {
     try expect(arguments, atMost: 0, "daemon")
     let log = Logger(label: "daemon")
     let configPath = arguments.value("config")
+    let config = try loadDaemonConfig(configPath)
     let daemon = Daemon(
-      deck: try loadDeck(configPath), log: log,
+      deck: config.deck, log: log,
       reloadDeck: { () throws in try loadConfiguration(configPath).deck })
     do {
-      try daemon.run()
+      try daemon.start()
     } catch {
       throw .failed(error.description)
     }
+    daemon.startExternalPlugins(from: config, growVersion: growVersion)
+    dispatchMain()
   }
 
   private static func runHelp(_ words: [String]) throws(CLIError) {

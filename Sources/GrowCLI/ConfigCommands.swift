@@ -9,11 +9,11 @@ func loadConfiguration(_ path: String?) throws(ConfigError) -> GrowConfig {
 }
 
 extension Commands {
-  /// The cards the daemon starts with. A broken config stops the daemon from starting, so the
+  /// The config the daemon starts with. A broken config stops the daemon from starting, so the
   /// person fixes it now instead of wondering later why their card is missing.
-  static func loadDeck(_ path: String?) throws(CLIError) -> CardDeck {
+  static func loadDaemonConfig(_ path: String?) throws(CLIError) -> GrowConfig {
     do {
-      return try loadConfiguration(path).deck
+      return try loadConfiguration(path)
     } catch {
       throw .failed("the config has problems; nothing was started:\n\(error.description)")
     }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GrowConfig
 import GrowCore
 import GrowDBus
 import GrowPluginKit
@@ -35,6 +36,7 @@ public final class Daemon {
   private var service: TimerService?
   private var signalSources: [any DispatchSourceSignal] = []
   private let reloadDeck: (() throws -> CardDeck)?
+  private var externalPlugins: [ExternalPlugin] = []
 
   /// - Parameter reloadDeck: reads the cards again on SIGHUP; nil to ignore SIGHUP.
   public init(deck: CardDeck, log: Logger, reloadDeck: (() throws -> CardDeck)? = nil) {
@@ -89,6 +91,8 @@ public final class Daemon {
   /// Leaves cleanly: the bus name is released when the connection closes.
   public func shutdown(status: Int32 = 0) -> Never {
     log.info("shutting down")
+    // Sends SIGTERM at least; `stopExternalPlugins(then:)` is the path that also waits.
+    for plugin in externalPlugins { plugin.stop() }
     connection?.close()
     exit(status)
   }
@@ -99,11 +103,50 @@ public final class Daemon {
       let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
       source.setEventHandler { [weak self] in
         MainActor.assumeIsolated {
-          if number == SIGHUP { self?.reload() } else { self?.shutdown() }
+          if number == SIGHUP {
+            self?.reload()
+          } else {
+            self?.stopExternalPlugins { self?.shutdown() }
+          }
         }
       }
       source.resume()
       signalSources.append(source)
+    }
+  }
+
+  // MARK: External plugins, until the plugin host takes over
+
+  /// Starts an `ExternalPlugin` for every `[plugin.ID]` section with an `exec` key. A stopgap
+  /// so external plugins run end to end; the plugin host (PluginHost.swift) replaces it.
+  public func startExternalPlugins(from config: GrowConfig, growVersion: String) {
+    let home = ProcessInfo.processInfo.environment["HOME"]
+    for (id, section) in config.pluginSections.sorted(by: { $0.key < $1.key }) {
+      do {
+        guard let arguments = try ExecCommandLine.arguments(of: section, home: home) else {
+          continue
+        }
+        let context = PluginContext(
+          id: id, config: section, log: log.named(id), events: events, timer: timer)
+        let plugin = ExternalPlugin(context: context, arguments: arguments, growVersion: growVersion)
+        externalPlugins.append(plugin)
+        plugin.start()
+      } catch {
+        log.error("plugin \(id) not started: \(error)")
+      }
+    }
+  }
+
+  /// Stops every external plugin and calls `completion` once all are gone (SIGTERM, then
+  /// SIGKILL after their grace period).
+  private func stopExternalPlugins(then completion: @escaping () -> Void) {
+    var remaining = externalPlugins.count
+    guard remaining > 0 else { return completion() }
+    for plugin in externalPlugins {
+      plugin.stop {
+        remaining -= 1
+        if remaining == 0 { completion() }
+      }
     }
   }
 

@@ -40,9 +40,12 @@ struct SpawnedChild {
 enum ChildExit: Equatable, CustomStringConvertible {
   case exited(Int32)
   case killed(signal: Int32)
+  /// Someone else in the process collected the status (a `waitpid(-1)` elsewhere).
+  case statusUnavailable
 
   var description: String {
     switch self {
+    case .statusUnavailable: "exited"
     case .exited(let code): "exited with status \(code)"
     case .killed(let signal): "was killed by signal \(signal) (\(String(cString: strsignal(signal))))"
     }
@@ -124,7 +127,10 @@ enum ChildProcess {
   /// Collects the child's exit status without waiting; nil while it still runs.
   static func reap(_ pid: pid_t) -> ChildExit? {
     var status: Int32 = 0
-    guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+    let result = waitpid(pid, &status, WNOHANG)
+    // Called once the pidfd says the child has exited, so ECHILD means it was reaped already.
+    if result == -1 && errno == ECHILD { return .statusUnavailable }
+    guard result == pid else { return nil }
     // The W* macros are not imported; these are their glibc definitions.
     let signal = status & 0x7f
     return signal == 0 ? .exited((status >> 8) & 0xff) : .killed(signal: signal)

@@ -106,12 +106,13 @@ import Testing
 
   @Test func commandResults() {
     #expect(
-      EventJSON.commandResult(command: "pause", error: nil)
-        == #"{"command":"pause","ok":true,"type":"command-result","v":1}"# + "\n")
+      EventJSON.commandResult(command: "pause", error: nil, at: Self.start)
+        == #"{"command":"pause","ok":true,"time":"2025-03-01T09:30:00.000Z","#
+        + #""type":"command-result","v":1}"# + "\n")
     #expect(
-      EventJSON.commandResult(command: nil, error: "not JSON")
-        == #"{"command":null,"error":"not JSON","ok":false,"type":"command-result","v":1}"#
-        + "\n")
+      EventJSON.commandResult(command: nil, error: "not JSON", at: Self.start)
+        == #"{"command":null,"error":"not JSON","ok":false,"time":"2025-03-01T09:30:00.000Z","#
+        + #""type":"command-result","v":1}"# + "\n")
   }
 
   // MARK: Commands from plugins

@@ -75,9 +75,12 @@ public enum EventJSON {
   }
 
   /// The reply to one command line. `command` is the command's name when the line had one.
-  public static func commandResult(command: String?, error: String?) -> String {
+  public static func commandResult(command: String?, error: String?, at time: Date = Date())
+    -> String
+  {
     var fields: [String: JSONValue] = [
-      "v": .int(version), "type": .string("command-result"), "command": .string(command),
+      "v": .int(version), "type": .string("command-result"), "time": .time(time),
+      "command": .string(command),
       "ok": .bool(error == nil),
     ]
     if let error { fields["error"] = .string(error) }

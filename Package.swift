@@ -59,5 +59,6 @@ let package = Package(
     .testTarget(name: "GrowCLITests", dependencies: ["GrowTestSupport"]),
     .testTarget(name: "GrowConfigTests", dependencies: [kit]),
     .testTarget(name: "ExamplesTests", dependencies: ["GrowTestSupport"]),
+    .testTarget(name: "GrowPluginKitTests", dependencies: [kit]),
   ]
 )

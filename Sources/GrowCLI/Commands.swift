@@ -227,6 +227,3 @@ enum Commands {
     }
   }
 }
-
-/// The version printed by `grow --version`.
-let growVersion = "0.1.0"

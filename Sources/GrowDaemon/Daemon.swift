@@ -116,7 +116,8 @@ public final class Daemon {
     dispatchMain()
   }
 
-  /// Leaves cleanly: the bus name is released when the connection closes.
+  /// Leaves cleanly: the bus name is released when the connection closes. Plugins that are
+  /// still running are told to stop but not waited for; SIGTERM waits for them first.
   public func shutdown(status: Int32 = 0) -> Never {
     log.info("shutting down")
     plugins.stopAll()
@@ -130,7 +131,12 @@ public final class Daemon {
       let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
       source.setEventHandler { [weak self] in
         MainActor.assumeIsolated {
-          if number == SIGHUP { self?.reload() } else { self?.shutdown() }
+          if number == SIGHUP {
+            self?.reload()
+          } else {
+            // Let every plugin undo what it changed (external ones get SIGTERM, then SIGKILL).
+            self?.plugins.stopAll { self?.shutdown() }
+          }
         }
       }
       source.resume()

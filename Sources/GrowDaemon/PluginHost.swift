@@ -111,6 +111,7 @@ public final class PluginHost {
   private var order: [String] = []
   private var records: [String: Record] = [:]
   private var inProcess: [String: any GrowPlugin] = [:]
+  private var external: [String: ExternalPlugin] = [:]
 
   public init(
     directories: PluginDirectories, log: Logger,
@@ -138,14 +139,24 @@ public final class PluginHost {
       switch item.decision {
       case .load: load(item.id)
       case .skip: break
-      case .refuse(let reason): set(item.id, .failed(reason))
+      case .refuse(let reason):
+        set(item.id, .failed(reason))
+        log.error("plugin '\(item.id)' not started: \(reason)")
       }
     }
   }
 
-  /// Stops every running plugin, so each can undo what it changed.
-  public func stopAll() {
-    for id in order.reversed() { unload(id) }
+  /// Stops every running plugin, so each can undo what it changed, and calls `completion` once
+  /// external plugins have exited too (SIGTERM, then SIGKILL after their grace period).
+  public func stopAll(then completion: @escaping () -> Void = {}) {
+    var waiting = order.count
+    guard waiting > 0 else { return completion() }
+    for id in order.reversed() {
+      unload(id) {
+        waiting -= 1
+        if waiting == 0 { completion() }
+      }
+    }
   }
 
   /// Stops a plugin and starts it again (after the X server came back, say).
@@ -192,18 +203,43 @@ public final class PluginHost {
         set(id, .failed("\(error)"))
         log.error("plugin '\(id)' failed to start: \(error)")
       }
-    case .executable:
-      set(id, .failed("external plugins are not supported yet"))
+    case .executable(let arguments):
+      let plugin = ExternalPlugin(
+        context: makeContext(id, section), arguments: arguments, growVersion: growVersion)
+      plugin.onStateChange = { [weak self] state in self?.set(id, Self.state(of: state)) }
+      external[id] = plugin
+      records[id]?.summary = "runs \(arguments.first ?? "")"
+      plugin.start()
+      set(id, Self.state(of: plugin.state))
     case .unknown:
       break
     }
   }
 
-  private func unload(_ id: String) {
-    guard let plugin = inProcess.removeValue(forKey: id) else { return }
-    plugin.stop()
+  private func unload(_ id: String, then completion: @escaping () -> Void = {}) {
     unsubscribe(id)
+    if let plugin = inProcess.removeValue(forKey: id) {
+      plugin.stop()
+    }
+    if let plugin = external.removeValue(forKey: id) {
+      plugin.onStateChange = nil
+      // The closure keeps the plugin alive until its process is gone.
+      plugin.stop {
+        withExtendedLifetime(plugin) { completion() }
+      }
+    } else {
+      completion()
+    }
     if records[id]?.state == .running { set(id, .disabled) }
+  }
+
+  private static func state(of external: ExternalPlugin.State) -> State {
+    switch external {
+    case .running: .running
+    case .restarting(let delay): .restarting("restarting in \(DurationText.format(delay))")
+    case .failed(let reason): .failed(reason)
+    case .stopped: .disabled
+    }
   }
 
   /// Set by the daemon: removes every event subscription a plugin made.
@@ -261,9 +297,16 @@ public final class PluginHost {
   /// `exec`) load unless their section says `enabled = false`; everything else is disabled.
   static func plan(config: GrowConfig, available: [String: Source]) -> [PlanItem] {
     var sources = available
+    var broken: [String: String] = [:]
+    let home = ProcessInfo.processInfo.environment["HOME"]
     for (id, section) in config.pluginSections {
-      if let exec = section.string("exec") {
-        sources[id] = .executable(arguments: [exec])
+      do {
+        if let arguments = try ExecCommandLine.arguments(of: section, home: home) {
+          sources[id] = .executable(arguments: arguments)
+        }
+      } catch {
+        sources[id] = .executable(arguments: [])
+        broken[id] = error.description
       }
     }
     let known = Array(sources.keys)
@@ -283,7 +326,8 @@ public final class PluginHost {
         continue
       }
       let enabled = (try? config.pluginSections[id]?.bool("enabled", default: true)) ?? true
-      items.append(PlanItem(id: id, source: source, decision: enabled ? .load : .skip))
+      let decision: Decision = !enabled ? .skip : broken[id].map { .refuse($0) } ?? .load
+      items.append(PlanItem(id: id, source: source, decision: decision))
     }
     for id in sources.keys.sorted() where !items.contains(where: { $0.id == id }) {
       items.append(PlanItem(id: id, source: sources[id] ?? .unknown, decision: .skip))

@@ -1,0 +1,203 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// The C side of external plugins, kept in one place: posix_spawn, pipes, pidfd, waitpid,
+// kill, and non-blocking read/write. Everything else works with the Swift names below.
+
+/// Why a child could not be started.
+enum SpawnError: Error, CustomStringConvertible {
+  case pipeFailed(errno: Int32)
+  case spawnFailed(program: String, errno: Int32)
+  case pidfdUnavailable(errno: Int32)
+
+  var description: String {
+    switch self {
+    case .pipeFailed(let code): "cannot create a pipe: \(String(cString: strerror(code)))"
+    case .spawnFailed(let program, let code):
+      "cannot start '\(program)': \(String(cString: strerror(code)))"
+        + (code == ENOENT ? " (not found; give a full path or check PATH)" : "")
+    case .pidfdUnavailable(let code):
+      "cannot watch the child (pidfd_open needs Linux 5.3 or later): "
+        + String(cString: strerror(code))
+    }
+  }
+}
+
+/// A started child: its pid, the parent's ends of its three pipes (non-blocking, close-on-exec)
+/// and a pidfd that becomes readable when it exits.
+struct SpawnedChild {
+  let pid: pid_t
+  let stdin: Int32
+  let stdout: Int32
+  let stderr: Int32
+  let exitNotifier: Int32
+}
+
+/// How a child ended.
+enum ChildExit: Equatable, CustomStringConvertible {
+  case exited(Int32)
+  case killed(signal: Int32)
+  /// Someone else in the process collected the status (a `waitpid(-1)` elsewhere).
+  case statusUnavailable
+
+  var description: String {
+    switch self {
+    case .statusUnavailable: "exited"
+    case .exited(let code): "exited with status \(code)"
+    case .killed(let signal): "was killed by signal \(signal) (\(String(cString: strsignal(signal))))"
+    }
+  }
+}
+
+enum ChildProcess {
+  /// Starts `arguments[0]` (looked up on PATH when it has no slash) with `environment`, in its
+  /// own process group, with no signals blocked and the signals the daemon ignores back at
+  /// their defaults (an ignored SIGTERM or SIGPIPE would otherwise survive exec).
+  static func spawn(_ arguments: [String], environment: [String: String]) throws(SpawnError)
+    -> SpawnedChild
+  {
+    var pipes: [(read: Int32, write: Int32)] = []
+    defer {
+      // The child's ends are closed in the parent whatever happens; ours survive below.
+      for pair in pipes { close(pair.read); close(pair.write) }
+    }
+    for _ in 0..<3 {
+      var ends: [Int32] = [-1, -1]
+      // pipe2 is not imported; nothing else in the daemon forks, so setting close-on-exec
+      // right after pipe() leaves no window in which another spawn could inherit them.
+      guard pipe(&ends) == 0 else { throw .pipeFailed(errno: errno) }
+      for descriptor in ends { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+      pipes.append((ends[0], ends[1]))
+    }
+    let (input, output, errorOutput) = (pipes[0], pipes[1], pipes[2])
+
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    // dup2 clears close-on-exec on the copy, so only 0, 1 and 2 reach the child.
+    posix_spawn_file_actions_adddup2(&actions, input.read, 0)
+    posix_spawn_file_actions_adddup2(&actions, output.write, 1)
+    posix_spawn_file_actions_adddup2(&actions, errorOutput.write, 2)
+
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var noSignals = sigset_t()
+    sigemptyset(&noSignals)
+    var defaultSignals = sigset_t()
+    sigemptyset(&defaultSignals)
+    for number in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2] {
+      sigaddset(&defaultSignals, number)
+    }
+    posix_spawnattr_setsigmask(&attributes, &noSignals)
+    posix_spawnattr_setsigdefault(&attributes, &defaultSignals)
+    posix_spawnattr_setpgroup(&attributes, 0)
+    let flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+    posix_spawnattr_setflags(&attributes, Int16(flags))
+
+    let argv = arguments.map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+      for pointer in argv + envp { free(pointer) }
+    }
+    var pid: pid_t = 0
+    let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+    guard result == 0 else { throw .spawnFailed(program: arguments[0], errno: result) }
+
+    let notifier = pidfdOpen(pid)
+    guard notifier >= 0 else {
+      let code = errno
+      kill(-pid, SIGKILL)
+      _ = waitpid(pid, nil, 0)
+      throw .pidfdUnavailable(errno: code)
+    }
+    for descriptor in [input.write, output.read, errorOutput.read] {
+      _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+    }
+    // Keep the parent's ends: take them out of the list the defer closes.
+    pipes = [(input.read, -1), (-1, output.write), (-1, errorOutput.write)]
+    return SpawnedChild(
+      pid: pid, stdin: input.write, stdout: output.read, stderr: errorOutput.read,
+      exitNotifier: notifier)
+  }
+
+  /// Collects the child's exit status without waiting; nil while it still runs.
+  static func reap(_ pid: pid_t) -> ChildExit? {
+    var status: Int32 = 0
+    let result = waitpid(pid, &status, WNOHANG)
+    // Called once the pidfd says the child has exited, so ECHILD means it was reaped already.
+    if result == -1 && errno == ECHILD { return .statusUnavailable }
+    guard result == pid else { return nil }
+    // The W* macros are not imported; these are their glibc definitions.
+    let signal = status & 0x7f
+    return signal == 0 ? .exited((status >> 8) & 0xff) : .killed(signal: signal)
+  }
+
+  /// Sends `signal` to the child's whole process group (it leads its own).
+  static func signalGroup(_ pid: pid_t, _ signal: Int32) {
+    if kill(-pid, signal) != 0 { kill(pid, signal) }
+  }
+
+  enum Transfer {
+    case done(Int)
+    case wouldBlock
+    /// The other end is gone (EOF when reading, EPIPE when writing) or another error.
+    case closed
+  }
+
+  /// Writes what it can without blocking. A reader that has gone gives `.closed`, not SIGPIPE:
+  /// SIGPIPE is blocked on this thread for the write and a pending one consumed, so the
+  /// process-wide disposition (inherited by every other child) stays untouched.
+  static func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Transfer {
+    var pipeSignal = sigset_t()
+    var saved = sigset_t()
+    sigemptyset(&pipeSignal)
+    sigaddset(&pipeSignal, SIGPIPE)
+    pthread_sigmask(SIG_BLOCK, &pipeSignal, &saved)
+    defer {
+      var now = timespec(tv_sec: 0, tv_nsec: 0)
+      while sigtimedwait(&pipeSignal, nil, &now) == SIGPIPE {}
+      pthread_sigmask(SIG_SETMASK, &saved, nil)
+    }
+    while true {
+      let count = Glibc.write(descriptor, bytes.baseAddress, bytes.count)
+      if count >= 0 { return .done(count) }
+      switch errno {
+      case EINTR: continue
+      case EAGAIN: return .wouldBlock
+      default: return .closed
+      }
+    }
+  }
+
+  /// Reads what is there without blocking.
+  static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Transfer {
+    while true {
+      let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+      if count > 0 { return .done(count) }
+      if count == 0 { return .closed }
+      switch errno {
+      case EINTR: continue
+      case EAGAIN: return .wouldBlock
+      default: return .closed
+      }
+    }
+  }
+
+  static func closeDescriptor(_ descriptor: Int32) { close(descriptor) }
+
+  /// pidfd_open(2), looked up at run time: glibc 2.36 has it, but not in the Swift module map.
+  private static func pidfdOpen(_ pid: pid_t) -> Int32 {
+    typealias PidfdOpen = @convention(c) (pid_t, UInt32) -> Int32
+    guard let symbol = dlsym(nil, "pidfd_open") else {
+      errno = ENOSYS
+      return -1
+    }
+    let descriptor = unsafeBitCast(symbol, to: PidfdOpen.self)(pid, 0)
+    if descriptor >= 0 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+    return descriptor
+  }
+}

@@ -1,0 +1,457 @@
+import Dispatch
+import Foundation
+import GrowCore
+import GrowPluginKit
+
+/// A plugin in its own process, in any language: it gets every event as a JSON line on stdin
+/// and may send commands as JSON lines on stdout (docs/plugin-protocol.md).
+///
+/// Everything runs on the main queue, driven by DispatchSources: one per pipe, one on a pidfd
+/// that fires when the child exits, and one-shot timers only while a restart or a kill is
+/// pending. Nothing wakes the daemon while the plugin is quiet. The daemon never blocks on the
+/// child: output to it waits in a bounded buffer, and a child that lets it fill up, floods its
+/// output or exits is stopped and restarted with backoff, then given up on.
+@MainActor
+public final class ExternalPlugin {
+  public enum State: Equatable, Sendable, CustomStringConvertible {
+    case running
+    /// Waiting `after` seconds before starting the child again.
+    case restarting(after: TimeInterval)
+    /// Given up on until the daemon restarts or the plugin is reloaded.
+    case failed(reason: String)
+    /// Not started, or stopped on purpose.
+    case stopped
+
+    public var description: String {
+      switch self {
+      case .running: "running"
+      case .restarting(let delay): "restarting in \(DurationText.format(delay))"
+      case .failed(let reason): "failed: \(reason)"
+      case .stopped: "stopped"
+      }
+    }
+  }
+
+  /// The bounds that keep a misbehaving child from hurting the daemon.
+  public struct Limits: Sendable {
+    /// Bytes of events waiting for a child that does not read before it is cut off.
+    public var outgoingBuffer = 256 * 1024
+    /// Lines (stdout and stderr together) per second before it is cut off.
+    public var linesPerSecond = 1000
+    public var firstRestartDelay: TimeInterval = 1
+    public var maximumRestartDelay: TimeInterval = 60
+    /// This many failures within `failureWindow` and the plugin stays failed.
+    public var failuresBeforeGivingUp = 5
+    public var failureWindow: TimeInterval = 120
+    /// A run this long counts as healthy: the backoff starts again at `firstRestartDelay`.
+    public var healthyRun: TimeInterval = 60
+    /// Between SIGTERM and SIGKILL in `stop()`.
+    public var stopGracePeriod: TimeInterval = 2
+
+    public init() {}
+    public static let standard = Limits()
+  }
+
+  public let id: String
+  /// The program and its arguments, as split from `exec`.
+  public let arguments: [String]
+  public private(set) var state: State = .stopped {
+    didSet { if state != oldValue { onStateChange?(state) } }
+  }
+  /// Why the child last ended or could not start, for `grow plugins`.
+  public private(set) var lastError: String?
+  /// Called on the main actor after every change of `state`.
+  public var onStateChange: ((State) -> Void)?
+  /// The running child's pid, for diagnostics.
+  public var pid: Int32? { run?.child.pid }
+
+  private let context: PluginContext
+  private let growVersion: String
+  private let limits: Limits
+  private var run: Run?
+  private var restartTimer: (any DispatchSourceTimer)?
+  private var recentFailures: [Date] = []
+  private var consecutiveFailures = 0
+  private var isSubscribed = false
+  private var isStopping = false
+  private var whenStopped: [() -> Void] = []
+  private var stderrLog = LogRateLimiter()
+  private var refusalLog = LogRateLimiter()
+
+  public init(
+    context: PluginContext, arguments: [String], growVersion: String, limits: Limits = .standard
+  ) {
+    precondition(!arguments.isEmpty, "ExecCommandLine.split never returns an empty list")
+    id = context.id
+    self.context = context
+    self.arguments = arguments
+    self.growVersion = growVersion
+    self.limits = limits
+  }
+
+  /// Starts the child; also after `failed`, with a clean slate.
+  public func start() {
+    guard run == nil, restartTimer == nil else { return }
+    isStopping = false
+    recentFailures = []
+    consecutiveFailures = 0
+    if !isSubscribed {
+      isSubscribed = true
+      context.subscribeToAll { [weak self] event in
+        self?.send(EventJSON.line(for: event, at: Date()))
+      }
+    }
+    launch()
+  }
+
+  /// SIGTERM to the child's process group and EOF on its stdin; SIGKILL after the grace period
+  /// if it is still there. `completion` runs once the child is gone (at once if none runs).
+  public func stop(then completion: (() -> Void)? = nil) {
+    isStopping = true
+    restartTimer?.cancel()
+    restartTimer = nil
+    guard let run else {
+      state = .stopped
+      completion?()
+      return
+    }
+    if let completion { whenStopped.append(completion) }
+    guard run.killTimer == nil else { return }
+    run.closeInput()
+    ChildProcess.signalGroup(run.child.pid, SIGTERM)
+    run.killTimer = Self.oneShot(after: limits.stopGracePeriod) { [weak self, weak run] in
+      guard let self, let run, self.run === run else { return }
+      self.context.log.warning("did not exit \(self.limits.stopGracePeriod)s after SIGTERM; killing it")
+      ChildProcess.signalGroup(run.child.pid, SIGKILL)
+    }
+  }
+
+  // MARK: Running the child
+
+  private func launch() {
+    restartTimer = nil
+    var environment = context.environment
+    environment["GROW_PLUGIN_ID"] = id
+    environment["GROW_PROTOCOL"] = String(EventJSON.version)
+    let child: SpawnedChild
+    do {
+      child = try ChildProcess.spawn(arguments, environment: environment)
+    } catch {
+      failed(error.description)
+      return
+    }
+    let run = Run(child: child)
+    self.run = run
+    run.onWritable = { [weak self, weak run] in
+      guard let self, let run, self.run === run else { return }
+      self.flush(run)
+    }
+    run.onOutput = { [weak self, weak run] stream, pieces in
+      guard let self, let run, self.run === run, run.cutOffReason == nil else { return }
+      self.handle(pieces, from: stream, of: run)
+    }
+    run.onExit = { [weak self, weak run] exit in
+      guard let self, let run, self.run === run else { return }
+      self.finish(run, exit)
+    }
+    run.activate()
+    state = .running
+    context.log.info("started \(arguments.joined(separator: " ")) (pid \(child.pid))")
+    send(EventJSON.hello(growVersion: growVersion, status: context.timer.status, at: Date()))
+  }
+
+  /// Queues `line` for the child and writes what the pipe takes now.
+  private func send(_ line: String) {
+    guard let run, run.cutOffReason == nil, !run.inputClosed else { return }
+    run.outgoing.append(contentsOf: line.utf8)
+    if run.outgoing.count - run.outgoingSent > limits.outgoingBuffer {
+      cutOff(run, "stopped reading its input (\(limits.outgoingBuffer / 1024) KiB of events waiting)")
+      return
+    }
+    flush(run)
+  }
+
+  private func flush(_ run: Run) {
+    while run.outgoingSent < run.outgoing.count {
+      let result = run.outgoing.withUnsafeBytes { bytes in
+        ChildProcess.write(run.child.stdin, UnsafeRawBufferPointer(rebasing: bytes[run.outgoingSent...]))
+      }
+      switch result {
+      case .done(let count):
+        run.outgoingSent += count
+      case .wouldBlock:
+        run.waitForWritable(true)
+        return
+      case .closed:
+        // The child closed its stdin on purpose; it just wants no more events.
+        run.closeInput()
+        return
+      }
+    }
+    run.outgoing.removeAll(keepingCapacity: run.outgoing.count <= 64 * 1024)
+    run.outgoingSent = 0
+    run.waitForWritable(false)
+  }
+
+  private func handle(_ pieces: [LineSplitter.Piece], from stream: Run.Stream, of run: Run) {
+    for piece in pieces {
+      guard run.cutOffReason == nil else { return }
+      if run.countLine(limit: limits.linesPerSecond) {
+        cutOff(run, "flooded its output (more than \(limits.linesPerSecond) lines in a second)")
+        return
+      }
+      switch (stream, piece) {
+      case (.stderr, .line(let bytes)):
+        logLimited(&stderrLog, String(decoding: bytes, as: UTF8.self))
+      case (.stderr, .tooLong(let count)):
+        logLimited(&stderrLog, "(a line of \(count) bytes on stderr, not shown)")
+      case (.stdout, .line(let bytes)):
+        execute(bytes)
+      case (.stdout, .tooLong(let count)):
+        refuse(.lineTooLong(bytes: count, limit: PluginCommand.maximumLineLength))
+      }
+    }
+  }
+
+  private func execute(_ line: [UInt8]) {
+    // Blank lines are harmless separators, not commands.
+    guard line.contains(where: { !Character(Unicode.Scalar($0)).isWhitespace }) else { return }
+    let command: PluginCommand
+    do {
+      command = try PluginCommand.parse(line)
+    } catch {
+      refuse(error)
+      return
+    }
+    let timer = context.timer
+    do throws(TimerError) {
+      switch command {
+      case .pause: try timer.pause()
+      case .resume: try timer.resume()
+      case .toggle: try timer.toggle()
+      case .skip: try timer.skip()
+      case .stop: try timer.stop()
+      case .start(let card): try timer.start(card: card, overrides: SessionOverrides())
+      case .extend(let seconds): try timer.extend(by: seconds)
+      case .log(let message): logLimited(&stderrLog, message)
+      }
+      send(EventJSON.commandResult(command: command.name, error: nil))
+    } catch {
+      send(EventJSON.commandResult(command: command.name, error: error.description))
+    }
+  }
+
+  private func refuse(_ error: PluginCommandError) {
+    logLimited(&refusalLog, "refused a command line: \(error)", level: .warning)
+    send(EventJSON.commandResult(command: error.command, error: error.description))
+  }
+
+  private func logLimited(
+    _ limiter: inout LogRateLimiter, _ message: String, level: Logger.Level = .info
+  ) {
+    let (allowed, heldBack) = limiter.admit()
+    guard allowed else { return }
+    if heldBack > 0 { context.log.warning("(\(heldBack) lines not logged: too many)") }
+    context.log.log(level, message)
+  }
+
+  /// Kills a misbehaving child; its exit then counts as a failure with `reason`.
+  private func cutOff(_ run: Run, _ reason: String) {
+    guard run.cutOffReason == nil else { return }
+    run.cutOffReason = reason
+    run.outgoing = []
+    run.outgoingSent = 0
+    context.log.warning("\(reason); killing it")
+    ChildProcess.signalGroup(run.child.pid, SIGKILL)
+  }
+
+  private func finish(_ run: Run, _ exit: ChildExit) {
+    // What it wrote before exiting still counts: commands and log lines.
+    run.drainOutput()
+    run.cancel()
+    self.run = nil
+    if isStopping {
+      state = .stopped
+      context.log.info("stopped (\(exit))")
+      let completions = whenStopped
+      whenStopped = []
+      for completion in completions { completion() }
+      return
+    }
+    if Date().timeIntervalSince(run.startedAt) >= limits.healthyRun { consecutiveFailures = 0 }
+    failed(run.cutOffReason ?? exit.description)
+  }
+
+  /// Records a failure and restarts with backoff, or gives up after too many.
+  private func failed(_ reason: String) {
+    lastError = reason
+    let now = Date()
+    recentFailures = recentFailures.filter { now.timeIntervalSince($0) < limits.failureWindow }
+    recentFailures.append(now)
+    consecutiveFailures += 1
+    guard recentFailures.count < limits.failuresBeforeGivingUp else {
+      context.log.error(
+        "\(reason); giving up after \(recentFailures.count) failures in "
+          + "\(DurationText.format(limits.failureWindow)) (restart the daemon or reload to retry)")
+      state = .failed(reason: reason)
+      return
+    }
+    let exponent = Double(min(consecutiveFailures - 1, 30))
+    let delay = min(limits.maximumRestartDelay, limits.firstRestartDelay * pow(2, exponent))
+    context.log.warning("\(reason); restarting in \(DurationText.format(delay))")
+    state = .restarting(after: delay)
+    restartTimer = Self.oneShot(after: delay) { [weak self] in
+      guard let self, self.restartTimer != nil else { return }
+      self.launch()
+    }
+  }
+
+  /// A timer source that fires once on the main queue.
+  static func oneShot(after delay: TimeInterval, _ action: @escaping @MainActor () -> Void)
+    -> any DispatchSourceTimer
+  {
+    let source = DispatchSource.makeTimerSource(queue: .main)
+    source.schedule(deadline: .now() + delay, leeway: .milliseconds(10))
+    source.setEventHandler { MainActor.assumeIsolated { action() } }
+    source.resume()
+    return source
+  }
+}
+
+/// One child process and its DispatchSources; the sources close their descriptors when
+/// cancelled, so a descriptor is never closed while a source still watches it.
+@MainActor
+private final class Run {
+  enum Stream { case stdout, stderr }
+
+  let child: SpawnedChild
+  let startedAt = Date()
+  var outgoing: [UInt8] = []
+  /// How much of `outgoing` the pipe has taken.
+  var outgoingSent = 0
+  private(set) var inputClosed = false
+  var cutOffReason: String?
+  var killTimer: (any DispatchSourceTimer)?
+
+  var onWritable: () -> Void = {}
+  var onOutput: (Stream, [LineSplitter.Piece]) -> Void = { _, _ in }
+  var onExit: (ChildExit) -> Void = { _ in }
+
+  private let input: any DispatchSourceWrite
+  private var inputSuspended = true
+  private let outputs: [(Stream, any DispatchSourceRead)]
+  private var splitters: [Stream: LineSplitter]
+  private let exitWatch: any DispatchSourceRead
+  private var floodWindowStart = Date.distantPast
+  private var floodCount = 0
+
+  init(child: SpawnedChild) {
+    self.child = child
+    input = DispatchSource.makeWriteSource(fileDescriptor: child.stdin, queue: .main)
+    outputs = [
+      (.stdout, DispatchSource.makeReadSource(fileDescriptor: child.stdout, queue: .main)),
+      (.stderr, DispatchSource.makeReadSource(fileDescriptor: child.stderr, queue: .main)),
+    ]
+    splitters = [
+      .stdout: LineSplitter(limit: PluginCommand.maximumLineLength),
+      .stderr: LineSplitter(limit: PluginCommand.maximumLineLength),
+    ]
+    exitWatch = DispatchSource.makeReadSource(fileDescriptor: child.exitNotifier, queue: .main)
+  }
+
+  /// Installs the handlers and starts watching; the input source stays suspended until a
+  /// write would block, so an idle pipe wakes nobody.
+  func activate() {
+    let (stdin, exitNotifier) = (child.stdin, child.exitNotifier)
+    input.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.onWritable() } }
+    input.setCancelHandler { ChildProcess.closeDescriptor(stdin) }
+    for (stream, source) in outputs {
+      let descriptor = Int32(source.handle)
+      source.setEventHandler { [weak self] in
+        MainActor.assumeIsolated { self?.readReady(stream) }
+      }
+      source.setCancelHandler { ChildProcess.closeDescriptor(descriptor) }
+      source.resume()
+    }
+    exitWatch.setEventHandler { [weak self] in
+      MainActor.assumeIsolated {
+        guard let self, let exit = ChildProcess.reap(self.child.pid) else { return }
+        self.exitWatch.cancel()
+        self.onExit(exit)
+      }
+    }
+    exitWatch.setCancelHandler { ChildProcess.closeDescriptor(exitNotifier) }
+    exitWatch.resume()
+  }
+
+  func waitForWritable(_ waiting: Bool) {
+    guard !inputClosed, waiting == inputSuspended else { return }
+    inputSuspended = !waiting
+    if waiting { input.resume() } else { input.suspend() }
+  }
+
+  /// Gives the child EOF on stdin and drops what was waiting for it.
+  func closeInput() {
+    guard !inputClosed else { return }
+    inputClosed = true
+    outgoing = []
+    outgoingSent = 0
+    // A suspended source must be resumed before it can be cancelled and released.
+    if inputSuspended { input.resume() }
+    input.cancel()
+  }
+
+  /// Counts one line against the flood limit; true when the limit is exceeded.
+  func countLine(limit: Int) -> Bool {
+    let now = Date()
+    if now.timeIntervalSince(floodWindowStart) >= 1 {
+      floodWindowStart = now
+      floodCount = 0
+    }
+    floodCount += 1
+    return floodCount > limit
+  }
+
+  /// Reads whatever is still in the pipes after the child exited.
+  func drainOutput() {
+    for (stream, source) in outputs where !source.isCancelled {
+      for _ in 0..<16 where !source.isCancelled {
+        if !readAvailable(stream, source: source) { break }
+      }
+    }
+  }
+
+  private func readReady(_ stream: Stream) {
+    guard let source = outputs.first(where: { $0.0 == stream })?.1 else { return }
+    readAvailable(stream, source: source)
+  }
+
+  /// Reads one chunk; false when nothing more is there now.
+  @discardableResult
+  private func readAvailable(_ stream: Stream, source: any DispatchSourceRead) -> Bool {
+    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    let result = buffer.withUnsafeMutableBytes { ChildProcess.read(Int32(source.handle), into: $0) }
+    switch result {
+    case .done(let count):
+      let chunk: ArraySlice<UInt8> = buffer[..<count]
+      let pieces = splitters[stream]?.feed(chunk) ?? []
+      if !pieces.isEmpty { onOutput(stream, pieces) }
+      return true
+    case .wouldBlock:
+      return false
+    case .closed:
+      let pieces = splitters[stream]?.finish() ?? []
+      source.cancel()
+      if !pieces.isEmpty { onOutput(stream, pieces) }
+      return false
+    }
+  }
+
+  func cancel() {
+    closeInput()
+    for (_, source) in outputs where !source.isCancelled { source.cancel() }
+    if !exitWatch.isCancelled { exitWatch.cancel() }
+    killTimer?.cancel()
+    killTimer = nil
+  }
+}

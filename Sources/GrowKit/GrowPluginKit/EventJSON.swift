@@ -1,0 +1,185 @@
+import Foundation
+import GrowCore
+
+// The JSON-lines protocol, version 1, spoken with out-of-process plugins (any language).
+// docs/plugin-protocol.md is its reference for plugin authors; keep the two in step, and never
+// rename or retype a field of v1: add fields instead, and bump `EventJSON.version` only for a
+// change that breaks existing readers.
+
+/// A JSON value as the plugin protocol writes it. Numbers are `Double`; whole numbers are
+/// written without a fraction (`1500`, not `1500.0`).
+public enum JSONValue: Sendable, Equatable {
+  case string(String)
+  case number(Double)
+  case bool(Bool)
+  case null
+  case object([String: JSONValue])
+
+  /// A string, or `null` for nil.
+  public static func string(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+
+  /// Seconds, rounded to milliseconds (event times carry milliseconds, so finer is noise).
+  public static func seconds(_ value: TimeInterval) -> JSONValue {
+    .number((value * 1000).rounded() / 1000)
+  }
+
+  public static func int(_ value: Int) -> JSONValue { .number(Double(value)) }
+
+  /// An instant as ISO 8601 UTC with milliseconds (`2025-03-01T09:30:00.000Z`), or `null`.
+  public static func time(_ date: Date?) -> JSONValue {
+    date.map { .string(EventJSON.timestamp($0)) } ?? .null
+  }
+
+  /// The Foundation object JSONSerialization writes.
+  var foundationObject: Any {
+    switch self {
+    case .string(let text): text
+    case .number(let number):
+      // Whole numbers as integers, so readers in typed languages get an int where one is meant.
+      number.rounded() == number && abs(number) < 1e15 ? Int(number) : number
+    case .bool(let flag): flag
+    case .null: NSNull()
+    case .object(let fields): fields.mapValues(\.foundationObject)
+    }
+  }
+}
+
+/// An event that carries fields in the plugin protocol. Events that do not conform are still
+/// sent, with `v`, `type` and `time` only.
+public protocol JSONLineEvent: GrowEvent {
+  /// The event's own fields, snake_case keys; `v`, `type` and `time` are added around them.
+  func jsonFields() -> [String: JSONValue]
+}
+
+/// Encodes the lines the daemon writes to an external plugin: one JSON object per line, keys
+/// sorted, no embedded newlines.
+public enum EventJSON {
+  /// The protocol version, sent as `"v"` in every line.
+  public static let version = 1
+
+  /// The line for `event`, which happened at `time`.
+  public static func line(for event: any GrowEvent, at time: Date) -> String {
+    var fields = (event as? any JSONLineEvent)?.jsonFields() ?? [:]
+    fields["v"] = .int(version)
+    fields["type"] = .string(type(of: event).eventName)
+    fields["time"] = .time(time)
+    return encode(fields)
+  }
+
+  /// The first line a new plugin process receives.
+  public static func hello(growVersion: String, status: TimerStatus, at time: Date) -> String {
+    encode([
+      "v": .int(version), "type": .string("hello"), "time": .time(time),
+      "grow": .string(growVersion), "status": .object(status.jsonObject),
+    ])
+  }
+
+  /// The reply to one command line. `command` is the command's name when the line had one.
+  public static func commandResult(command: String?, error: String?, at time: Date = Date())
+    -> String
+  {
+    var fields: [String: JSONValue] = [
+      "v": .int(version), "type": .string("command-result"), "time": .time(time),
+      "command": .string(command),
+      "ok": .bool(error == nil),
+    ]
+    if let error { fields["error"] = .string(error) }
+    return encode(fields)
+  }
+
+  /// One line, keys sorted, ending in `\n`. JSONSerialization escapes control characters in
+  /// strings, so the only newline is the terminator.
+  public static func encode(_ fields: [String: JSONValue]) -> String {
+    let object = fields.mapValues(\.foundationObject)
+    guard
+      let data = try? JSONSerialization.data(
+        withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+    else {
+      // Only non-finite numbers can fail, and durations never are; say so rather than crash.
+      return #"{"error":"unencodable event","v":1}"# + "\n"
+    }
+    return String(decoding: data, as: UTF8.self) + "\n"
+  }
+
+  /// ISO 8601 in UTC with milliseconds.
+  public static func timestamp(_ date: Date) -> String {
+    date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+  }
+}
+
+// MARK: Objects shared by several events
+
+extension Phase {
+  /// `{"kind","card","cycle","duration","started_at","ends_at","paused"}`.
+  public var jsonObject: [String: JSONValue] {
+    [
+      "kind": .string(kind.rawValue), "card": .string(card), "cycle": .int(cycle),
+      "duration": .seconds(duration), "started_at": .time(startedAt), "ends_at": .time(deadline),
+      "paused": .bool(isPaused),
+    ]
+  }
+}
+
+extension TimerStatus {
+  /// The same keys as `grow status --json`; absent values are `null` rather than left out.
+  public var jsonObject: [String: JSONValue] {
+    [
+      "state": .string(state.rawValue), "paused": .bool(paused),
+      "card": .string(card.isEmpty ? nil : card), "duration": .seconds(duration),
+      "remaining": .seconds(remaining), "elapsed": .seconds(elapsed),
+      "started_at": .time(startedAt), "ends_at": .time(endsAt), "cycle": .int(cycle),
+      "long_break_after": .int(longBreakAfter), "next": .string(next?.rawValue),
+      "completed_today": .int(completedToday), "focus_today": .seconds(focusToday),
+      "daily_goal": dailyGoal.map { .seconds($0) } ?? .null, "intention": .string(intention),
+    ]
+  }
+}
+
+// MARK: The timer's events
+
+extension PhaseStarted: JSONLineEvent {
+  public func jsonFields() -> [String: JSONValue] {
+    ["phase": .object(phase.jsonObject), "intention": .string(intention)]
+  }
+}
+
+extension PhaseEnded: JSONLineEvent {
+  public func jsonFields() -> [String: JSONValue] {
+    [
+      "phase": .object(phase.jsonObject), "outcome": .string(outcome.rawValue),
+      "ended_at": .time(endedAt), "elapsed": .seconds(elapsed),
+    ]
+  }
+}
+
+extension PhasePaused: JSONLineEvent {
+  public func jsonFields() -> [String: JSONValue] { ["phase": .object(phase.jsonObject)] }
+}
+
+extension PhaseResumed: JSONLineEvent {
+  public func jsonFields() -> [String: JSONValue] {
+    ["phase": .object(phase.jsonObject), "paused_for": .seconds(pausedFor)]
+  }
+}
+
+extension PhaseExtended: JSONLineEvent {
+  public func jsonFields() -> [String: JSONValue] {
+    ["phase": .object(phase.jsonObject), "added_seconds": .seconds(addedSeconds)]
+  }
+}
+
+extension PhaseAwaiting: JSONLineEvent {
+  public func jsonFields() -> [String: JSONValue] {
+    ["next": .string(next.rawValue), "card": .string(card)]
+  }
+}
+
+extension SessionStopped: JSONLineEvent {
+  public func jsonFields() -> [String: JSONValue] {
+    ["card": .string(card), "completed_focus_phases": .int(completedFocusPhases)]
+  }
+}
+
+extension TimerChanged: JSONLineEvent {
+  public func jsonFields() -> [String: JSONValue] { ["status": .object(status.jsonObject)] }
+}

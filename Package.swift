@@ -54,6 +54,7 @@ let package = Package(
     // Tests mirror Sources/ and Plugins/.
     .testTarget(name: "GrowCoreTests", dependencies: [kit]),
     .testTarget(name: "GrowTestSupportTests", dependencies: ["GrowTestSupport"]),
+    .testTarget(name: "GrowLoopTests", dependencies: [kit]),
     .testTarget(name: "GrowDBusTests", dependencies: [kit, "GrowTestSupport"]),
     .testTarget(name: "GrowDaemonTests", dependencies: [kit, "GrowDaemon", "GrowTestSupport"]),
     .testTarget(name: "GrowCLITests", dependencies: ["GrowTestSupport"]),

@@ -104,7 +104,13 @@ enum ChildProcess {
       for pointer in argv + envp { free(pointer) }
     }
     var pid: pid_t = 0
-    let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+    var result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+    // ETXTBSY: the script is still open for writing somewhere (an editor saving it, another
+    // process forked while it was being written). That lasts microseconds; try again briefly.
+    for _ in 0..<20 where result == ETXTBSY {
+      usleep(5_000)
+      result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+    }
     guard result == 0 else { throw .spawnFailed(program: arguments[0], errno: result) }
 
     let notifier = pidfdOpen(pid)

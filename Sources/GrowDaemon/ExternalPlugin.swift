@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import GrowCore
+import GrowLoop
 import GrowPluginKit
 
 /// A plugin in its own process, in any language: it gets every event as a JSON line on stdin
@@ -318,8 +319,8 @@ public final class ExternalPlugin {
   }
 }
 
-/// One child process and its DispatchSources; the sources close their descriptors when
-/// cancelled, so a descriptor is never closed while a source still watches it.
+/// One child process and its descriptor watches. Each descriptor is closed right after its
+/// watch is cancelled; FileWatcher unregisters at once, so that is safe.
 @MainActor
 private final class Run {
   enum Stream { case stdout, stderr }
@@ -337,57 +338,48 @@ private final class Run {
   var onOutput: (Stream, [LineSplitter.Piece]) -> Void = { _, _ in }
   var onExit: (ChildExit) -> Void = { _ in }
 
-  private let input: any DispatchSourceWrite
-  private var inputSuspended = true
-  private let outputs: [(Stream, any DispatchSourceRead)]
+  private var input: FileWatcher.Watch?
+  private var outputs: [Stream: FileWatcher.Watch] = [:]
   private var splitters: [Stream: LineSplitter]
-  private let exitWatch: any DispatchSourceRead
+  private var exitWatch: FileWatcher.Watch?
   private var floodWindowStart = Date.distantPast
   private var floodCount = 0
 
   init(child: SpawnedChild) {
     self.child = child
-    input = DispatchSource.makeWriteSource(fileDescriptor: child.stdin, queue: .main)
-    outputs = [
-      (.stdout, DispatchSource.makeReadSource(fileDescriptor: child.stdout, queue: .main)),
-      (.stderr, DispatchSource.makeReadSource(fileDescriptor: child.stderr, queue: .main)),
-    ]
     splitters = [
       .stdout: LineSplitter(limit: PluginCommand.maximumLineLength),
       .stderr: LineSplitter(limit: PluginCommand.maximumLineLength),
     ]
-    exitWatch = DispatchSource.makeReadSource(fileDescriptor: child.exitNotifier, queue: .main)
   }
 
-  /// Installs the handlers and starts watching; the input source stays suspended until a
-  /// write would block, so an idle pipe wakes nobody.
+  /// Starts watching. Writability of stdin is only watched while a write would block, so an
+  /// idle pipe wakes nobody.
   func activate() {
-    let (stdin, exitNotifier) = (child.stdin, child.exitNotifier)
-    input.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.onWritable() } }
-    input.setCancelHandler { ChildProcess.closeDescriptor(stdin) }
-    for (stream, source) in outputs {
-      let descriptor = Int32(source.handle)
-      source.setEventHandler { [weak self] in
-        MainActor.assumeIsolated { self?.readReady(stream) }
-      }
-      source.setCancelHandler { ChildProcess.closeDescriptor(descriptor) }
-      source.resume()
-    }
-    exitWatch.setEventHandler { [weak self] in
-      MainActor.assumeIsolated {
-        guard let self, let exit = ChildProcess.reap(self.child.pid) else { return }
-        self.exitWatch.cancel()
-        self.onExit(exit)
+    let watcher = FileWatcher.shared
+    input = watcher.watch(child.stdin, for: []) { [weak self] _ in self?.onWritable() }
+    for (stream, descriptor) in [(Stream.stdout, child.stdout), (.stderr, child.stderr)] {
+      outputs[stream] = watcher.watch(descriptor, for: .readable) { [weak self] _ in
+        self?.readAvailable(stream)
       }
     }
-    exitWatch.setCancelHandler { ChildProcess.closeDescriptor(exitNotifier) }
-    exitWatch.resume()
+    exitWatch = watcher.watch(child.exitNotifier, for: .readable) { [weak self] _ in
+      guard let self, let exit = ChildProcess.reap(self.child.pid) else { return }
+      self.stopWatchingExit()
+      self.onExit(exit)
+    }
+  }
+
+  private func stopWatchingExit() {
+    guard let watch = exitWatch else { return }
+    watch.cancel()
+    exitWatch = nil
+    ChildProcess.closeDescriptor(child.exitNotifier)
   }
 
   func waitForWritable(_ waiting: Bool) {
-    guard !inputClosed, waiting == inputSuspended else { return }
-    inputSuspended = !waiting
-    if waiting { input.resume() } else { input.suspend() }
+    guard !inputClosed else { return }
+    input?.interest = waiting ? .writable : []
   }
 
   /// Gives the child EOF on stdin and drops what was waiting for it.
@@ -396,9 +388,9 @@ private final class Run {
     inputClosed = true
     outgoing = []
     outgoingSent = 0
-    // A suspended source must be resumed before it can be cancelled and released.
-    if inputSuspended { input.resume() }
-    input.cancel()
+    input?.cancel()
+    input = nil
+    ChildProcess.closeDescriptor(child.stdin)
   }
 
   /// Counts one line against the flood limit; true when the limit is exceeded.
@@ -414,23 +406,20 @@ private final class Run {
 
   /// Reads whatever is still in the pipes after the child exited.
   func drainOutput() {
-    for (stream, source) in outputs where !source.isCancelled {
-      for _ in 0..<16 where !source.isCancelled {
-        if !readAvailable(stream, source: source) { break }
+    for stream in [Stream.stdout, .stderr] {
+      for _ in 0..<16 where outputs[stream] != nil {
+        if !readAvailable(stream) { break }
       }
     }
   }
 
-  private func readReady(_ stream: Stream) {
-    guard let source = outputs.first(where: { $0.0 == stream })?.1 else { return }
-    readAvailable(stream, source: source)
-  }
-
   /// Reads one chunk; false when nothing more is there now.
   @discardableResult
-  private func readAvailable(_ stream: Stream, source: any DispatchSourceRead) -> Bool {
+  private func readAvailable(_ stream: Stream) -> Bool {
+    guard outputs[stream] != nil else { return false }
+    let descriptor = stream == .stdout ? child.stdout : child.stderr
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-    let result = buffer.withUnsafeMutableBytes { ChildProcess.read(Int32(source.handle), into: $0) }
+    let result = buffer.withUnsafeMutableBytes { ChildProcess.read(descriptor, into: $0) }
     switch result {
     case .done(let count):
       let chunk: ArraySlice<UInt8> = buffer[..<count]
@@ -441,16 +430,23 @@ private final class Run {
       return false
     case .closed:
       let pieces = splitters[stream]?.finish() ?? []
-      source.cancel()
+      closeOutput(stream)
       if !pieces.isEmpty { onOutput(stream, pieces) }
       return false
     }
   }
 
+  private func closeOutput(_ stream: Stream) {
+    guard let watch = outputs.removeValue(forKey: stream) else { return }
+    watch.cancel()
+    ChildProcess.closeDescriptor(stream == .stdout ? child.stdout : child.stderr)
+  }
+
   func cancel() {
     closeInput()
-    for (_, source) in outputs where !source.isCancelled { source.cancel() }
-    if !exitWatch.isCancelled { exitWatch.cancel() }
+    closeOutput(.stdout)
+    closeOutput(.stderr)
+    stopWatchingExit()
     killTimer?.cancel()
     killTimer = nil
   }

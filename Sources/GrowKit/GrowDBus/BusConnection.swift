@@ -1,6 +1,7 @@
 import CDBus
 import Dispatch
 import Foundation
+import GrowLoop
 
 /// A private connection to a message bus, driven by the event loop (the main queue).
 ///
@@ -246,7 +247,8 @@ public final class BusConnection {
   }
 }
 
-/// Turns libdbus watches and timeouts into DispatchSources on the main queue.
+/// Turns libdbus watches into FileWatcher watches and its timeouts into timers, both on the
+/// main queue.
 ///
 /// libdbus keeps a retained reference to the bridge and releases it when the connection is
 /// finalised; the bridge only holds the connection weakly.
@@ -254,7 +256,7 @@ public final class BusConnection {
 private final class LoopBridge {
   let raw: OpaquePointer
   weak var connection: BusConnection?
-  private var watches: [OpaquePointer: WatchSources] = [:]
+  private var watches: [OpaquePointer: FileWatcher.Watch] = [:]
   private var timeouts: [OpaquePointer: any DispatchSourceTimer] = [:]
   private var cancelled = false
 
@@ -323,33 +325,31 @@ private final class LoopBridge {
     timeouts.removeAll()
   }
 
+  /// Creates or updates the descriptor watch standing for a libdbus watch. libdbus toggles
+  /// its write watch around every message it cannot send at once; that only changes the
+  /// interest of an existing watch.
   private func syncWatch(_ watch: OpaquePointer) {
-    watches.removeValue(forKey: watch)?.cancel()
-    guard !cancelled, dbus_watch_get_enabled(watch) != 0 else { return }
-    let fd = dbus_watch_get_unix_fd(watch)
-    let flags = dbus_watch_get_flags(watch)
-    var sources = WatchSources()
-    if flags & DBUS_WATCH_READABLE.rawValue != 0 {
-      let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: .main)
-      source.setEventHandler { [weak self] in
-        MainActor.assumeIsolated { self?.handle(watch, DBUS_WATCH_READABLE.rawValue) }
-      }
-      source.resume()
-      sources.read = source
+    var interest = FileWatcher.Readiness()
+    if !cancelled, dbus_watch_get_enabled(watch) != 0 {
+      let flags = dbus_watch_get_flags(watch)
+      if flags & DBUS_WATCH_READABLE.rawValue != 0 { interest.insert(.readable) }
+      if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { interest.insert(.writable) }
     }
-    if flags & DBUS_WATCH_WRITABLE.rawValue != 0 {
-      let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: .main)
-      source.setEventHandler { [weak self] in
-        MainActor.assumeIsolated { self?.handle(watch, DBUS_WATCH_WRITABLE.rawValue) }
-      }
-      source.resume()
-      sources.write = source
+    if let existing = watches[watch] {
+      existing.interest = interest
+      return
     }
-    watches[watch] = sources
+    let descriptor = dbus_watch_get_unix_fd(watch)
+    watches[watch] = FileWatcher.shared.watch(descriptor, for: interest) { [weak self] ready in
+      self?.handle(watch, ready)
+    }
   }
 
-  private func handle(_ watch: OpaquePointer, _ flags: UInt32) {
+  private func handle(_ watch: OpaquePointer, _ ready: FileWatcher.Readiness) {
     guard !cancelled, watches[watch] != nil else { return }
+    var flags: UInt32 = 0
+    if ready.contains(.readable) { flags |= DBUS_WATCH_READABLE.rawValue }
+    if ready.contains(.writable) { flags |= DBUS_WATCH_WRITABLE.rawValue }
     dbus_watch_handle(watch, flags)
     connection?.drain()
   }
@@ -369,16 +369,6 @@ private final class LoopBridge {
     }
     timer.resume()
     timeouts[timeout] = timer
-  }
-}
-
-/// The dispatch sources standing for one libdbus watch.
-private struct WatchSources {
-  var read: (any DispatchSourceRead)?
-  var write: (any DispatchSourceWrite)?
-  func cancel() {
-    read?.cancel()
-    write?.cancel()
   }
 }
 

@@ -1,0 +1,143 @@
+import Dispatch
+import CEpoll
+import Glibc
+
+/// Calls back on the main queue when file descriptors become readable or writable.
+///
+/// All descriptors share one epoll instance, and only that instance is a DispatchSource, made
+/// once and never cancelled. libdispatch's own per-descriptor sources are not used for
+/// descriptors that come and go: on Linux, setting them up and tearing them down at a high rate
+/// corrupts libdispatch's epoll bookkeeping and crashes its manager thread
+/// (swift-corelibs-libdispatch#949). Here registering and unregistering are plain `epoll_ctl`
+/// calls, done at once on the main thread, so a descriptor can be closed right after its watch
+/// is cancelled. Nothing polls: the process sleeps until a descriptor is ready.
+@MainActor
+public final class FileWatcher {
+  /// What a watch waits for, and what was found ready.
+  public struct Readiness: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let readable = Readiness(rawValue: 1)
+    public static let writable = Readiness(rawValue: 2)
+  }
+
+  /// One registration; cancel it before closing the descriptor.
+  @MainActor
+  public final class Watch {
+    public let descriptor: Int32
+    /// What the handler wants to hear about; changing it takes effect at once.
+    public var interest: Readiness {
+      didSet { if interest != oldValue { watcher?.update(descriptor) } }
+    }
+    fileprivate let handler: (Readiness) -> Void
+    fileprivate weak var watcher: FileWatcher?
+
+    fileprivate init(
+      descriptor: Int32, interest: Readiness, watcher: FileWatcher,
+      handler: @escaping (Readiness) -> Void
+    ) {
+      self.descriptor = descriptor
+      self.interest = interest
+      self.watcher = watcher
+      self.handler = handler
+    }
+
+    /// Stops watching. Safe to call more than once.
+    public func cancel() {
+      watcher?.remove(self)
+      watcher = nil
+    }
+
+    public var isCancelled: Bool { watcher == nil }
+  }
+
+  /// The process's watcher, living on the main queue.
+  public static let shared = FileWatcher()
+
+  private let epoll: Int32
+  private let source: any DispatchSourceRead
+  /// Several watches may share a descriptor (libdbus watches one socket for reading and for
+  /// writing separately); epoll takes each descriptor once, with the union of their interests.
+  private var watches: [Int32: [Watch]] = [:]
+  private var registered: [Int32: UInt32] = [:]
+
+  private init() {
+    epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+    precondition(epoll >= 0, "epoll_create1 failed: \(String(cString: strerror(errno)))")
+    source = DispatchSource.makeReadSource(fileDescriptor: epoll, queue: .main)
+    source.setEventHandler { [unowned(unsafe) self] in
+      MainActor.assumeIsolated { self.dispatchReadyDescriptors() }
+    }
+    source.resume()
+  }
+
+  /// Calls `handler` on the main queue whenever `descriptor` is ready for what `interest`
+  /// names. A hang-up or error is reported as both readable and writable, so the handler's
+  /// next read or write finds out.
+  public func watch(
+    _ descriptor: Int32, for interest: Readiness, _ handler: @escaping (Readiness) -> Void
+  ) -> Watch {
+    let watch = Watch(descriptor: descriptor, interest: interest, watcher: self, handler: handler)
+    watches[descriptor, default: []].append(watch)
+    update(descriptor)
+    return watch
+  }
+
+  private func remove(_ watch: Watch) {
+    watches[watch.descriptor]?.removeAll { $0 === watch }
+    update(watch.descriptor)
+  }
+
+  private func update(_ descriptor: Int32) {
+    let all = watches[descriptor] ?? []
+    if all.isEmpty { watches[descriptor] = nil }
+    let wanted = all.reduce(Readiness()) { $0.union($1.interest) }
+    var mask: UInt32 = 0
+    if wanted.contains(.readable) { mask |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
+    if wanted.contains(.writable) { mask |= EPOLLOUT.rawValue }
+    let current = registered[descriptor]
+    if all.isEmpty {
+      if current != nil { _ = epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, nil) }
+      registered[descriptor] = nil
+      return
+    }
+    guard current != mask else { return }
+    var event = epoll_event()
+    event.events = mask
+    event.data.fd = descriptor
+    var result = epoll_ctl(epoll, current == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, descriptor, &event)
+    // A descriptor closed without cancelling its watch left epoll by itself (ENOENT), or its
+    // number was reused while epoll still knows it (EEXIST): try the other operation.
+    if result != 0, errno == ENOENT || errno == EEXIST {
+      result = epoll_ctl(epoll, errno == ENOENT ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, descriptor, &event)
+    }
+    registered[descriptor] = result == 0 ? mask : nil
+  }
+
+  private func dispatchReadyDescriptors() {
+    var events = [epoll_event](repeating: epoll_event(), count: 64)
+    // Bounded, so one busy descriptor cannot starve the rest of the main queue.
+    for _ in 0..<16 {
+      let count = events.withUnsafeMutableBufferPointer {
+        epoll_wait(epoll, $0.baseAddress, Int32($0.count), 0)
+      }
+      guard count > 0 else { return }
+      for event in events.prefix(Int(count)) {
+        let descriptor = event.data.fd
+        var ready = Readiness()
+        let broken = EPOLLHUP.rawValue | EPOLLERR.rawValue
+        if event.events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | broken) != 0 {
+          ready.insert(.readable)
+        }
+        if event.events & (EPOLLOUT.rawValue | broken) != 0 { ready.insert(.writable) }
+        // A handler may cancel watches (its own or others); only call those still here.
+        for watch in watches[descriptor] ?? [] where !watch.isCancelled {
+          let relevant = ready.intersection(watch.interest)
+          if !relevant.isEmpty { watch.handler(relevant) }
+        }
+      }
+      if count < Int32(events.count) { return }
+    }
+    DispatchQueue.main.async { MainActor.assumeIsolated { self.dispatchReadyDescriptors() } }
+  }
+}

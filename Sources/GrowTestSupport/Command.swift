@@ -70,8 +70,9 @@ public enum Command {
     do {
       try launch(process)
     } catch {
-      stdoutPipe.fileHandleForReading.readabilityHandler = nil
-      stderrPipe.fileHandleForReading.readabilityHandler = nil
+      // The readers end when these write ends close.
+      try? stdoutPipe.fileHandleForWriting.close()
+      try? stderrPipe.fileHandleForWriting.close()
       throw CommandError.launchFailed(command: display, underlying: error)
     }
 
@@ -88,9 +89,7 @@ public enum Command {
 
     // The pipes hit EOF when the child exits, unless a grandchild it left behind still holds
     // them; don't wait for such a grandchild forever.
-    _ = readers.wait(timeout: .now() + 2)
-    stdoutPipe.fileHandleForReading.readabilityHandler = nil
-    stderrPipe.fileHandleForReading.readabilityHandler = nil
+    _ = readers.wait(timeout: .now() + 10)
 
     let out = String(decoding: stdoutData.current.data, as: UTF8.self)
     let err = String(decoding: stderrData.current.data, as: UTF8.self)
@@ -133,26 +132,30 @@ public enum Command {
   }
 
   /// Accumulates everything readable from `handle` until EOF; `group` is left at EOF.
+  /// Reads `handle` to EOF on a thread of its own with plain blocking reads. Not
+  /// `readabilityHandler`: on Linux, setting up and tearing down many libdispatch read sources
+  /// corrupts libdispatch's epoll bookkeeping (swift-corelibs-libdispatch#949).
   private static func collect(_ handle: FileHandle, group: DispatchGroup) -> LockedBox<
     (data: Data, atEOF: Bool)
   > {
     let box = LockedBox((data: Data(), atEOF: false))
     group.enter()
-    handle.readabilityHandler = { handle in
-      let chunk = handle.availableData
-      let reachedEOF = box.withLock { state -> Bool in
-        if state.atEOF { return false }
-        if chunk.isEmpty {
-          state.atEOF = true
-          return true
+    let descriptor = handle.fileDescriptor
+    Thread.detachNewThread {
+      var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+      while true {
+        let count = read(descriptor, &buffer, buffer.count)
+        if count > 0 {
+          box.withLock { $0.data.append(contentsOf: buffer[..<count]) }
+        } else if count < 0, errno == EINTR {
+          continue
+        } else {
+          break
         }
-        state.data.append(chunk)
-        return false
       }
-      if reachedEOF {
-        handle.readabilityHandler = nil
-        group.leave()
-      }
+      box.withLock { $0.atEOF = true }
+      // Keeps the FileHandle (and so the descriptor) open until reading is done.
+      withExtendedLifetime(handle) { group.leave() }
     }
     return box
   }

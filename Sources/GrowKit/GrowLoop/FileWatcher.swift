@@ -114,9 +114,13 @@ public final class FileWatcher {
     registered[descriptor] = result == 0 ? mask : nil
   }
 
+  /// Calls the handlers of every ready descriptor until none is ready. Draining completely
+  /// matters: libdispatch may watch the epoll descriptor edge-triggered, and then a descriptor
+  /// left ready (a handler that read only part of a pipe) would never be reported again.
   private func dispatchReadyDescriptors() {
     var events = [epoll_event](repeating: epoll_event(), count: 64)
-    // Bounded, so one busy descriptor cannot starve the rest of the main queue.
+    // Bounded, so one busy descriptor cannot starve the rest of the main queue; what is left
+    // is picked up on the next turn of the queue.
     for _ in 0..<16 {
       let count = events.withUnsafeMutableBufferPointer {
         epoll_wait(epoll, $0.baseAddress, Int32($0.count), 0)
@@ -136,7 +140,6 @@ public final class FileWatcher {
           if !relevant.isEmpty { watch.handler(relevant) }
         }
       }
-      if count < Int32(events.count) { return }
     }
     DispatchQueue.main.async { MainActor.assumeIsolated { self.dispatchReadyDescriptors() } }
   }

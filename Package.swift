@@ -61,7 +61,7 @@ let package = Package(
     .testTarget(name: "GrowTestSupportTests", dependencies: ["GrowTestSupport"]),
     .testTarget(name: "GrowDBusTests", dependencies: [kit, "GrowTestSupport"]),
     .testTarget(name: "GrowDaemonTests", dependencies: [kit, "GrowDaemon", "GrowTestSupport"]),
-    .testTarget(name: "GrowCLITests", dependencies: ["GrowTestSupport"]),
+    .testTarget(name: "GrowCLITests", dependencies: ["GrowTestSupport", "GrowHistory"]),
     .testTarget(name: "GrowConfigTests", dependencies: [kit]),
     .testTarget(name: "GrowHistoryTests", dependencies: [kit, "GrowHistory", "GrowTestSupport"]),
     .testTarget(name: "ExamplesTests", dependencies: ["GrowTestSupport"]),

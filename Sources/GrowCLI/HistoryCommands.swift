@@ -26,7 +26,7 @@ extension Commands {
       try store.phases(days: days, card: arguments.value("card"))
     }
     if arguments.flag("json") { return say(HistoryExport.json(phases)) }
-    if arguments.flag("csv") { return write(HistoryExport.csv(phases)) }
+    if arguments.flag("csv") { return sayExactly(HistoryExport.csv(phases)) }
     guard !phases.isEmpty else {
       return say("no phases recorded" + (days.map { " from \($0.lowerBound) to \($0.upperBound)" } ?? ""))
     }
@@ -138,8 +138,4 @@ extension Commands {
     return TextChart.Style(enabled: isatty(1) == 1 && !noColor)
   }
 
-  /// Writes `text` as it is (CSV carries its own line ends).
-  static func write(_ text: String) {
-    say(String(text.dropLast(text.hasSuffix("\n") ? 1 : 0)))
-  }
 }

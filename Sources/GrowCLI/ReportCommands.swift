@@ -5,7 +5,8 @@ extension Commands {
   /// `grow report --svg FILE [--week]`: a picture of today (or the last seven days): focus per
   /// day stacked by card, and the garden.
   static func runReport(_ words: [String]) throws(CLIError) {
-    let arguments = try parse(words, values: ["svg"], flags: ["week"], usage: "report")
+    let arguments = try parse(
+      words, values: ["svg", "from", "to"], flags: ["week"], usage: "report")
     try expect(arguments, atMost: 0, "report")
     guard let path = arguments.value("svg"), !path.isEmpty else {
       throw .usage("grow report needs --svg FILE, the picture to write")

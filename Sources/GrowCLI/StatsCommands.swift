@@ -22,7 +22,7 @@ extension Commands {
         daily: try store.dailyActivity(), goal: dailyGoal(), today: LocalDay.today())
     }
     if arguments.flag("json") { return say(HistoryExport.json(statistics)) }
-    if arguments.flag("csv") { return write(HistoryExport.csv(statistics)) }
+    if arguments.flag("csv") { return sayExactly(HistoryExport.csv(statistics)) }
     say(statistics.text(style: terminalStyle))
   }
 }

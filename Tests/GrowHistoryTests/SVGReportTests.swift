@@ -29,6 +29,45 @@ import Testing
     #expect(report.height == 90 + 240 + 120 + 2 * 64)
   }
 
+  /// `GROW_WRITE_SAMPLE=1 swift test --disable-xctest --filter SVGReportTests` rewrites
+  /// examples/report-sample.svg and .png from a seeded, lively week.
+  @Test func theSampleReportIsWrittenOnRequest() throws {
+    guard ProcessInfo.processInfo.environment["GROW_WRITE_SAMPLE"] == "1" else { return }
+    let from = try #require(LocalDay(text: "2026-03-09"))
+    var phases: [PhaseRecord] = []
+    let plan: [[(String, Double, HistoryOutcome)]] = [
+      [("math", 50, .completed), ("math", 50, .completed), ("writing", 25, .completed)],
+      [("work", 25, .completed), ("work", 25, .completed), ("math", 15, .stopped)],
+      [("math", 50, .completed), ("writing", 30, .completed), ("work", 25, .completed)],
+      [("work", 10, .completed), ("writing", 45, .completed)],
+      [("math", 50, .completed), ("math", 50, .completed), ("work", 5, .abandoned)],
+      [("writing", 25, .completed)],
+      [("math", 30, .completed), ("work", 25, .completed), ("work", 25, .completed)],
+    ]
+    for (offset, day) in plan.enumerated() {
+      for (index, (card, minutes, outcome)) in day.enumerated() {
+        let date = from.advanced(by: offset).text
+        phases.append(
+          focus(card, minutes: minutes, endingAt: local("\(date) \(9 + index * 2):00"),
+            outcome: outcome))
+      }
+    }
+    let daily = Dictionary(grouping: phases, by: \.day).mapValues {
+      DayActivity(
+        focusSeconds: $0.reduce(0) { $0 + $1.actualSeconds },
+        completedFocus: $0.filter(\.isCompletedFocus).count)
+    }
+    let statistics = HistoryStatistics(
+      from: from, to: from.advanced(by: 6), card: nil, phases: phases, distractions: [],
+      daily: daily, goal: nil, today: from.advanced(by: 6))
+    let report = SVGReport(statistics: statistics, phases: phases)
+    let examples = RepoPaths.root.appendingPathComponent("examples")
+    let svg = examples.appendingPathComponent("report-sample.svg").path
+    try Data(report.svg.utf8).write(to: URL(fileURLWithPath: svg))
+    let png = examples.appendingPathComponent("report-sample.png").path
+    #expect(try Command.run("rsvg-convert", [svg, "-o", png]).status == 0)
+  }
+
   @Test func rsvgConvertRendersItAtItsSize() throws {
     let report = try week()
     let directory = try TemporaryDirectory()

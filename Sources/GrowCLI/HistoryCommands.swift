@@ -15,7 +15,8 @@ extension Commands {
     case "edit": try editHistory(arguments)
     case nil: try listHistory(arguments)
     case let other?:
-      throw .usage("grow history: unknown action '\(other)' (history, history delete, history edit)")
+      throw .usage(
+        "grow history: unknown action '\(other)' (history, history delete, history edit)")
     }
   }
 
@@ -28,7 +29,8 @@ extension Commands {
     if arguments.flag("json") { return say(HistoryExport.json(phases)) }
     if arguments.flag("csv") { return sayExactly(HistoryExport.csv(phases)) }
     guard !phases.isEmpty else {
-      return say("no phases recorded" + (days.map { " from \($0.lowerBound) to \($0.upperBound)" } ?? ""))
+      return say(
+        "no phases recorded" + (days.map { " from \($0.lowerBound) to \($0.upperBound)" } ?? ""))
     }
     let idWidth = phases.map { "\($0.id)".count }.max() ?? 0
     let cardWidth = phases.map(\.card.count).max() ?? 0
@@ -41,7 +43,8 @@ extension Commands {
         + "\(start.prefix(10)) \(start.dropFirst(11).prefix(5))–\(end.dropFirst(11).prefix(5))  "
         + phase.kind.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + "  "
         + phase.card.padding(toLength: cardWidth, withPad: " ", startingAt: 0) + "  "
-        + "\(DurationText.format(phase.actualSeconds)) of \(DurationText.format(phase.plannedSeconds))"
+        + "\(DurationText.format(phase.actualSeconds)) of "
+        + DurationText.format(phase.plannedSeconds)
         + "  \(phase.outcome.rawValue)"
       if phase.pauseCount > 0 {
         line += " · paused \(phase.pauseCount)× (\(DurationText.format(phase.pausedSeconds)))"
@@ -58,7 +61,8 @@ extension Commands {
     }
     let days = try dayRange(arguments, defaultDays: 1)
     let deleted = try withHistory { store throws(HistoryError) in try store.delete(days: days) }
-    say("deleted \(deleted) phase\(deleted == 1 ? "" : "s") from \(days.lowerBound) to \(days.upperBound)")
+    let noun = deleted == 1 ? "phase" : "phases"
+    say("deleted \(deleted) \(noun) from \(days.lowerBound) to \(days.upperBound)")
   }
 
   private static func editHistory(_ arguments: Arguments) throws(CLIError) {

@@ -25,6 +25,7 @@ extension Commands {
     } catch {
       throw .failed("cannot write \(path): \((error as NSError).localizedDescription)")
     }
-    say("wrote \(path) (\(SVGReport.width)×\(report.height), \(days.lowerBound) to \(days.upperBound))")
+    let size = "\(SVGReport.width)×\(report.height)"
+    say("wrote \(path) (\(size), \(days.lowerBound) to \(days.upperBound))")
   }
 }

@@ -106,7 +106,10 @@ public final class HistoryStore {
     try database.transaction { () throws(HistoryError) in
       let changed = try database.run(
         "UPDATE phases SET card = coalesce(?, card), outcome = coalesce(?, outcome) WHERE id = ?",
-        [card.map(SQLValue.text) ?? .null, outcome.map { .text($0.rawValue) } ?? .null, .integer(id)])
+        [
+          card.map(SQLValue.text) ?? .null, outcome.map { .text($0.rawValue) } ?? .null,
+          .integer(id),
+        ])
       guard changed == 1 else { throw .noSuchPhase(id: id) }
     }
   }
@@ -153,7 +156,10 @@ public final class HistoryStore {
       FROM phases WHERE kind = 'focus' GROUP BY day
       """
     ) { row in
-      (LocalDay(number: row.int(0)), DayActivity(focusSeconds: row.double(1), completedFocus: row.int(2)))
+      (
+        LocalDay(number: row.int(0)),
+        DayActivity(focusSeconds: row.double(1), completedFocus: row.int(2))
+      )
     }
     return Dictionary(rows) { first, _ in first }
   }

@@ -113,10 +113,12 @@ public struct SVGReport {
       }
       if days.count <= 14 || index % 7 == 0 {
         parts.append(
-          text(day.date.weekdayName, x: centre, y: bottom + 18, size: 12, weight: "bold",
+          text(
+            day.date.weekdayName, x: centre, y: bottom + 18, size: 12, weight: "bold",
             fill: "#2f3b2f", anchor: "middle"))
         parts.append(
-          text(String(day.date.text.dropFirst(5)), x: centre, y: bottom + 33, size: 10,
+          text(
+            String(day.date.text.dropFirst(5)), x: centre, y: bottom + 33, size: 10,
             fill: "#8a8d7a", anchor: "middle"))
       }
     }

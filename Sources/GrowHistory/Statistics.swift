@@ -141,7 +141,8 @@ public struct HistoryStatistics: Sendable, Equatable, Codable {
       byDay[day, default: DayTotal(date: day, focusSeconds: 0, completed: 0, abandoned: 0)]
         .add(seconds, done, lost)
       byCard[
-        phase.card, default: CardTotal(card: phase.card, focusSeconds: 0, completed: 0, abandoned: 0)
+        phase.card,
+        default: CardTotal(card: phase.card, focusSeconds: 0, completed: 0, abandoned: 0)
       ].add(seconds, done, lost)
       let key = "\(day.number) \(phase.card)"
       byDayCard[
@@ -160,7 +161,9 @@ public struct HistoryStatistics: Sendable, Equatable, Codable {
     self.abandoned = abandoned
     self.skipped = skipped
     var lost: [String: Double] = [:]
-    for distraction in distractions { lost[distraction.appClass, default: 0] += distraction.seconds }
+    for distraction in distractions {
+      lost[distraction.appClass, default: 0] += distraction.seconds
+    }
     self.distractions = lost.map { AppTotal(app: $0.key, seconds: Int($0.value.rounded())) }
       .sorted { ($0.seconds, $1.app) > ($1.seconds, $0.app) }
     streak = Streak(daily: daily, goal: goal, today: today)
@@ -169,7 +172,9 @@ public struct HistoryStatistics: Sendable, Equatable, Codable {
     self.today = Today(
       date: today, focusSeconds: Int(todayActivity.focusSeconds.rounded()),
       completed: todayActivity.completedFocus, goalSeconds: goalSeconds,
-      percent: goalSeconds.map { Int((todayActivity.focusSeconds / Double($0) * 100).rounded(.down)) })
+      percent: goalSeconds.map {
+        Int((todayActivity.focusSeconds / Double($0) * 100).rounded(.down))
+      })
   }
 }
 

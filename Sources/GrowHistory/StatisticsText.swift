@@ -12,7 +12,9 @@ extension HistoryStatistics {
     let range = from == to ? from.text : "\(from.text) to \(to.text)"
     lines.append(style.bold("Focus \(range) · \(scope) · \(Self.duration(focusSeconds)) in total"))
     lines.append("")
-    let rows = days.count > 62 ? monthRows : days.map { ("\($0.date.text) \($0.date.weekdayName)", $0.focusSeconds) }
+    let rows =
+      days.count > 62
+      ? monthRows : days.map { ("\($0.date.text) \($0.date.weekdayName)", $0.focusSeconds) }
     lines += table(rows, style: style)
     if !cards.isEmpty {
       lines.append("")
@@ -31,11 +33,13 @@ extension HistoryStatistics {
     }
     lines.append(
       "Streak: \(Self.days(streak.current)) (longest \(Self.days(streak.longest)))")
-    var todayLine = "Today: \(Self.duration(today.focusSeconds)) focus, \(today.completed) completed"
+    var todayLine =
+      "Today: \(Self.duration(today.focusSeconds)) focus, \(today.completed) completed"
     if let goal = today.goalSeconds, let percent = today.percent {
       todayLine =
         "Today: \(Self.duration(today.focusSeconds)) of the \(Self.duration(goal)) goal "
-        + "(\(percent)%) " + style.green(TextChart.bar(Double(min(percent, 100)), of: 100, width: 10))
+        + "(\(percent)%) "
+        + style.green(TextChart.bar(Double(min(percent, 100)), of: 100, width: 10))
     }
     lines.append(todayLine)
     return lines.joined(separator: "\n")

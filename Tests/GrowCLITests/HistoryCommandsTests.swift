@@ -53,8 +53,10 @@ import Testing
     #expect(status["completed_today"] as? Int == completed)
     let streak = try harness.run(
       "busctl",
-      ["--user", "get-property", "org.grow.Grow1", "/org/grow/Grow1", "org.grow.Grow1.Timer",
-       "Streak", "BestStreak"])
+      [
+        "--user", "get-property", "org.grow.Grow1", "/org/grow/Grow1", "org.grow.Grow1.Timer",
+        "Streak", "BestStreak",
+      ])
     #expect(streak.stdout == "u 1\nu 1\n")
     let garden = try harness.grow("garden")
     #expect(garden.stdout.contains("  work  🌱🌱"))
@@ -64,7 +66,9 @@ import Testing
   @Test func killingTheDaemonMidRunLeavesAnIntactDatabaseWithEveryCompletedPhase() throws {
     let harness = try DaemonHarness(config: Self.oneSecondCycle)
     #expect(try harness.grow("start").status == 0)
-    let status = try harness.waitForStatus(timeout: 20) { ($0["completed_today"] as? Int ?? 0) >= 4 }
+    let status = try harness.waitForStatus(timeout: 20) {
+      ($0["completed_today"] as? Int ?? 0) >= 4
+    }
     let completedBeforeKill = status["completed_today"] as? Int ?? 0
     #expect(harness.daemon?.kill() == 128 + SIGKILL)
 
@@ -179,13 +183,15 @@ import Testing
     #expect(edited.stdout == "phase 8: card 'math', outcome stopped\n")
     let csv = try harness.grow("history", "--from", "2026-03-08", "--to", "2026-03-08", "--csv")
     #expect(csv.stdout.contains("\r\n8,math,focus,1500,1500,2026-03-08T09:35:00-04:00,"))
-    let deleted = try harness.grow("history", "delete", "--from", "2026-03-01", "--to", "2026-03-08")
+    let deleted = try harness.grow(
+      "history", "delete", "--from", "2026-03-01", "--to", "2026-03-08")
     #expect(deleted.stdout == "deleted 10 phases from 2026-03-01 to 2026-03-08\n")
     #expect(try phases(harness).count == 24)
 
     let missing = try harness.grow("history", "edit", "999", "--card", "x")
     #expect(missing.status == 1)
-    #expect(missing.stderr == "grow: no phase with id 999; 'grow history' lists them with their ids\n")
+    #expect(
+      missing.stderr == "grow: no phase with id 999; 'grow history' lists them with their ids\n")
     let badDate = try harness.grow("stats", "--from", "2026-02-30", "--to", "2026-03-01")
     #expect(badDate.status == 2)
     #expect(
@@ -198,7 +204,8 @@ import Testing
     let harness = try seededMonth()
     let svg = harness.bus.directory.appendingPathComponent("week.svg").path
     let png = harness.bus.directory.appendingPathComponent("week.png").path
-    let result = try harness.grow("report", "--svg", svg, "--from", "2026-03-09", "--to", "2026-03-15")
+    let result = try harness.grow(
+      "report", "--svg", svg, "--from", "2026-03-09", "--to", "2026-03-15")
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout == "wrote \(svg) (800×578, 2026-03-09 to 2026-03-15)\n")
     let render = try harness.run("rsvg-convert", [svg, "-o", png])

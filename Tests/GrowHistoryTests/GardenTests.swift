@@ -1,6 +1,7 @@
 import Foundation
 import GrowCore
 import Testing
+
 @testable import GrowHistory
 
 @Suite struct GardenTests {
@@ -8,7 +9,8 @@ import Testing
     let end = local("2026-03-02 10:00")
     let garden = Garden([
       focus("math", minutes: 10, endingAt: end), focus("math", minutes: 30, endingAt: end),
-      focus("work", minutes: 50, endingAt: end), focus("math", minutes: 5, endingAt: end, outcome: .stopped),
+      focus("work", minutes: 50, endingAt: end),
+      focus("math", minutes: 5, endingAt: end, outcome: .stopped),
       focus("math", minutes: 5, endingAt: end, outcome: .skipped),
       focus("work", minutes: 5, endingAt: end, outcome: .abandoned),
     ])
@@ -22,7 +24,8 @@ import Testing
           work  🌳🥀  1 grown, 1 wilted
           🌱 under 20m · 🌿 20m to 45m · 🌳 45m or more · 🥀 abandoned
         """)
-    #expect(garden.text(title: "x", style: .init(enabled: true)).contains("\u{1B}[32mmath\u{1B}[0m"))
+    #expect(
+      garden.text(title: "x", style: .init(enabled: true)).contains("\u{1B}[32mmath\u{1B}[0m"))
   }
 
   @Test func anEmptyGardenSaysHowToGrowSomething() {

@@ -1,6 +1,7 @@
 import Foundation
 import GrowCore
 import Testing
+
 @testable import GrowHistory
 
 /// Reads RFC 4180 CSV, quotes and line breaks inside fields included.
@@ -74,10 +75,11 @@ func parseCSV(_ text: String) -> [[String]] {
     #expect(rows.first == ExportedPhase.csvHeader)
     #expect(Array(rows.dropFirst()) == phases.map { ExportedPhase($0).csvFields })
     #expect(rows[1].last == "Chapter 3, \"proofs\"\nand exercises")
-    #expect(printed.split(separator: "\r\n").first == """
-      id,card,kind,planned_seconds,actual_seconds,started_at,ended_at,outcome,pauses,\
-      paused_seconds,away_seconds,intention
-      """)
+    #expect(
+      printed.split(separator: "\r\n").first == """
+        id,card,kind,planned_seconds,actual_seconds,started_at,ended_at,outcome,pauses,\
+        paused_seconds,away_seconds,intention
+        """)
   }
 
   @Test func statisticsRoundTripAsJSONAndCSV() throws {
@@ -89,9 +91,10 @@ func parseCSV(_ text: String) -> [[String]] {
       HistoryStatistics.self, from: Data(HistoryExport.json(statistics).utf8))
     #expect(parsed == statistics)
     let rows = parseCSV(HistoryExport.csv(statistics))
-    #expect(rows == [
-      ["date", "card", "focus_seconds", "completed", "abandoned"],
-      ["2026-03-08", "math", "1500", "1", "0"],
-    ])
+    #expect(
+      rows == [
+        ["date", "card", "focus_seconds", "completed", "abandoned"],
+        ["2026-03-08", "math", "1500", "1", "0"],
+      ])
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GrowCore
 import Testing
+
 @testable import GrowHistory
 
 /// The recorder on a real `FocusTimer` driven by a manual clock: every outcome, in
@@ -61,7 +62,8 @@ import Testing
       store: store, events: events, dailyGoal: { nil }, clock: { clock.now },
       onError: { errors.append($0) })
     // The database goes away under the daemon: the table is dropped behind its back.
-    try SQLiteConnection(path: directory.databasePath).execute("DROP TABLE distractions; DROP TABLE phases")
+    try SQLiteConnection(path: directory.databasePath).execute(
+      "DROP TABLE distractions; DROP TABLE phases")
     try timer.start()
     clock.advance(by: 25 * 60)
     #expect(timer.status.state == .shortBreak)

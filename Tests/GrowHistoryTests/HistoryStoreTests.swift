@@ -1,6 +1,7 @@
 import Foundation
 import GrowCore
 import Testing
+
 @testable import GrowHistory
 
 @Suite struct HistoryStoreTests {
@@ -17,8 +18,9 @@ import Testing
     #expect(try store.phases() == [phase])
     #expect(phase.startOffset == -5 * 3600)
     #expect(phase.day == LocalDay(text: "2026-03-08"), "a phase counts for the day it ended")
-    #expect(try store.phases(days: LocalDay(text: "2026-03-07")!...LocalDay(text: "2026-03-07")!)
-      .isEmpty)
+    #expect(
+      try store.phases(days: LocalDay(text: "2026-03-07")!...LocalDay(text: "2026-03-07")!)
+        .isEmpty)
     #expect(try store.phases(card: "work").isEmpty)
   }
 
@@ -59,7 +61,8 @@ import Testing
     let gone = try store.record(focus("work", minutes: 25, endingAt: local("2026-03-02 00:01")))
     try store.record(focus("work", minutes: 25, endingAt: local("2026-03-03 23:59")))
     try store.record(Distraction(phaseID: gone, appClass: "firefox", seconds: 60))
-    let days = try #require(LocalDay(text: "2026-03-02"))...(try #require(LocalDay(text: "2026-03-03")))
+    let days =
+      try #require(LocalDay(text: "2026-03-02"))...(try #require(LocalDay(text: "2026-03-03")))
     #expect(try store.delete(days: days) == 2)
     #expect(try store.phases().map(\.id) == [kept])
     #expect(try store.distractions().isEmpty)
@@ -95,7 +98,8 @@ import Testing
   @Test func aFullDiskAndAReadOnlyFileHaveMessagesThatNameTheFile() {
     #expect(
       SQLiteConnection.error(code: 13, message: "database or disk is full", "/d/h.sqlite")
-        .description == "the disk holding the history database /d/h.sqlite is full; free some space")
+        .description == "the disk holding the history database /d/h.sqlite is full; free some space"
+    )
     #expect(
       SQLiteConnection.error(code: 8, message: "readonly", "/d/h.sqlite").description
         == "the history database /d/h.sqlite is read-only; check the permissions of the file "

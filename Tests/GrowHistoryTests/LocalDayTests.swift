@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GrowHistory
 
 @Suite struct LocalDayTests {
@@ -20,6 +21,7 @@ import Testing
     #expect(LocalDay(lateEvening, in: .gmt).text == "2026-03-08")
     let day = try #require(LocalDay(text: "2026-03-08"))
     #expect(day.start(in: newYork) == local("2026-03-08 00:00"))
-    #expect(day.advanced(by: 1).start(in: newYork).timeIntervalSince(day.start(in: newYork)) == 23 * 3600)
+    #expect(
+      day.advanced(by: 1).start(in: newYork).timeIntervalSince(day.start(in: newYork)) == 23 * 3600)
   }
 }

@@ -3,6 +3,7 @@ import FoundationXML
 import GrowCore
 import GrowTestSupport
 import Testing
+
 @testable import GrowHistory
 
 @Suite struct SVGReportTests {
@@ -12,7 +13,8 @@ import Testing
     for offset in 0..<7 {
       let date = from.advanced(by: offset).text
       phases.append(focus("math & proofs", minutes: 50, endingAt: local("\(date) 10:00")))
-      phases.append(focus("work", minutes: Double(15 + offset * 5), endingAt: local("\(date) 15:00")))
+      phases.append(
+        focus("work", minutes: Double(15 + offset * 5), endingAt: local("\(date) 15:00")))
     }
     phases.append(focus("work", minutes: 5, endingAt: local("2026-03-11 16:00"), outcome: .stopped))
     let statistics = HistoryStatistics(
@@ -48,7 +50,8 @@ import Testing
       for (index, (card, minutes, outcome)) in day.enumerated() {
         let date = from.advanced(by: offset).text
         phases.append(
-          focus(card, minutes: minutes, endingAt: local("\(date) \(9 + index * 2):00"),
+          focus(
+            card, minutes: minutes, endingAt: local("\(date) \(9 + index * 2):00"),
             outcome: outcome))
       }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GrowHistory
 
 @Suite struct SchemaTests {
@@ -33,7 +34,9 @@ import Testing
     #expect(phase.intention == "old intention")
     #expect(phase.awaySeconds == 0)
     #expect(try store.phases(days: phase.day...phase.day).count == 1, "day was filled in")
-    #expect(phase.day.text == HistoryExport.timestamp(phase.endedAt, offset: -18_000).prefix(10).description)
+    #expect(
+      phase.day.text
+        == HistoryExport.timestamp(phase.endedAt, offset: -18_000).prefix(10).description)
     try store.record(Distraction(phaseID: phase.id, appClass: "xterm", seconds: 5))
     #expect(try store.distractions().count == 1)
     #expect(try store.integrityCheck() == "ok")

@@ -1,6 +1,7 @@
 import Foundation
 import GrowCore
 import Testing
+
 @testable import GrowHistory
 
 @Suite struct StatisticsTests {
@@ -36,8 +37,10 @@ import Testing
       ("2026-02-20", 1500, 1), ("2026-02-21", 1500, 1), ("2026-02-22", 1500, 1),
       ("2026-03-03", 1500, 1), ("2026-03-04", 1500, 1),
     ])
-    #expect(Streak(daily: history, goal: nil, today: day("2026-03-05")) == .init(current: 2, longest: 3))
-    #expect(Streak(daily: history, goal: nil, today: day("2026-03-06")) == .init(current: 0, longest: 3))
+    #expect(
+      Streak(daily: history, goal: nil, today: day("2026-03-05")) == .init(current: 2, longest: 3))
+    #expect(
+      Streak(daily: history, goal: nil, today: day("2026-03-06")) == .init(current: 0, longest: 3))
     #expect(Streak(daily: [:], goal: nil, today: day("2026-03-06")) == .none)
   }
 
@@ -54,7 +57,8 @@ import Testing
     phases.append(focus("math", minutes: 50, endingAt: local("2026-03-07 23:59")))
     // Started at 01:30 EST, ended at 03:05 EDT: 35 real minutes on the short day.
     phases.append(focus("math", minutes: 35, endingAt: local("2026-03-08 03:05")))
-    phases.append(focus("math", minutes: 20, endingAt: local("2026-03-15 00:05"), outcome: .stopped))
+    phases.append(
+      focus("math", minutes: 20, endingAt: local("2026-03-15 00:05"), outcome: .stopped))
     phases.append(focus("math", minutes: 5, endingAt: local("2026-03-15 00:30"), outcome: .skipped))
     try store.record(all: phases)
     let month = day("2026-03-01")...day("2026-03-31")
@@ -81,8 +85,11 @@ import Testing
       phases: try store.phases(days: month, card: "math"), distractions: [],
       daily: try store.dailyActivity(), goal: 3600, today: day("2026-03-08"))
     #expect(mathOnly.focusSeconds == 110 * 60)
-    #expect(mathOnly.today == .init(
-      date: day("2026-03-08"), focusSeconds: 3600, completed: 2, goalSeconds: 3600, percent: 100))
+    #expect(
+      mathOnly.today
+        == .init(
+          date: day("2026-03-08"), focusSeconds: 3600, completed: 2, goalSeconds: 3600, percent: 100
+        ))
     #expect(mathOnly.streak == Streak(current: 2, longest: 2), "03-07 and 03-08 reach an hour")
   }
 

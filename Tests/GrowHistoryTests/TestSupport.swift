@@ -1,5 +1,6 @@
 import Foundation
 import GrowCore
+
 @testable import GrowHistory
 
 /// A private directory for one test's database, removed when released.

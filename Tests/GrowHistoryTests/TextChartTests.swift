@@ -1,4 +1,5 @@
 import Testing
+
 @testable import GrowHistory
 
 @Suite struct TextChartTests {

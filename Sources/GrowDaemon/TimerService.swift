@@ -35,9 +35,10 @@ final class TimerService {
         "PhaseEnded", on: GrowBusAPI.timerInterface,
         [.string(event.phase.kind.rawValue), .string(event.phase.card), .string(event.outcome.rawValue)])
     }
+    // Streak and BestStreak need no subscription of their own: a phase is recorded while its
+    // PhaseEnded is delivered, and the timer's TimerChanged always follows, so they go out
+    // in the same PropertiesChanged as the state change instead of one more signal.
     bus.subscribe(TimerChanged.self, as: "dbus") { [weak self] _ in self?.announceChanges() }
-    // The streak changes when a phase has been recorded, after the timer's own change.
-    bus.subscribe(HistoryRecorded.self, as: "dbus") { [weak self] _ in self?.announceChanges() }
   }
 
   /// Sends `PropertiesChanged` for the properties whose value differs from the last one sent.

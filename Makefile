@@ -61,6 +61,7 @@ test: deps
 # Performance figures (release build): event bus throughput and more. Prints, asserts nothing.
 bench: deps
 	$(SWIFT) build -c release --product grow-bench
+	$(SWIFT) build -c release --product grow  # grow-bench times `grow stats --year` as a process
 	.build/release/grow-bench
 
 # Rewrite the sources with the project style (.swift-format).

@@ -29,12 +29,17 @@ let package = Package(
     .package(path: "Sources/GrowKit")
   ],
   targets: [
+    // The system SQLite, behind GrowHistory's Swift names; nothing else imports it.
+    .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    // The phase history (SQLite), its statistics, the garden and the SVG report.
+    .target(name: "GrowHistory", dependencies: [kit, "CSQLite"]),
+
     // App: the daemon (event loop, D-Bus service) and the command line.
-    .target(name: "GrowDaemon", dependencies: [kit]),
-    .target(name: "GrowCLI", dependencies: [kit, "GrowDaemon"]),
+    .target(name: "GrowDaemon", dependencies: [kit, "GrowHistory"]),
+    .target(name: "GrowCLI", dependencies: [kit, "GrowDaemon", "GrowHistory"]),
     .executableTarget(name: "grow", dependencies: ["GrowCLI"]),
     // Benchmarks (make bench): prints figures, asserts nothing.
-    .executableTarget(name: "grow-bench", dependencies: [kit, "GrowDaemon"]),
+    .executableTarget(name: "grow-bench", dependencies: [kit, "GrowDaemon", "GrowHistory"]),
 
     // Built-in plugins, in Plugins/ (run-time plugins, not SwiftPM package plugins).
     .target(name: "NotifyPlugin", dependencies: [kit], path: "Plugins/NotifyPlugin"),
@@ -57,8 +62,9 @@ let package = Package(
     .testTarget(name: "GrowLoopTests", dependencies: [kit]),
     .testTarget(name: "GrowDBusTests", dependencies: [kit, "GrowTestSupport"]),
     .testTarget(name: "GrowDaemonTests", dependencies: [kit, "GrowDaemon", "GrowTestSupport"]),
-    .testTarget(name: "GrowCLITests", dependencies: ["GrowTestSupport"]),
+    .testTarget(name: "GrowCLITests", dependencies: ["GrowTestSupport", "GrowHistory"]),
     .testTarget(name: "GrowConfigTests", dependencies: [kit]),
+    .testTarget(name: "GrowHistoryTests", dependencies: [kit, "GrowHistory", "GrowTestSupport"]),
     .testTarget(name: "ExamplesTests", dependencies: ["GrowTestSupport"]),
     .testTarget(name: "GrowPluginKitTests", dependencies: [kit]),
   ]

@@ -70,6 +70,43 @@ enum Commands {
           reload ID   stop the plugin and start it again (after its server came back)
         """, run: runPlugins),
     Command(
+      name: "stats",
+      synopsis: "[--day|--week|--month|--year|--from DATE --to DATE] [--card NAME] [--json|--csv]",
+      summary: "focus per day and per card, streaks and today's goal, from the history",
+      details: """
+        Reads the history directly; no daemon needed. The range ends today: --day, --week
+        (the default: 7 days), --month (30), --year (365), or --from/--to (local dates,
+        YYYY-MM-DD, both included). A day counts toward the streak when its focus meets the
+        default card's daily goal, or without a goal when it has a completed focus phase.
+          --card NAME   only this card's phases
+          --json        everything as one JSON object (seconds, dates as YYYY-MM-DD)
+          --csv         one row per day and card: date, card, focus_seconds, completed, abandoned
+        """, run: runStats),
+    Command(
+      name: "history",
+      synopsis: "[--from DATE --to DATE|--all] [--card NAME] [--json|--csv] | delete | edit",
+      summary: "list, delete or fix the recorded phases",
+      details: """
+        Every ended phase is kept in $XDG_DATA_HOME/grow/history.sqlite; nothing leaves the
+        machine. Without a range, the last 7 days.
+          --json, --csv                      the raw phases for scripts and spreadsheets
+          delete --from DATE --to DATE       deletes those days' phases, without asking
+          edit ID --card NAME                moves a phase to another card
+          edit ID --outcome OUTCOME          completed, skipped, stopped or abandoned
+        """, run: runHistory),
+    Command(
+      name: "garden", synopsis: "[--week]",
+      summary: "what you grew today (or this week): a plant for every completed focus",
+      details: """
+        One row per card: 🌱 a focus under 20m, 🌿 20m to 45m, 🌳 45m or more, 🥀 an abandoned
+        focus.
+          --week   the last 7 days instead of today
+        """, run: runGarden),
+    Command(
+      name: "report", synopsis: "--svg FILE [--week]",
+      summary: "draw today (or the week) as an SVG picture: focus per day and card, and the garden",
+      details: "  --week   the last 7 days instead of today", run: runReport),
+    Command(
       name: "demo", synopsis: "",
       summary: "run a short, real focus → break → focus → long break cycle (seconds long)",
       details: "Runs its own timer on the session bus and prints every step live.",

@@ -5,8 +5,11 @@ import Glibc
 /// Not `print`: Swift's `print` into a pipe is fully buffered, so a status bar or a script
 /// reading `grow` would see nothing until it exits; and one write per line means a reader
 /// never sees half a line.
-func say(_ text: String) {
-  var bytes = Array((text + "\n").utf8)
+func say(_ text: String) { sayExactly(text + "\n") }
+
+/// Writes `text` as it is, for output that carries its own line ends (CSV's CRLF).
+func sayExactly(_ text: String) {
+  var bytes = Array(text.utf8)
   var offset = 0
   while offset < bytes.count {
     let written = bytes.withUnsafeMutableBytes { buffer in

@@ -3,6 +3,7 @@ import Foundation
 import GrowConfig
 import GrowCore
 import GrowDBus
+import GrowHistory
 import GrowPluginKit
 
 /// Why the daemon could not start.
@@ -37,6 +38,8 @@ public final class Daemon {
   private var connection: BusConnection?
   private var object: BusObject?
   private var service: TimerService?
+  private var history: HistoryRecorder?
+  private let historyPath: String
   private var signalSources: [any DispatchSourceSignal] = []
   private let reloadConfig: (() throws -> GrowConfig)?
 
@@ -44,11 +47,14 @@ public final class Daemon {
   ///   - reloadConfig: reads the config again on SIGHUP (the cards take effect; plugin settings
   ///     need a restart); nil to ignore SIGHUP.
   ///   - pluginDirectories: where plugin libraries are looked for.
+  ///   - historyPath: the history database.
   public init(
     config: GrowConfig, log: Logger, reloadConfig: (() throws -> GrowConfig)? = nil,
-    pluginDirectories: PluginDirectories = .standard()
+    pluginDirectories: PluginDirectories = .standard(),
+    historyPath: String = HistoryStore.defaultPath()
   ) {
     self.config = config
+    self.historyPath = historyPath
     self.log = log
     self.reloadConfig = reloadConfig
     let timer = FocusTimer(deck: config.deck, bus: events, time: DispatchTimeSource())
@@ -86,7 +92,10 @@ public final class Daemon {
     do {
       let object = try BusObject(path: GrowBusAPI.objectPath, on: connection)
       self.object = object
-      service = TimerService(timer: timer, bus: events, object: object)
+      history = openHistory()
+      service = TimerService(timer: timer, bus: events, object: object) { [weak self] in
+        self?.history?.streak ?? .none
+      }
       PluginService(host: plugins, object: object).install()
     } catch {
       throw .cannotExport(error)
@@ -120,9 +129,29 @@ public final class Daemon {
   /// still running are told to stop but not waited for; SIGTERM waits for them first.
   public func shutdown(status: Int32 = 0) -> Never {
     log.info("shutting down")
+    history?.recordCutShort(timer.runningPhase)
     plugins.stopAll()
     connection?.close()
     exit(status)
+  }
+
+  /// Opens the history and seeds today's totals from it. Without a history the timer still
+  /// runs: the error is logged once and nothing is recorded.
+  private func openHistory() -> HistoryRecorder? {
+    let store: HistoryStore
+    do {
+      store = try HistoryStore(path: historyPath)
+    } catch {
+      log.error("\(error); the timer runs without recording history")
+      return nil
+    }
+    let recorder = HistoryRecorder(
+      store: store, events: events,
+      dailyGoal: { [timer] in try? timer.deck.card(named: nil).dailyGoal },
+      onError: { [log] error in log.error("\(error); this phase is not in the history") })
+    let today = recorder.today()
+    timer.seedToday(completed: today.completedFocus, focusSeconds: today.focusSeconds)
+    return recorder
   }
 
   private func installSignalHandlers() {

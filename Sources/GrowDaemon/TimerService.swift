@@ -1,6 +1,7 @@
 import Foundation
 import GrowCore
 import GrowDBus
+import GrowHistory
 
 /// Serves the timer as `org.grow.Grow1.Timer` on `/org/grow/Grow1`.
 ///
@@ -11,11 +12,14 @@ import GrowDBus
 final class TimerService {
   private let timer: FocusTimer
   private let object: BusObject
+  private let streak: () -> Streak
   private var lastSent: [String: BusValue] = [:]
 
-  init(timer: FocusTimer, bus: EventBus, object: BusObject) {
+  /// - Parameter streak: the current and best streak from the history.
+  init(timer: FocusTimer, bus: EventBus, object: BusObject, streak: @escaping () -> Streak) {
     self.timer = timer
     self.object = object
+    self.streak = streak
     object.add(makeInterface())
     lastSent = object.propertyValues(of: GrowBusAPI.timerInterface)
     bus.subscribe(PhaseStarted.self, as: "dbus") { [weak self] event in
@@ -31,6 +35,9 @@ final class TimerService {
         "PhaseEnded", on: GrowBusAPI.timerInterface,
         [.string(event.phase.kind.rawValue), .string(event.phase.card), .string(event.outcome.rawValue)])
     }
+    // Streak and BestStreak need no subscription of their own: a phase is recorded while its
+    // PhaseEnded is delivered, and the timer's TimerChanged always follows, so they go out
+    // in the same PropertiesChanged as the state change instead of one more signal.
     bus.subscribe(TimerChanged.self, as: "dbus") { [weak self] _ in self?.announceChanges() }
   }
 
@@ -106,6 +113,8 @@ final class TimerService {
         .init("FocusToday", "u") { [timer] in .uint32(seconds(timer.status.focusToday)) },
         .init("Next", "s") { [timer] in .string(timer.status.next?.rawValue ?? "") },
         .init("Intention", "s") { [timer] in .string(timer.status.intention ?? "") },
+        .init("Streak", "u") { [streak] in .uint32(UInt32(clamping: streak().current)) },
+        .init("BestStreak", "u") { [streak] in .uint32(UInt32(clamping: streak().longest)) },
       ],
       signals: [
         .init("PhaseStarted", [Arg("state", "s"), Arg("card", "s"), Arg("duration", "u")]),

@@ -15,6 +15,8 @@ for subscribers in [1, 4, 16] {
   samples.append(bus.run(subscribers: subscribers))
 }
 let direct = bus.directCallRate()
+if !json { FileHandle.standardError.write(Data("history: ten years of phases…\n".utf8)) }
+let history = try HistoryBenchmark(runs: 5).run()
 
 if json {
   let encoder = JSONEncoder()
@@ -22,8 +24,10 @@ if json {
   struct Report: Encodable {
     let bus: [BusBenchmark.Sample]
     let directCallsPerSecondFourHandlers: Double
+    let history: HistoryBenchmark.Sample
   }
-  let data = try encoder.encode(Report(bus: samples, directCallsPerSecondFourHandlers: direct))
+  let data = try encoder.encode(
+    Report(bus: samples, directCallsPerSecondFourHandlers: direct, history: history))
   print(String(decoding: data, as: UTF8.self))
 } else {
   func millions(_ value: Double) -> String { String(format: "%.2f M", value / 1e6) }
@@ -42,4 +46,9 @@ if json {
   print(
     "direct calls to 4 closures: \(millions(direct)) events/s "
       + String(format: "(the bus runs at %.0f%% of that)", four / direct * 100))
+  print(
+    "History: grow stats --year over \(history.phases) phases (ten years): "
+      + String(format: "%.0f ms", history.statsYearMedianSeconds * 1000)
+      + " (median of 5 runs, whole process); database "
+      + String(format: "%.1f MB", Double(history.databaseBytes) / 1e6))
 }

@@ -89,6 +89,13 @@ public final class FocusTimer {
     self.today = Today(day: Self.dayKey(time.now, time.calendar))
   }
 
+  /// Starts today's totals from what was recorded earlier today (by a daemon that has since
+  /// exited), so `CompletedToday` and `FocusToday` survive a restart.
+  public func seedToday(completed: Int, focusSeconds: TimeInterval) {
+    today = Today(
+      day: Self.dayKey(time.now, time.calendar), completed: completed, focusSeconds: focusSeconds)
+  }
+
   /// Replaces the cards (after the config was reloaded). A running session keeps its card.
   public func replaceDeck(_ deck: CardDeck) { self.deck = deck }
 

@@ -1,0 +1,145 @@
+import Foundation
+import GrowConfig
+import GrowCore
+import GrowHistory
+
+extension Commands {
+  /// `grow history [--from DATE] [--to DATE] [--card NAME] [--all] [--json|--csv]`,
+  /// `grow history delete --from DATE --to DATE`, `grow history edit ID --card|--outcome`.
+  static func runHistory(_ words: [String]) throws(CLIError) {
+    let arguments = try parse(
+      words, values: ["from", "to", "card", "outcome"], flags: ["json", "csv", "all"],
+      usage: "history")
+    switch arguments.positionals.first {
+    case "delete": try deleteHistory(arguments)
+    case "edit": try editHistory(arguments)
+    case nil: try listHistory(arguments)
+    case let other?:
+      throw .usage(
+        "grow history: unknown action '\(other)' (history, history delete, history edit)")
+    }
+  }
+
+  private static func listHistory(_ arguments: Arguments) throws(CLIError) {
+    try expect(arguments, atMost: 0, "history")
+    let days = arguments.flag("all") ? nil : try dayRange(arguments, defaultDays: 7)
+    let phases = try withHistory { store throws(HistoryError) in
+      try store.phases(days: days, card: arguments.value("card"))
+    }
+    if arguments.flag("json") { return say(HistoryExport.json(phases)) }
+    if arguments.flag("csv") { return sayExactly(HistoryExport.csv(phases)) }
+    guard !phases.isEmpty else {
+      return say(
+        "no phases recorded" + (days.map { " from \($0.lowerBound) to \($0.upperBound)" } ?? ""))
+    }
+    let idWidth = phases.map { "\($0.id)".count }.max() ?? 0
+    let cardWidth = phases.map(\.card.count).max() ?? 0
+    for phase in phases {
+      let start = HistoryExport.timestamp(phase.startedAt, offset: phase.startOffset)
+      let end = HistoryExport.timestamp(phase.endedAt, offset: phase.endOffset)
+      let id = "\(phase.id)"
+      var line =
+        String(repeating: " ", count: idWidth - id.count) + id + "  "
+        + "\(start.prefix(10)) \(start.dropFirst(11).prefix(5))–\(end.dropFirst(11).prefix(5))  "
+        + phase.kind.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + "  "
+        + phase.card.padding(toLength: cardWidth, withPad: " ", startingAt: 0) + "  "
+        + "\(DurationText.format(phase.actualSeconds)) of "
+        + DurationText.format(phase.plannedSeconds)
+        + "  \(phase.outcome.rawValue)"
+      if phase.pauseCount > 0 {
+        line += " · paused \(phase.pauseCount)× (\(DurationText.format(phase.pausedSeconds)))"
+      }
+      if let intention = phase.intention { line += " · \(intention)" }
+      say(line)
+    }
+  }
+
+  private static func deleteHistory(_ arguments: Arguments) throws(CLIError) {
+    try expect(arguments, atMost: 1, "history")
+    guard arguments.value("from") != nil, arguments.value("to") != nil else {
+      throw .usage("grow history delete needs --from DATE and --to DATE (YYYY-MM-DD)")
+    }
+    let days = try dayRange(arguments, defaultDays: 1)
+    let deleted = try withHistory { store throws(HistoryError) in try store.delete(days: days) }
+    let noun = deleted == 1 ? "phase" : "phases"
+    say("deleted \(deleted) \(noun) from \(days.lowerBound) to \(days.upperBound)")
+  }
+
+  private static func editHistory(_ arguments: Arguments) throws(CLIError) {
+    try expect(arguments, atMost: 2, "history")
+    guard arguments.positionals.count == 2, let id = Int64(arguments.positionals[1]) else {
+      throw .usage("usage: grow history edit ID --card NAME | --outcome OUTCOME")
+    }
+    let outcomes = HistoryOutcome.allCases.map(\.rawValue)
+    var outcome: HistoryOutcome?
+    if let text = arguments.value("outcome") {
+      guard let known = HistoryOutcome(rawValue: text) else {
+        throw .usage("--outcome: '\(text)' is not an outcome (\(outcomes.joined(separator: ", ")))")
+      }
+      outcome = known
+    }
+    let card = arguments.value("card")
+    if card?.isEmpty == true { throw .usage("--card needs a name") }
+    try withHistory { store throws(HistoryError) in
+      try store.edit(id: id, card: card, outcome: outcome)
+    }
+    var changes: [String] = []
+    if let card { changes.append("card '\(card)'") }
+    if let outcome { changes.append("outcome \(outcome.rawValue)") }
+    say("phase \(id): \(changes.joined(separator: ", "))")
+  }
+
+  // MARK: Shared by history, stats, garden and report
+
+  /// Runs `body` on the history database, turning its errors into messages.
+  static func withHistory<T>(_ body: (HistoryStore) throws(HistoryError) -> T) throws(CLIError)
+    -> T
+  {
+    do {
+      return try body(try HistoryStore())
+    } catch {
+      throw .failed(error.description)
+    }
+  }
+
+  /// The days `--from`/`--to` name (both inclusive, local dates), or the `defaultDays` days
+  /// ending today.
+  static func dayRange(_ arguments: Arguments, defaultDays: Int) throws(CLIError)
+    -> ClosedRange<LocalDay>
+  {
+    let today = LocalDay.today()
+    let from = try arguments.value("from").map { text throws(CLIError) in try day(text, "--from") }
+    let to = try arguments.value("to").map { text throws(CLIError) in try day(text, "--to") }
+    switch (from, to) {
+    case (nil, nil): return today.advanced(by: 1 - defaultDays)...today
+    case (let from?, nil): return from...max(from, today)
+    case (nil, _?): throw .usage("--to needs --from as well")
+    case (let from?, let to?):
+      guard from <= to else {
+        throw .usage("--from \(from) is after --to \(to); the range reads from the earlier day")
+      }
+      return from...to
+    }
+  }
+
+  static func day(_ text: String, _ option: String) throws(CLIError) -> LocalDay {
+    guard let day = LocalDay(text: text) else {
+      throw .usage("\(option): '\(text)' is not a date; write it as YYYY-MM-DD, like 2026-03-08")
+    }
+    return day
+  }
+
+  /// The default card's daily goal from the config; none when the config cannot be read
+  /// (`grow config check` is where its problems are explained).
+  static func dailyGoal() -> TimeInterval? {
+    guard let config = try? loadConfiguration(nil) else { return nil }
+    return try? config.deck.card(named: nil).dailyGoal
+  }
+
+  /// Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
+  static var terminalStyle: TextChart.Style {
+    let noColor = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+    return TextChart.Style(enabled: isatty(1) == 1 && !noColor)
+  }
+
+}

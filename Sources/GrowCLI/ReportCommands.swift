@@ -1,0 +1,31 @@
+import Foundation
+import GrowHistory
+
+extension Commands {
+  /// `grow report --svg FILE [--week]`: a picture of today (or the last seven days): focus per
+  /// day stacked by card, and the garden.
+  static func runReport(_ words: [String]) throws(CLIError) {
+    let arguments = try parse(
+      words, values: ["svg", "from", "to"], flags: ["week"], usage: "report")
+    try expect(arguments, atMost: 0, "report")
+    guard let path = arguments.value("svg"), !path.isEmpty else {
+      throw .usage("grow report needs --svg FILE, the picture to write")
+    }
+    let days = try dayRange(arguments, defaultDays: arguments.flag("week") ? 7 : 1)
+    let report = try withHistory { store throws(HistoryError) in
+      let phases = try store.phases(days: days)
+      let statistics = HistoryStatistics(
+        from: days.lowerBound, to: days.upperBound, card: nil, phases: phases,
+        distractions: try store.distractions(days: days), daily: try store.dailyActivity(),
+        goal: dailyGoal(), today: LocalDay.today())
+      return SVGReport(statistics: statistics, phases: phases)
+    }
+    do {
+      try Data(report.svg.utf8).write(to: URL(fileURLWithPath: path))
+    } catch {
+      throw .failed("cannot write \(path): \((error as NSError).localizedDescription)")
+    }
+    let size = "\(SVGReport.width)×\(report.height)"
+    say("wrote \(path) (\(size), \(days.lowerBound) to \(days.upperBound))")
+  }
+}

@@ -1,0 +1,85 @@
+import GrowCore
+
+/// What a focus phase leaves in the garden.
+public enum Plant: String, Sendable, Equatable, Codable, CaseIterable {
+  /// A completed focus under 20 minutes.
+  case sprout
+  /// A completed focus of 20 to 45 minutes.
+  case herb
+  /// A completed focus of 45 minutes or more.
+  case tree
+  /// An abandoned focus (stopped, or cut short by a daemon exit).
+  case wilted
+
+  static let herbFrom: Double = 20 * 60
+  static let treeFrom: Double = 45 * 60
+
+  /// The plant `phase` grows; nil for breaks and skipped focus, which grow nothing.
+  public init?(_ phase: PhaseRecord) {
+    guard phase.kind == .focus else { return nil }
+    if phase.isAbandoned {
+      self = .wilted
+    } else if phase.outcome == .completed {
+      self =
+        phase.actualSeconds >= Self.treeFrom
+        ? .tree : phase.actualSeconds >= Self.herbFrom ? .herb : .sprout
+    } else {
+      return nil
+    }
+  }
+
+  public var symbol: String {
+    switch self {
+    case .sprout: "🌱"
+    case .herb: "🌿"
+    case .tree: "🌳"
+    case .wilted: "🥀"
+    }
+  }
+}
+
+/// The garden of a range of days: one row of plants per card, in the order they grew.
+public struct Garden: Sendable, Equatable {
+  public struct Row: Sendable, Equatable {
+    public var card: String
+    public var plants: [Plant]
+    public var grown: Int { plants.filter { $0 != .wilted }.count }
+    public var wilted: Int { plants.count - grown }
+  }
+
+  public var rows: [Row]
+
+  /// - Parameter phases: oldest first.
+  public init(_ phases: [PhaseRecord]) {
+    var rows: [Row] = []
+    for phase in phases {
+      guard let plant = Plant(phase) else { continue }
+      if let index = rows.firstIndex(where: { $0.card == phase.card }) {
+        rows[index].plants.append(plant)
+      } else {
+        rows.append(Row(card: phase.card, plants: [plant]))
+      }
+    }
+    self.rows = rows.sorted { ($1.grown, $0.card) < ($0.grown, $1.card) }
+  }
+
+  public var isEmpty: Bool { rows.isEmpty }
+
+  /// The garden for the terminal; `title` names the days.
+  public func text(title: String, style: TextChart.Style = .init(enabled: false)) -> String {
+    guard !isEmpty else {
+      return "\(title): nothing has grown yet; a completed focus phase plants something"
+    }
+    let width = rows.map(\.card.count).max() ?? 0
+    var lines = [style.bold(title)]
+    for row in rows {
+      let name = row.card.padding(toLength: width, withPad: " ", startingAt: 0)
+      var tally = "\(row.grown) grown"
+      if row.wilted > 0 { tally += ", \(row.wilted) wilted" }
+      lines.append(
+        "  \(style.green(name))  \(row.plants.map(\.symbol).joined())  \(style.dim(tally))")
+    }
+    lines.append(style.dim("  🌱 under 20m · 🌿 20m to 45m · 🌳 45m or more · 🥀 abandoned"))
+    return lines.joined(separator: "\n")
+  }
+}

@@ -1,0 +1,280 @@
+import Foundation
+import GrowCore
+
+/// The phase history: a SQLite database, by default `$XDG_DATA_HOME/grow/history.sqlite`.
+///
+/// The file is private (0600, in a 0700 directory), in WAL mode with full syncs, and every
+/// write is one transaction: a crash or `kill -9` loses at most the write in flight and never
+/// damages what was committed. Use one store from one thread.
+public final class HistoryStore {
+  public let path: String
+  private let database: SQLiteConnection
+
+  /// `$XDG_DATA_HOME/grow/history.sqlite`, or `~/.local/share/grow/history.sqlite` when
+  /// XDG_DATA_HOME is unset, empty or relative (as the XDG spec says).
+  public static func defaultPath(
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> String {
+    let base: String
+    if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+      base = xdg
+    } else {
+      let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+      base = (home.hasSuffix("/") ? String(home.dropLast()) : home) + "/.local/share"
+    }
+    return (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/grow/history.sqlite"
+  }
+
+  /// Opens the database at `path`, creating it and its directory when missing, and brings
+  /// its schema up to date.
+  /// - Parameter create: false to fail with `cannotOpen` when there is no database yet
+  ///   (for readers such as `grow stats`, which should not leave an empty file behind).
+  public init(path: String = HistoryStore.defaultPath(), create: Bool = true)
+    throws(HistoryError)
+  {
+    self.path = path
+    if create {
+      try Self.prepareFile(at: path)
+    } else if !FileManager.default.fileExists(atPath: path) {
+      throw .cannotOpen(path: path, reason: "no history yet (the daemon records every phase)")
+    }
+    database = try SQLiteConnection(path: path, create: create)
+    try database.execute("PRAGMA foreign_keys = ON")
+    // FULL: a committed phase survives a power cut too, not just a crash; one write per
+    // phase makes the extra sync free.
+    let mode = try database.query("PRAGMA journal_mode = WAL") { $0.text(0) }.first ?? nil
+    guard mode == "wal" else {
+      throw .sqlite(path: path, message: "cannot switch to WAL mode (got \(mode ?? "nothing"))")
+    }
+    try database.execute("PRAGMA synchronous = FULL")
+    try migrate()
+  }
+
+  /// The schema version of the file (`PRAGMA user_version`).
+  public func schemaVersion() throws(HistoryError) -> Int {
+    try database.query("PRAGMA user_version") { $0.int(0) }.first ?? 0
+  }
+
+  public static var currentSchemaVersion: Int { Schema.currentVersion }
+
+  /// SQLite's own check of the file: "ok" when intact.
+  public func integrityCheck() throws(HistoryError) -> String {
+    try database.query("PRAGMA integrity_check") { $0.text(0) ?? "" }.joined(separator: "\n")
+  }
+
+  // MARK: Writing
+
+  /// Adds `phase` and returns its id.
+  @discardableResult
+  public func record(_ phase: PhaseRecord) throws(HistoryError) -> Int64 {
+    try database.transaction { () throws(HistoryError) in try insert(phase) }
+  }
+
+  /// Adds many phases in one transaction (imports, benchmarks, tests).
+  public func record(all phases: [PhaseRecord]) throws(HistoryError) {
+    try database.transaction { () throws(HistoryError) in
+      for phase in phases { try insert(phase) }
+    }
+  }
+
+  public func record(_ distraction: Distraction) throws(HistoryError) {
+    try database.transaction { () throws(HistoryError) in
+      try database.run(
+        "INSERT INTO distractions (phase_id, app_class, seconds, title) VALUES (?, ?, ?, ?)",
+        [
+          .integer(distraction.phaseID), .text(distraction.appClass),
+          .real(distraction.seconds), distraction.title.map(SQLValue.text) ?? .null,
+        ])
+    }
+  }
+
+  /// Deletes the phases that count for the days in `days` (and their distractions); returns
+  /// how many phases went.
+  public func delete(days: ClosedRange<LocalDay>) throws(HistoryError) -> Int {
+    try database.transaction { () throws(HistoryError) in
+      try database.run(
+        "DELETE FROM phases WHERE day BETWEEN ? AND ?",
+        [.integer(Int64(days.lowerBound.number)), .integer(Int64(days.upperBound.number))])
+    }
+  }
+
+  /// Changes a phase's card or outcome (people fix a phase started on the wrong card).
+  public func edit(id: Int64, card: String? = nil, outcome: HistoryOutcome? = nil)
+    throws(HistoryError)
+  {
+    guard card != nil || outcome != nil else { throw .noChange }
+    try database.transaction { () throws(HistoryError) in
+      let changed = try database.run(
+        "UPDATE phases SET card = coalesce(?, card), outcome = coalesce(?, outcome) WHERE id = ?",
+        [
+          card.map(SQLValue.text) ?? .null, outcome.map { .text($0.rawValue) } ?? .null,
+          .integer(id),
+        ])
+      guard changed == 1 else { throw .noSuchPhase(id: id) }
+    }
+  }
+
+  // MARK: Reading
+
+  /// The phases that count for `days` (every phase when nil), oldest first; only `card`'s
+  /// when given.
+  public func phases(days: ClosedRange<LocalDay>? = nil, card: String? = nil)
+    throws(HistoryError) -> [PhaseRecord]
+  {
+    let (filter, values) = Self.filter(days: days, card: card)
+    return try database.query(
+      """
+      SELECT id, card, kind, planned_seconds, actual_seconds, started_at, start_offset,
+        ended_at, end_offset, outcome, pause_count, paused_seconds, away_seconds, intention
+      FROM phases \(filter) ORDER BY started_at, id
+      """, values, Self.readPhase)
+  }
+
+  /// Phase ids and their distractions within `days`, for `card` when given.
+  public func distractions(days: ClosedRange<LocalDay>? = nil, card: String? = nil)
+    throws(HistoryError) -> [Distraction]
+  {
+    let (filter, values) = Self.filter(days: days, card: card, table: "phases.")
+    return try database.query(
+      """
+      SELECT distractions.phase_id, app_class, seconds, title
+      FROM distractions JOIN phases ON phases.id = distractions.phase_id \(filter)
+      ORDER BY distractions.id
+      """, values
+    ) { row in
+      Distraction(
+        phaseID: row.integer(0), appClass: row.text(1) ?? "", seconds: row.double(2),
+        title: row.text(3))
+    }
+  }
+
+  /// Focus per local day over the whole history: what streaks and today's totals need.
+  public func dailyActivity() throws(HistoryError) -> [LocalDay: DayActivity] {
+    let rows = try database.query(
+      """
+      SELECT day, sum(actual_seconds), sum(outcome = 'completed')
+      FROM phases WHERE kind = 'focus' GROUP BY day
+      """
+    ) { row in
+      (
+        LocalDay(number: row.int(0)),
+        DayActivity(focusSeconds: row.double(1), completedFocus: row.int(2))
+      )
+    }
+    return Dictionary(rows) { first, _ in first }
+  }
+
+  /// Focus on one day (for seeding the timer's "today" after a restart).
+  public func activity(on day: LocalDay) throws(HistoryError) -> DayActivity {
+    try database.query(
+      """
+      SELECT coalesce(sum(actual_seconds), 0), coalesce(sum(outcome = 'completed'), 0)
+      FROM phases WHERE kind = 'focus' AND day = ?
+      """, [.integer(Int64(day.number))]
+    ) { DayActivity(focusSeconds: $0.double(0), completedFocus: $0.int(1)) }.first
+      ?? DayActivity()
+  }
+
+  // MARK: Internals
+
+  @discardableResult
+  private func insert(_ phase: PhaseRecord) throws(HistoryError) -> Int64 {
+    try database.run(
+      """
+      INSERT INTO phases (card, kind, planned_seconds, actual_seconds, started_at, start_offset,
+        ended_at, end_offset, outcome, pause_count, paused_seconds, away_seconds, intention, day)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      """,
+      [
+        .text(phase.card), .text(phase.kind.rawValue), .real(phase.plannedSeconds),
+        .real(phase.actualSeconds), .real(phase.startedAt.timeIntervalSince1970),
+        .integer(Int64(phase.startOffset)), .real(phase.endedAt.timeIntervalSince1970),
+        .integer(Int64(phase.endOffset)), .text(phase.outcome.rawValue),
+        .integer(Int64(phase.pauseCount)), .real(phase.pausedSeconds), .real(phase.awaySeconds),
+        phase.intention.map(SQLValue.text) ?? .null, .integer(Int64(phase.day.number)),
+      ])
+    return database.lastInsertedRowID
+  }
+
+  private static func readPhase(_ row: SQLRow) -> PhaseRecord {
+    var phase = PhaseRecord(
+      id: row.integer(0), card: row.text(1) ?? "",
+      kind: PhaseKind(rawValue: row.text(2) ?? "") ?? .focus,
+      plannedSeconds: row.double(3), actualSeconds: row.double(4),
+      startedAt: Date(timeIntervalSince1970: row.double(5)),
+      endedAt: Date(timeIntervalSince1970: row.double(7)),
+      outcome: HistoryOutcome(rawValue: row.text(9) ?? "") ?? .completed,
+      pauseCount: row.int(10), pausedSeconds: row.double(11), awaySeconds: row.double(12),
+      intention: row.text(13))
+    phase.startOffset = row.int(6)
+    phase.endOffset = row.int(8)
+    return phase
+  }
+
+  private static func filter(
+    days: ClosedRange<LocalDay>?, card: String?, table: String = ""
+  ) -> (String, [SQLValue]) {
+    var conditions: [String] = []
+    var values: [SQLValue] = []
+    if let days {
+      conditions.append("\(table)day BETWEEN ? AND ?")
+      values += [.integer(Int64(days.lowerBound.number)), .integer(Int64(days.upperBound.number))]
+    }
+    if let card {
+      conditions.append("\(table)card = ?")
+      values.append(.text(card))
+    }
+    return (conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "), values)
+  }
+
+  private func migrate() throws(HistoryError) {
+    let found = try schemaVersion()
+    guard found <= Schema.currentVersion else {
+      throw .newerSchema(path: path, found: found, supported: Schema.currentVersion)
+    }
+    for version in found..<Schema.currentVersion {
+      try database.transaction { () throws(HistoryError) in
+        try database.execute(Schema.migrations[version])
+        try database.execute("PRAGMA user_version = \(version + 1)")
+      }
+    }
+  }
+
+  /// Makes the directory (0700) and an empty file (0600) before SQLite does, so that neither
+  /// is ever readable by others, whatever the umask.
+  private static func prepareFile(at path: String) throws(HistoryError) {
+    let directory = (path as NSString).deletingLastPathComponent
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+      guard isDirectory.boolValue else {
+        throw .cannotCreateDirectory(
+          path: directory, reason: "a file is in the way; move it aside so Grow can keep history")
+      }
+    } else {
+      do {
+        try FileManager.default.createDirectory(
+          atPath: directory, withIntermediateDirectories: true,
+          attributes: [.posixPermissions: 0o700])
+      } catch {
+        throw .cannotCreateDirectory(path: directory, reason: Self.reason(error))
+      }
+    }
+    let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else {
+      let code = errno
+      if code == EROFS || code == EACCES || code == EPERM { throw .readOnly(path: path) }
+      if code == ENOSPC { throw .diskFull(path: path) }
+      throw .cannotOpen(path: path, reason: String(cString: strerror(code)))
+    }
+    close(descriptor)
+  }
+
+  private static func reason(_ error: any Error) -> String {
+    if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
+      underlying.domain == NSPOSIXErrorDomain
+    {
+      return String(cString: strerror(Int32(underlying.code)))
+    }
+    return (error as NSError).localizedDescription
+  }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import GrowCore
+
+/// How a recorded phase ended.
+public enum HistoryOutcome: String, Sendable, Codable, CaseIterable {
+  /// Ran until its deadline.
+  case completed
+  /// Ended early with `grow skip`.
+  case skipped
+  /// Ended with `grow stop`.
+  case stopped
+  /// Cut short because the daemon exited while it ran.
+  case abandoned
+
+  public init(_ outcome: PhaseOutcome) {
+    switch outcome {
+    case .completed: self = .completed
+    case .skipped: self = .skipped
+    case .stopped: self = .stopped
+    }
+  }
+}
+
+/// One phase as the history keeps it.
+public struct PhaseRecord: Sendable, Equatable {
+  /// The row id; 0 until recorded.
+  public var id: Int64
+  public var card: String
+  public var kind: PhaseKind
+  /// Seconds planned, extensions included.
+  public var plannedSeconds: Double
+  /// Seconds that ran, pauses excluded.
+  public var actualSeconds: Double
+  public var startedAt: Date
+  /// Seconds east of UTC on the wall clock when the phase started.
+  public var startOffset: Int
+  public var endedAt: Date
+  public var endOffset: Int
+  public var outcome: HistoryOutcome
+  public var pauseCount: Int
+  public var pausedSeconds: Double
+  /// Seconds away from the computer during the phase (filled in by the X11 monitor).
+  public var awaySeconds: Double
+  public var intention: String?
+
+  /// - Parameter timeZone: gives the UTC offsets at the start and the end.
+  public init(
+    id: Int64 = 0, card: String, kind: PhaseKind, plannedSeconds: Double,
+    actualSeconds: Double, startedAt: Date, endedAt: Date, outcome: HistoryOutcome,
+    pauseCount: Int = 0, pausedSeconds: Double = 0, awaySeconds: Double = 0,
+    intention: String? = nil, timeZone: TimeZone = .current
+  ) {
+    self.id = id
+    self.card = card
+    self.kind = kind
+    self.plannedSeconds = plannedSeconds
+    self.actualSeconds = actualSeconds
+    self.startedAt = startedAt
+    self.startOffset = timeZone.secondsFromGMT(for: startedAt)
+    self.endedAt = endedAt
+    self.endOffset = timeZone.secondsFromGMT(for: endedAt)
+    self.outcome = outcome
+    self.pauseCount = pauseCount
+    self.pausedSeconds = pausedSeconds
+    self.awaySeconds = awaySeconds
+    self.intention = intention
+  }
+
+  /// The day a phase counts for: the local day it ended on, as the timer's "today" counts.
+  public var day: LocalDay { LocalDay(endedAt, offset: endOffset) }
+
+  /// A focus phase that did not run its course: stopped, or cut short by a daemon exit.
+  public var isAbandoned: Bool {
+    kind == .focus && (outcome == .stopped || outcome == .abandoned)
+  }
+
+  public var isCompletedFocus: Bool { kind == .focus && outcome == .completed }
+}
+
+/// Time lost to another application during a phase (recorded by the X11 monitor).
+public struct Distraction: Sendable, Equatable {
+  public var phaseID: Int64
+  /// The window's WM_CLASS, e.g. `firefox`.
+  public var appClass: String
+  public var seconds: Double
+  /// The window title, only when the person opted in to keeping titles.
+  public var title: String?
+
+  public init(phaseID: Int64, appClass: String, seconds: Double, title: String? = nil) {
+    self.phaseID = phaseID
+    self.appClass = appClass
+    self.seconds = seconds
+    self.title = title
+  }
+}
+
+/// Focus on one local day, over every card: what streaks and today's goal are judged on.
+public struct DayActivity: Sendable, Equatable {
+  public var focusSeconds: Double
+  public var completedFocus: Int
+
+  public init(focusSeconds: Double = 0, completedFocus: Int = 0) {
+    self.focusSeconds = focusSeconds
+    self.completedFocus = completedFocus
+  }
+}

@@ -1,0 +1,254 @@
+import Foundation
+
+/// `grow report --svg`: focus per day stacked by card, and the garden, as one SVG picture.
+///
+/// Plants are drawn with shapes rather than emoji, so the picture looks the same in every
+/// viewer whatever fonts it has.
+public struct SVGReport {
+  public static let width = 800
+  static let chartTop = 90.0
+  static let chartHeight = 240.0
+  static let chartLeft = 80.0
+  static let chartRight = 770.0
+  static let gardenRowHeight = 64.0
+  static let plantSpacing = 34.0
+  /// Card colours, in order of focus time; calm and distinguishable.
+  static let palette = ["#3d8b5a", "#d9893b", "#4a78b5", "#b5527a", "#8a6fb8", "#5aa6a0"]
+
+  public let statistics: HistoryStatistics
+  public let garden: Garden
+
+  public init(statistics: HistoryStatistics, phases: [PhaseRecord]) {
+    self.statistics = statistics
+    self.garden = Garden(phases)
+  }
+
+  private var plantsPerLine: Int { Int((Self.chartRight - 170) / Self.plantSpacing) }
+
+  private var gardenLines: Int {
+    garden.rows.reduce(0) { $0 + max(1, ($1.plants.count + plantsPerLine - 1) / plantsPerLine) }
+  }
+
+  /// The picture's height: the chart, the legend, and one line of garden per card (more when
+  /// a card grew more than fits on a line).
+  public var height: Int {
+    Int(Self.chartTop + Self.chartHeight + 120 + Double(max(1, gardenLines)) * Self.gardenRowHeight)
+  }
+
+  public var svg: String {
+    var parts: [String] = []
+    parts.append(
+      """
+      <svg xmlns="http://www.w3.org/2000/svg" width="\(Self.width)" height="\(height)" \
+      viewBox="0 0 \(Self.width) \(height)" font-family="DejaVu Sans, Verdana, sans-serif">
+      <rect width="100%" height="100%" rx="16" fill="#fbf8f1"/>
+      """)
+    let range =
+      statistics.from == statistics.to
+      ? statistics.from.text : "\(statistics.from.text) to \(statistics.to.text)"
+    parts.append(
+      text(
+        "What grew · \(range)", x: 32, y: 44, size: 22, weight: "bold", fill: "#2f3b2f"))
+    parts.append(
+      text(
+        "\(HistoryStatistics.duration(statistics.focusSeconds)) focus · "
+          + "\(statistics.completed) completed · \(statistics.abandoned) abandoned · "
+          + "streak \(HistoryStatistics.days(statistics.streak.current))",
+        x: 32, y: 68, size: 13, fill: "#6b705c"))
+    parts += chart()
+    parts += gardenParts()
+    parts.append("</svg>")
+    return parts.joined(separator: "\n") + "\n"
+  }
+
+  // MARK: Chart
+
+  private var colours: [String: String] {
+    var colours: [String: String] = [:]
+    for (index, card) in statistics.cards.enumerated() {
+      colours[card.card] = Self.palette[index % Self.palette.count]
+    }
+    return colours
+  }
+
+  private func chart() -> [String] {
+    var parts: [String] = []
+    let days = statistics.days
+    let maximum = Double(days.map(\.focusSeconds).max() ?? 0)
+    let step = Self.gridStep(for: maximum)
+    let top = max(step, (maximum / step).rounded(.up) * step)
+    let bottom = Self.chartTop + Self.chartHeight
+    let scale = Self.chartHeight / top
+    var mark = 0.0
+    while mark <= top + 0.5 {
+      let y = bottom - mark * scale
+      parts.append(
+        "<line x1=\"\(Self.chartLeft)\" y1=\"\(y)\" x2=\"\(Self.chartRight)\" y2=\"\(y)\" "
+          + "stroke=\"#e4dfd3\" stroke-width=\"1\"/>")
+      parts.append(
+        text(
+          HistoryStatistics.duration(Int(mark)), x: Self.chartLeft - 10, y: y + 4, size: 11,
+          fill: "#8a8d7a", anchor: "end"))
+      mark += step
+    }
+    let slot = (Self.chartRight - Self.chartLeft) / Double(max(1, days.count))
+    let barWidth = min(56, slot * 0.6)
+    let colours = self.colours
+    for (index, day) in days.enumerated() {
+      let x = Self.chartLeft + slot * (Double(index) + 0.5) - barWidth / 2
+      var y = bottom
+      for part in statistics.dayCards where part.date == day.date && part.focusSeconds > 0 {
+        let height = Double(part.focusSeconds) * scale
+        y -= height
+        parts.append(
+          "<rect x=\"\(fmt(x))\" y=\"\(fmt(y))\" width=\"\(fmt(barWidth))\" "
+            + "height=\"\(fmt(height))\" fill=\"\(colours[part.card] ?? "#999999")\"/>")
+      }
+      let centre = x + barWidth / 2
+      if day.focusSeconds > 0 {
+        parts.append(
+          text(
+            HistoryStatistics.duration(day.focusSeconds), x: centre, y: y - 6, size: 11,
+            fill: "#2f3b2f", anchor: "middle"))
+      }
+      if days.count <= 14 || index % 7 == 0 {
+        parts.append(
+          text(
+            day.date.weekdayName, x: centre, y: bottom + 18, size: 12, weight: "bold",
+            fill: "#2f3b2f", anchor: "middle"))
+        parts.append(
+          text(
+            String(day.date.text.dropFirst(5)), x: centre, y: bottom + 33, size: 10,
+            fill: "#8a8d7a", anchor: "middle"))
+      }
+    }
+    var x = Self.chartLeft
+    let legendY = bottom + 58
+    for card in statistics.cards {
+      parts.append(
+        "<rect x=\"\(fmt(x))\" y=\"\(fmt(legendY - 10))\" width=\"12\" height=\"12\" rx=\"3\" "
+          + "fill=\"\(colours[card.card] ?? "#999999")\"/>")
+      let label = "\(card.card) \(HistoryStatistics.duration(card.focusSeconds))"
+      parts.append(text(label, x: x + 18, y: legendY, size: 12, fill: "#2f3b2f"))
+      x += 40 + Double(label.count) * 7
+    }
+    return parts
+  }
+
+  /// A round grid step: 15m, 30m, 1h, 2h… so that about four lines fit.
+  static func gridStep(for maximum: Double) -> Double {
+    let steps: [Double] = [60, 300, 900, 1800, 3600, 7200, 3 * 3600, 6 * 3600, 12 * 3600]
+    return steps.first { maximum / $0 <= 5 } ?? 24 * 3600
+  }
+
+  // MARK: Garden
+
+  private func gardenParts() -> [String] {
+    var parts: [String] = []
+    let top = Self.chartTop + Self.chartHeight + 100
+    parts.append(text("Garden", x: 32, y: top, size: 16, weight: "bold", fill: "#2f3b2f"))
+    guard !garden.isEmpty else {
+      parts.append(
+        text(
+          "Nothing has grown yet: a completed focus phase plants something.", x: 32,
+          y: top + 34, size: 13, fill: "#8a8d7a"))
+      return parts
+    }
+    var line = 0
+    for row in garden.rows {
+      let groundY = top + 50 + Double(line) * Self.gardenRowHeight
+      parts.append(text(row.card, x: 32, y: groundY - 8, size: 13, weight: "bold", fill: "#2f3b2f"))
+      var tally = "\(row.grown) grown"
+      if row.wilted > 0 { tally += ", \(row.wilted) wilted" }
+      parts.append(text(tally, x: 32, y: groundY + 8, size: 10, fill: "#8a8d7a"))
+      for (index, plant) in row.plants.enumerated() {
+        let column = index % plantsPerLine
+        if index > 0, column == 0 { line += 1 }
+        let y = top + 50 + Double(line) * Self.gardenRowHeight
+        if column == 0 {
+          parts.append(
+            "<line x1=\"150\" y1=\"\(fmt(y))\" x2=\"\(Self.chartRight)\" y2=\"\(fmt(y))\" "
+              + "stroke=\"#c9b48f\" stroke-width=\"3\" stroke-linecap=\"round\"/>")
+        }
+        parts.append(draw(plant, x: 170 + Double(column) * Self.plantSpacing, ground: y))
+      }
+      line += 1
+    }
+    return parts
+  }
+
+  /// One plant standing on the ground line at `ground`, centred on `x`.
+  private func draw(_ plant: Plant, x: Double, ground: Double) -> String {
+    let stem = "#4f7d3a"
+    let leaf = "#6fae4f"
+    switch plant {
+    case .sprout:
+      return """
+        <g><path d="M\(fmt(x)) \(fmt(ground)) v-14" stroke="\(stem)" stroke-width="2.5" \
+        stroke-linecap="round"/>\
+        <ellipse cx="\(fmt(x - 6))" cy="\(fmt(ground - 15))" rx="6" ry="3.5" fill="\(leaf)" \
+        transform="rotate(-25 \(fmt(x - 6)) \(fmt(ground - 15)))"/>\
+        <ellipse cx="\(fmt(x + 6))" cy="\(fmt(ground - 15))" rx="6" ry="3.5" fill="\(leaf)" \
+        transform="rotate(25 \(fmt(x + 6)) \(fmt(ground - 15)))"/></g>
+        """
+    case .herb:
+      var shape = """
+        <g><path d="M\(fmt(x)) \(fmt(ground)) v-30" stroke="\(stem)" stroke-width="2.5" \
+        stroke-linecap="round"/>
+        """
+      for (dy, side) in [(10.0, -1.0), (16.0, 1.0), (22.0, -1.0), (28.0, 1.0)] {
+        let cx = x + side * 7
+        let cy = ground - dy
+        shape +=
+          "<ellipse cx=\"\(fmt(cx))\" cy=\"\(fmt(cy))\" rx=\"7\" ry=\"3.5\" fill=\"\(leaf)\" "
+          + "transform=\"rotate(\(fmt(side * -30)) \(fmt(cx)) \(fmt(cy)))\"/>"
+      }
+      return shape + "</g>"
+    case .tree:
+      return """
+        <g><rect x="\(fmt(x - 3))" y="\(fmt(ground - 18))" width="6" height="18" rx="2" \
+        fill="#8b5a2b"/>\
+        <circle cx="\(fmt(x))" cy="\(fmt(ground - 30))" r="14" fill="#2f7d46"/>\
+        <circle cx="\(fmt(x - 8))" cy="\(fmt(ground - 24))" r="9" fill="#3d9456"/>\
+        <circle cx="\(fmt(x + 8))" cy="\(fmt(ground - 25))" r="9" fill="#3d9456"/></g>
+        """
+    case .wilted:
+      return """
+        <g><path d="M\(fmt(x)) \(fmt(ground)) q1 -16 10 -20" fill="none" stroke="#8f8a6a" \
+        stroke-width="2.5" stroke-linecap="round"/>\
+        <circle cx="\(fmt(x + 11))" cy="\(fmt(ground - 15))" r="5" fill="#a0524d"/>\
+        <ellipse cx="\(fmt(x - 5))" cy="\(fmt(ground - 6))" rx="5" ry="2.5" fill="#b0a878"/></g>
+        """
+    }
+  }
+
+  // MARK: Text
+
+  private func text(
+    _ content: String, x: Double, y: Double, size: Int, weight: String = "normal",
+    fill: String, anchor: String = "start"
+  ) -> String {
+    "<text x=\"\(fmt(x))\" y=\"\(fmt(y))\" font-size=\"\(size)\" font-weight=\"\(weight)\" "
+      + "fill=\"\(fill)\" text-anchor=\"\(anchor)\">\(Self.escaped(content))</text>"
+  }
+
+  static func escaped(_ text: String) -> String {
+    var result = ""
+    for character in text {
+      switch character {
+      case "&": result += "&amp;"
+      case "<": result += "&lt;"
+      case ">": result += "&gt;"
+      case "\"": result += "&quot;"
+      default: result.append(character)
+      }
+    }
+    return result
+  }
+}
+
+/// Coordinates with at most one decimal, so the file stays small and readable.
+private func fmt(_ value: Double) -> String {
+  let rounded = (value * 10).rounded() / 10
+  return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+}

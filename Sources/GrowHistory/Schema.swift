@@ -1,0 +1,47 @@
+/// The database layout, as a list of migrations. `PRAGMA user_version` holds how many have
+/// run; opening a database runs the missing ones, each in its own transaction, so a file from
+/// any earlier release is brought up to date and a crash halfway leaves the last good version.
+///
+/// Never edit a migration that has shipped: add a new one.
+enum Schema {
+  static let migrations: [String] = [
+    // 1: the first release: one row per ended phase.
+    """
+    CREATE TABLE phases (
+      id INTEGER PRIMARY KEY,
+      card TEXT NOT NULL,
+      kind TEXT NOT NULL CHECK (kind IN ('focus', 'short-break', 'long-break')),
+      planned_seconds REAL NOT NULL,
+      actual_seconds REAL NOT NULL,
+      started_at REAL NOT NULL,         -- Unix seconds, UTC
+      start_offset INTEGER NOT NULL,    -- seconds east of UTC on the wall clock then
+      ended_at REAL NOT NULL,
+      end_offset INTEGER NOT NULL,
+      outcome TEXT NOT NULL
+        CHECK (outcome IN ('completed', 'skipped', 'stopped', 'abandoned')),
+      pause_count INTEGER NOT NULL DEFAULT 0,
+      paused_seconds REAL NOT NULL DEFAULT 0,
+      intention TEXT
+    );
+    """,
+    // 2: away time and distractions (for the X11 monitor), and the local day each phase
+    // counts for, indexed: statistics select and group by it without calendar arithmetic.
+    """
+    ALTER TABLE phases ADD COLUMN away_seconds REAL NOT NULL DEFAULT 0;
+    ALTER TABLE phases ADD COLUMN day INTEGER NOT NULL DEFAULT 0;
+    -- CAST truncates toward zero, which is floor for every instant after 1970.
+    UPDATE phases SET day = CAST((ended_at + end_offset) / 86400 AS INTEGER);
+    CREATE INDEX phases_by_day ON phases (day);
+    CREATE TABLE distractions (
+      id INTEGER PRIMARY KEY,
+      phase_id INTEGER NOT NULL REFERENCES phases (id) ON DELETE CASCADE,
+      app_class TEXT NOT NULL,
+      seconds REAL NOT NULL,
+      title TEXT                        -- only when the person opted in
+    );
+    CREATE INDEX distractions_by_phase ON distractions (phase_id);
+    """,
+  ]
+
+  static var currentVersion: Int { migrations.count }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import GrowCore
+import GrowHistory
+import GrowTestSupport
+import Testing
+
+/// History, stats, garden and report against real daemons and a real database.
+@Suite struct HistoryCommandsTests {
+  static let oneSecondCycle = """
+    [timer]
+    focus = 1s
+    short-break = 1s
+    long-break = 1s
+    auto-start-breaks = true
+    auto-start-focus = true
+    """
+
+  func databasePath(_ harness: DaemonHarness) -> String {
+    HistoryStore.defaultPath(environment: harness.bus.environment)
+  }
+
+  func phases(_ harness: DaemonHarness) throws -> [[String: Any]] {
+    let result = try harness.grow("history", "--all", "--json")
+    #expect(result.status == 0, "\(result.stderr)")
+    return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
+      ?? []
+  }
+
+  @Test func aRealDaemonRecordsEveryOutcomeAndTodaySurvivesARestart() throws {
+    let harness = try DaemonHarness(config: Self.oneSecondCycle)
+    #expect(try harness.grow("start", "--intention", "real run").status == 0)
+    _ = try harness.waitForStatus { ($0["completed_today"] as? Int ?? 0) >= 2 }
+    #expect(try harness.grow("skip").status == 0)
+    #expect(try harness.grow("stop").status == 0)
+    #expect(try harness.grow("start", "--focus", "10m").status == 0)
+    #expect(try harness.grow("stop").status == 0)
+    #expect(try harness.grow("start", "--focus", "10m").status == 0)
+    #expect(harness.daemon?.terminate() == 0)
+
+    let recorded = try phases(harness)
+    let outcomes = Set(recorded.compactMap { $0["outcome"] as? String })
+    #expect(outcomes == ["completed", "skipped", "stopped", "abandoned"])
+    let last = try #require(recorded.last)
+    #expect(last["outcome"] as? String == "abandoned")
+    #expect(last["planned_seconds"] as? Int == 600)
+    #expect(recorded.first?["intention"] as? String == "real run")
+    let completed = recorded.filter {
+      $0["kind"] as? String == "focus" && $0["outcome"] as? String == "completed"
+    }.count
+
+    try harness.start()
+    let status = try harness.status()
+    #expect(status["completed_today"] as? Int == completed)
+    let streak = try harness.run(
+      "busctl",
+      [
+        "--user", "get-property", "org.grow.Grow1", "/org/grow/Grow1", "org.grow.Grow1.Timer",
+        "Streak", "BestStreak",
+      ])
+    #expect(streak.stdout == "u 1\nu 1\n")
+    let garden = try harness.grow("garden")
+    #expect(garden.stdout.contains("  work  🌱🌱"))
+    #expect(garden.stdout.contains("🥀🥀"))
+  }
+
+  @Test func killingTheDaemonMidRunLeavesAnIntactDatabaseWithEveryCompletedPhase() throws {
+    let harness = try DaemonHarness(config: Self.oneSecondCycle)
+    #expect(try harness.grow("start").status == 0)
+    let status = try harness.waitForStatus(timeout: 20) {
+      ($0["completed_today"] as? Int ?? 0) >= 4
+    }
+    let completedBeforeKill = status["completed_today"] as? Int ?? 0
+    #expect(harness.daemon?.kill() == 128 + SIGKILL)
+
+    let store = try HistoryStore(path: databasePath(harness), create: false)
+    #expect(try store.integrityCheck() == "ok")
+    let recorded = try store.phases().filter(\.isCompletedFocus)
+    #expect(recorded.count >= completedBeforeKill)
+    #expect(try store.phases().count >= 2 * completedBeforeKill - 1, "breaks are recorded too")
+  }
+
+  @Test func withoutAWritableDataDirectoryTheTimerRunsAndSaysWhy() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    let blocked = harness.bus.environment["XDG_DATA_HOME", default: ""] + "/grow"
+    #expect(FileManager.default.createFile(atPath: blocked, contents: Data("x".utf8)))
+    try harness.start()
+    #expect(try harness.grow("start").status == 0)
+    #expect(try harness.status()["state"] as? String == "focus")
+    let expected =
+      "grow[daemon] error: cannot create the history directory \(blocked): a file is in the "
+      + "way; move it aside so Grow can keep history; the timer runs without recording history\n"
+    #expect(harness.daemon?.stderr.contains(expected) == true, "\(harness.daemon?.stderr ?? "")")
+    let stats = try harness.grow("stats")
+    #expect(stats.status == 1)
+    #expect(
+      stats.stderr
+        == "grow: cannot create the history directory \(blocked): a file is in the way; "
+        + "move it aside so Grow can keep history\n")
+  }
+
+  /// A month in New York, seeded with explicit instants: DST starts on 2026-03-08, and phases
+  /// end on both sides of midnight.
+  func seededMonth() throws -> DaemonHarness {
+    let harness = try DaemonHarness(
+      startDaemon: false, environment: ["TZ": "America/New_York", "NO_COLOR": "1"])
+    let zone = try #require(TimeZone(identifier: "America/New_York"))
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = zone
+    formatter.dateFormat = "yyyy-MM-dd HH:mm"
+    func phase(_ card: String, _ minutes: Double, _ end: String, _ outcome: HistoryOutcome)
+      throws -> PhaseRecord
+    {
+      let endedAt = try #require(formatter.date(from: end))
+      return PhaseRecord(
+        card: card, kind: .focus, plannedSeconds: minutes * 60, actualSeconds: minutes * 60,
+        startedAt: endedAt.addingTimeInterval(-minutes * 60), endedAt: endedAt,
+        outcome: outcome, intention: "seeded", timeZone: zone)
+    }
+    var phases: [PhaseRecord] = []
+    for day in 1...31 {
+      phases.append(try phase("work", 25, String(format: "2026-03-%02d 10:00", day), .completed))
+    }
+    phases.append(try phase("math", 50, "2026-03-07 23:59", .completed))
+    phases.append(try phase("math", 35, "2026-03-08 03:05", .completed))
+    phases.append(try phase("math", 20, "2026-03-15 00:05", .stopped))
+    try HistoryStore(path: databasePath(harness)).record(all: phases)
+    return harness
+  }
+
+  @Test func statsForASeededMonthAcrossDSTAndMidnight() throws {
+    let harness = try seededMonth()
+    let json = try harness.grow("stats", "--from", "2026-03-01", "--to", "2026-03-31", "--json")
+    #expect(json.status == 0, "\(json.stderr)")
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+    let days = try #require(object["days"] as? [[String: Any]])
+    #expect(days.count == 31)
+    let minutes = Dictionary(
+      uniqueKeysWithValues: days.map {
+        ($0["date"] as? String ?? "", ($0["focusSeconds"] as? Int ?? 0) / 60)
+      })
+    #expect(minutes["2026-03-07"] == 75)
+    #expect(minutes["2026-03-08"] == 60)
+    #expect(minutes["2026-03-14"] == 25)
+    #expect(minutes["2026-03-15"] == 45)
+    #expect(object["completed"] as? Int == 33)
+    #expect(object["abandoned"] as? Int == 1)
+    #expect((object["streak"] as? [String: Any])?["longest"] as? Int == 31)
+
+    let text = try harness.grow("stats", "--from", "2026-03-07", "--to", "2026-03-08")
+    #expect(
+      text.stdout.hasPrefix(
+        """
+        Focus 2026-03-07 to 2026-03-08 · all cards · 2h15m in total
+
+          2026-03-07 Sat  1h15m  ██████████████████████████████
+          2026-03-08 Sun     1h  ████████████████████████
+
+        Cards
+          math  1h25m  ██████████████████████████████
+          work    50m  █████████████████▋
+
+        Focus phases: 4 completed, 0 abandoned, 0 skipped
+        """))
+    let csv = try harness.grow("stats", "--from", "2026-03-15", "--to", "2026-03-15", "--csv")
+    #expect(
+      csv.stdout
+        == "date,card,focus_seconds,completed,abandoned\r\n2026-03-15,math,1200,0,1\r\n"
+        + "2026-03-15,work,1500,1,0\r\n")
+  }
+
+  @Test func historyListsEditsAndDeletesPhases() throws {
+    let harness = try seededMonth()
+    let listed = try harness.grow("history", "--from", "2026-03-08", "--to", "2026-03-08")
+    #expect(
+      listed.stdout == """
+        33  2026-03-08 01:30–03:05  focus        math  35m of 35m  completed · seeded
+         8  2026-03-08 09:35–10:00  focus        work  25m of 25m  completed · seeded
+
+        """)
+    let edited = try harness.grow("history", "edit", "8", "--card", "math", "--outcome", "stopped")
+    #expect(edited.stdout == "phase 8: card 'math', outcome stopped\n")
+    let csv = try harness.grow("history", "--from", "2026-03-08", "--to", "2026-03-08", "--csv")
+    #expect(csv.stdout.contains("\r\n8,math,focus,1500,1500,2026-03-08T09:35:00-04:00,"))
+    let deleted = try harness.grow(
+      "history", "delete", "--from", "2026-03-01", "--to", "2026-03-08")
+    #expect(deleted.stdout == "deleted 10 phases from 2026-03-01 to 2026-03-08\n")
+    #expect(try phases(harness).count == 24)
+
+    let missing = try harness.grow("history", "edit", "999", "--card", "x")
+    #expect(missing.status == 1)
+    #expect(
+      missing.stderr == "grow: no phase with id 999; 'grow history' lists them with their ids\n")
+    let badDate = try harness.grow("stats", "--from", "2026-02-30", "--to", "2026-03-01")
+    #expect(badDate.status == 2)
+    #expect(
+      badDate.stderr
+        == "grow: --from: '2026-02-30' is not a date; write it as YYYY-MM-DD, like 2026-03-08 "
+        + "(see 'grow help')\n")
+  }
+
+  @Test func reportWritesAnSVGThatRendersToAPNG() throws {
+    let harness = try seededMonth()
+    let svg = harness.bus.directory.appendingPathComponent("week.svg").path
+    let png = harness.bus.directory.appendingPathComponent("week.png").path
+    let result = try harness.grow(
+      "report", "--svg", svg, "--from", "2026-03-09", "--to", "2026-03-15")
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout == "wrote \(svg) (800×578, 2026-03-09 to 2026-03-15)\n")
+    let render = try harness.run("rsvg-convert", [svg, "-o", png])
+    #expect(render.status == 0, "\(render.stderr)")
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: png)).prefix(24))
+    let integer = { (at: Int) in bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+    #expect(integer(16) == 800)
+    #expect(integer(20) == 578)
+  }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import GrowCore
+import Testing
+
+@testable import GrowHistory
+
+@Suite struct GardenTests {
+  @Test func completedFocusGrowsByLengthAndAbandonedWilts() {
+    let end = local("2026-03-02 10:00")
+    let garden = Garden([
+      focus("math", minutes: 10, endingAt: end), focus("math", minutes: 30, endingAt: end),
+      focus("work", minutes: 50, endingAt: end),
+      focus("math", minutes: 5, endingAt: end, outcome: .stopped),
+      focus("math", minutes: 5, endingAt: end, outcome: .skipped),
+      focus("work", minutes: 5, endingAt: end, outcome: .abandoned),
+    ])
+    #expect(garden.rows.map(\.card) == ["math", "work"])
+    #expect(garden.rows[0].plants == [.sprout, .herb, .wilted])
+    #expect(garden.rows[1].plants == [.tree, .wilted])
+    #expect(
+      garden.text(title: "Garden · today") == """
+        Garden · today
+          math  🌱🌿🥀  2 grown, 1 wilted
+          work  🌳🥀  1 grown, 1 wilted
+          🌱 under 20m · 🌿 20m to 45m · 🌳 45m or more · 🥀 abandoned
+        """)
+    #expect(
+      garden.text(title: "x", style: .init(enabled: true)).contains("\u{1B}[32mmath\u{1B}[0m"))
+  }
+
+  @Test func anEmptyGardenSaysHowToGrowSomething() {
+    #expect(
+      Garden([]).text(title: "Garden · today")
+        == "Garden · today: nothing has grown yet; a completed focus phase plants something")
+  }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import GrowCore
+import Testing
+
+@testable import GrowHistory
+
+/// The recorder on a real `FocusTimer` driven by a manual clock: every outcome, in
+/// milliseconds.
+@Suite struct HistoryRecorderTests {
+  @Test func everyOutcomeIsRecordedWithPausesAndIntention() throws {
+    let directory = try TemporaryDirectory()
+    let store = try HistoryStore(path: directory.databasePath)
+    let clock = ManualTimeSource(timeZone: newYork)
+    let events = EventBus()
+    let card = FocusCard(name: "math", focus: 60, shortBreak: 30, autoStartFocus: true)
+    let timer = FocusTimer(
+      deck: CardDeck(cards: [card], defaultCardName: "math"), bus: events, time: clock)
+    var errors: [HistoryError] = []
+    var published: [Streak] = []
+    let recorder = HistoryRecorder(
+      store: store, events: events, dailyGoal: { nil }, timeZone: { newYork },
+      clock: { clock.now }, onError: { errors.append($0) })
+    events.subscribe(HistoryRecorded.self, as: "test") { published.append($0.streak) }
+
+    try timer.start(overrides: SessionOverrides(intention: "proofs"))
+    clock.advance(by: 10)
+    try timer.pause()
+    clock.advance(by: 5)
+    try timer.resume()
+    clock.advance(by: 50)  // focus completes at 65s; the break starts
+    clock.advance(by: 10)
+    try timer.skip()  // break skipped; focus starts by itself
+    clock.advance(by: 20)
+    try timer.stop()  // focus stopped after 20s
+    try timer.start()
+    clock.advance(by: 15)
+    recorder.recordCutShort(timer.runningPhase)  // the daemon exits
+
+    let phases = try store.phases()
+    #expect(phases.map(\.kind) == [.focus, .shortBreak, .focus, .focus])
+    #expect(phases.map(\.outcome) == [.completed, .skipped, .stopped, .abandoned])
+    #expect(phases.map(\.actualSeconds) == [60, 10, 20, 15])
+    #expect(phases[0].pauseCount == 1)
+    #expect(phases[0].pausedSeconds == 5)
+    #expect(phases[0].intention == "proofs")
+    #expect(phases[1].intention == nil)
+    #expect(phases[0].endedAt == phases[0].startedAt.addingTimeInterval(65))
+    #expect(errors.isEmpty)
+    #expect(published.count == 4, "one event per recorded phase")
+    #expect(recorder.streak == Streak(current: 1, longest: 1))
+    #expect(recorder.today() == DayActivity(focusSeconds: 95, completedFocus: 1))
+  }
+
+  @Test func aFailedWriteIsReportedAndTheTimerGoesOn() throws {
+    let directory = try TemporaryDirectory()
+    let store = try HistoryStore(path: directory.databasePath)
+    let clock = ManualTimeSource(timeZone: newYork)
+    let events = EventBus()
+    let timer = FocusTimer(deck: .standard, bus: events, time: clock)
+    var errors: [HistoryError] = []
+    let recorder = HistoryRecorder(
+      store: store, events: events, dailyGoal: { nil }, clock: { clock.now },
+      onError: { errors.append($0) })
+    // The database goes away under the daemon: the table is dropped behind its back.
+    try SQLiteConnection(path: directory.databasePath).execute(
+      "DROP TABLE distractions; DROP TABLE phases")
+    try timer.start()
+    clock.advance(by: 25 * 60)
+    #expect(timer.status.state == .shortBreak)
+    #expect(errors.count == 1)
+    #expect(errors.first?.description.contains("no such table: phases") == true)
+    _ = recorder
+  }
+}

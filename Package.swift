@@ -39,7 +39,8 @@ let package = Package(
     .target(name: "GrowCLI", dependencies: [kit, "GrowDaemon", "GrowHistory"]),
     .executableTarget(name: "grow", dependencies: ["GrowCLI"]),
     // Benchmarks (make bench): prints figures, asserts nothing.
-    .executableTarget(name: "grow-bench", dependencies: [kit, "GrowDaemon", "GrowHistory"]),
+    .executableTarget(
+      name: "grow-bench", dependencies: [kit, "GrowDaemon", "GrowHistory", "GrowTestSupport"]),
 
     // Built-in plugins, in Plugins/ (run-time plugins, not SwiftPM package plugins).
     .target(name: "NotifyPlugin", dependencies: [kit], path: "Plugins/NotifyPlugin"),

@@ -17,6 +17,10 @@ for subscribers in [1, 4, 16] {
 let direct = bus.directCallRate()
 if !json { FileHandle.standardError.write(Data("history: ten years of phases…\n".utf8)) }
 let history = try HistoryBenchmark(runs: 5).run()
+if !json { FileHandle.standardError.write(Data("external plugin: event latency…\n".utf8)) }
+let external = try MainActor.assumeIsolated {
+  try ExternalPluginBenchmark(events: quick ? 20 : 100).run()
+}
 
 if json {
   let encoder = JSONEncoder()
@@ -25,9 +29,12 @@ if json {
     let bus: [BusBenchmark.Sample]
     let directCallsPerSecondFourHandlers: Double
     let history: HistoryBenchmark.Sample
+    let externalPlugin: ExternalPluginBenchmark.Sample
   }
   let data = try encoder.encode(
-    Report(bus: samples, directCallsPerSecondFourHandlers: direct, history: history))
+    Report(
+      bus: samples, directCallsPerSecondFourHandlers: direct, history: history,
+      externalPlugin: external))
   print(String(decoding: data, as: UTF8.self))
 } else {
   func millions(_ value: Double) -> String { String(format: "%.2f M", value / 1e6) }
@@ -51,4 +58,9 @@ if json {
       + String(format: "%.0f ms", history.statsYearMedianSeconds * 1000)
       + " (median of 5 runs, whole process); database "
       + String(format: "%.1f MB", Double(history.databaseBytes) / 1e6))
+  print(
+    "External plugin: D-Bus Pause/Resume → the plugin reads the event on its stdin: "
+      + String(
+        format: "median %.2f ms, p90 %.2f ms over %d events", external.medianMilliseconds,
+        external.p90Milliseconds, external.events))
 }

@@ -159,13 +159,21 @@ public struct StatusTemplate: Sendable, Equatable {
   }
 
   let pieces: [Piece]
+  /// Used instead of `pieces` while no phase runs or waits (idle, waiting, off); nil: the
+  /// same pieces in every state.
+  let piecesWithoutPhase: [Piece]?
   public let source: String
 
-  /// What a bar shows by default in every state: the icon says focus, break or paused.
-  public static let standard = Self(checked: "{icon} {remaining}")
+  /// What a bar shows by default: the countdown while a phase runs or is paused (the icon
+  /// says focus, break or paused), the state in words otherwise.
+  public static let standard = Self(
+    pieces: [.field(.icon), .text(" "), .field(.remaining)],
+    piecesWithoutPhase: [.field(.icon), .text(" "), .field(.state)], source: "{icon} {remaining}")
   /// Shown when the template gives an empty line, as it does for `{remaining}` while idle:
   /// bars must never get an empty line.
-  static let fallback = Self(checked: "{icon} {state}")
+  static let fallback = Self(
+    pieces: [.field(.icon), .text(" "), .field(.state)], piecesWithoutPhase: nil,
+    source: "{icon} {state}")
 
   public init(_ source: String) throws(StatusTemplateError) {
     self.source = source
@@ -183,15 +191,12 @@ public struct StatusTemplate: Sendable, Equatable {
     }
     if !rest.isEmpty { pieces.append(.text(String(rest))) }
     self.pieces = pieces
+    piecesWithoutPhase = nil
   }
 
-  private init(checked source: String) {
-    // Only for the built-in templates above, which are known to parse.
-    self = (try? Self(source)) ?? Self(pieces: [.text(source)], source: source)
-  }
-
-  private init(pieces: [Piece], source: String) {
+  private init(pieces: [Piece], piecesWithoutPhase: [Piece]?, source: String) {
     self.pieces = pieces
+    self.piecesWithoutPhase = piecesWithoutPhase
     self.source = source
   }
 
@@ -210,7 +215,9 @@ public struct StatusTemplate: Sendable, Equatable {
   }
 
   private func fill(_ snapshot: StatusSnapshot, at now: Date) -> String {
-    pieces.map { piece in
+    let hasPhase = snapshot.status.map { $0.state != .idle } ?? false
+    let pieces = hasPhase ? pieces : piecesWithoutPhase ?? pieces
+    return pieces.map { piece in
       switch piece {
       case .text(let text): text
       case .field(let field): Self.value(of: field, snapshot, at: now)

@@ -64,8 +64,8 @@ final class StatusFollower {
     }
     if renderer.format == .i3bar { readClicks() }
     if let header = renderer.header { say(header) }
-    // Subscribed first, asked second: a daemon starting in between is not missed.
-    redraw()
+    // Subscribed first, asked second: a daemon starting in between is not missed. The first
+    // line waits for the answer, so a bar never flashes "off" while the daemon runs.
     refresh()
     dispatchMain()
   }

@@ -33,7 +33,8 @@ public final class StatusBarPlugin: GrowPlugin {
       try FileManager.default.createDirectory(
         at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     } catch {
-      throw PluginError.unavailable("cannot create \(directory.path): \(error.localizedDescription)")
+      throw PluginError.unavailable(
+        "cannot create \(directory.path): \(error.localizedDescription)")
     }
     self.directory = directory
     log = context.log

@@ -238,7 +238,9 @@ enum Commands {
 
   static var usageText: String {
     let width = all.map(\.name.count).max() ?? 0
-    let lines = all.map { "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.summary)" }
+    let lines = all.map {
+      "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.summary)"
+    }
     return """
       grow: a focus timer that gets out of the way
 

@@ -4,17 +4,36 @@ import Foundation
 // Figures are medians of repeated runs in one process; compare them as ratios, since the
 // machines this runs on are shared and noisy.
 
+// Sections: `grow-bench [--json] [--quick] [bus] [statusbar]`; without a name, all of them.
+
 let arguments = CommandLine.arguments.dropFirst()
 let json = arguments.contains("--json")
 let quick = arguments.contains("--quick")
+let named = Set(arguments.filter { !$0.hasPrefix("--") })
+let runsBus = named.isEmpty || named.contains("bus")
+let runsStatusBar = named.isEmpty || named.contains("statusbar")
+
+@MainActor func progress(_ text: String) {
+  if !json { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+}
 
 let bus = BusBenchmark(events: quick ? 100_000 : 1_000_000, runs: quick ? 3 : 7)
 var samples: [BusBenchmark.Sample] = []
-for subscribers in [1, 4, 16] {
-  if !json { FileHandle.standardError.write(Data("bus: \(subscribers) subscriber(s)…\n".utf8)) }
-  samples.append(bus.run(subscribers: subscribers))
+var direct = 0.0
+if runsBus {
+  for subscribers in [1, 4, 16] {
+    progress("bus: \(subscribers) subscriber(s)…")
+    samples.append(bus.run(subscribers: subscribers))
+  }
+  direct = bus.directCallRate()
 }
-let direct = bus.directCallRate()
+
+let statusBar = StatusBarBenchmark(seconds: quick ? 5 : 20)
+var statusBarRows: [StatusBarBenchmark.Row] = []
+if runsStatusBar {
+  progress("status bar: \(Int(statusBar.seconds)) s focus, then \(Int(statusBar.seconds)) s idle…")
+  statusBarRows = try statusBar.run()
+}
 
 if json {
   let encoder = JSONEncoder()
@@ -22,10 +41,29 @@ if json {
   struct Report: Encodable {
     let bus: [BusBenchmark.Sample]
     let directCallsPerSecondFourHandlers: Double
+    let statusBarWakeUpsPerMinute: [StatusBarBenchmark.Row]
   }
-  let data = try encoder.encode(Report(bus: samples, directCallsPerSecondFourHandlers: direct))
+  let data = try encoder.encode(
+    Report(
+      bus: samples, directCallsPerSecondFourHandlers: direct,
+      statusBarWakeUpsPerMinute: statusBarRows))
   print(String(decoding: data, as: UTF8.self))
 } else {
+  printTables()
+}
+
+@MainActor func printTables() {
+  if !statusBarRows.isEmpty {
+    print(
+      "Status bar feed: wake-ups per minute (context switches over \(Int(statusBar.seconds)) s)")
+    print("process                     focus running   idle")
+    for row in statusBarRows {
+      print(
+        row.process.padding(toLength: 26, withPad: " ", startingAt: 0)
+          + String(format: "  %13.1f  %5.1f", row.focusPerMinute, row.idlePerMinute))
+    }
+  }
+  guard !samples.isEmpty else { return }
   func millions(_ value: Double) -> String { String(format: "%.2f M", value / 1e6) }
   print("Event bus, in process (\(bus.events) events × \(bus.runs) runs, median)")
   print("subscribers  events/s     deliveries/s  ns/event")

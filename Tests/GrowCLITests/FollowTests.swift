@@ -69,9 +69,10 @@ import Testing
     var followerPID: Int32 = 0
     #expect(
       bar.waitUntil(timeout: 5) {
-        followerPID = Int32(
-          (try? String(contentsOfFile: pidFile, encoding: .utf8))?
-            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        followerPID =
+          Int32(
+            (try? String(contentsOfFile: pidFile, encoding: .utf8))?
+              .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
         return followerPID > 0 && bar.stdout.contains("○ idle")
       })
     bar.kill()

@@ -89,11 +89,13 @@ import Testing
     #expect(polybar.waitUntil(timeout: 5) { redraws() > before }, "\(polybar.stderr)")
 
     // A real click on the module: polybar runs the command of our %{A1:…:} tag.
-    let window = try harness.run("xdotool", ["search", "--sync", "--class", "polybar"])
+    let window =
+      try harness.run("xdotool", ["search", "--sync", "--class", "polybar"])
       .stdout.split(separator: "\n").first.map(String.init) ?? ""
     #expect(!window.isEmpty)
     try harness.run("xdotool", ["mousemove", "--window", window, "8", "12", "click", "1"])
-    #expect(try harness.waitForStatus { $0["paused"] as? Bool == true }["state"] as? String == "focus")
+    #expect(
+      try harness.waitForStatus { $0["paused"] as? Bool == true }["state"] as? String == "focus")
     try harness.run("xdotool", ["mousemove", "--window", window, "8", "12", "click", "3"])
     #expect(try harness.waitForStatus { $0["state"] as? String == "short-break" }.isEmpty == false)
     #expect(polybar.stderr.contains("toggle"), "\(polybar.stderr)")

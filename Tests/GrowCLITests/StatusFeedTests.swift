@@ -55,7 +55,8 @@ import Testing
     let intention = #"<b>"Tom" & 'Jerry'</b>"#
     #expect(try harness.grow("start", "--focus", "10m", "--intention", intention).status == 0)
     let running = try waybarObject(harness, "--template", "{intention}")
-    #expect(running["text"] as? String == "&lt;b&gt;&quot;Tom&quot; &amp; &#39;Jerry&#39;&lt;/b&gt;")
+    #expect(
+      running["text"] as? String == "&lt;b&gt;&quot;Tom&quot; &amp; &#39;Jerry&#39;&lt;/b&gt;")
     #expect(running["class"] as? [String] == ["focus"])
     #expect(running["alt"] as? String == "focus")
     let percentage = try #require(running["percentage"] as? Int)
@@ -114,8 +115,9 @@ import Testing
       return text == "● 10:00\n"
     }
     #expect(written == true)
-    let file = try JSONSerialization.jsonObject(
-      with: Data(contentsOf: URL(fileURLWithPath: directory + "status.json"))) as? [String: Any]
+    let file =
+      try JSONSerialization.jsonObject(
+        with: Data(contentsOf: URL(fileURLWithPath: directory + "status.json"))) as? [String: Any]
     let cli = try harness.status()
     #expect(file.map { Set($0.keys) } == Set(cli.keys))
     #expect(file?["card"] as? String == "work")

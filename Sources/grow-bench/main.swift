@@ -31,7 +31,8 @@ if runsBus {
 let statusBar = StatusBarBenchmark(seconds: quick ? 5 : 20)
 var statusBarRows: [StatusBarBenchmark.Row] = []
 if runsStatusBar {
-  progress("status bar: \(Int(statusBar.seconds)) s focus, then \(Int(statusBar.seconds)) s idle…")
+  let window = Int(statusBar.seconds)
+  progress("status bar: \(window) s with a focus phase running, then \(window) s idle…")
   statusBarRows = try statusBar.run()
 }
 

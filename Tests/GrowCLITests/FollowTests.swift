@@ -164,7 +164,7 @@ func expectLastLine(
 
 /// `● 9:58` → 598.
 func secondsLeft(_ line: String) -> Int {
-  let clock = line.split(separator: " ").last ?? ""
+  let clock = line.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").last ?? ""
   return clock.split(separator: ":").reduce(0) { $0 * 60 + (Int($1) ?? 0) }
 }
 

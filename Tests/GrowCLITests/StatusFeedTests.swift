@@ -9,7 +9,8 @@ import Testing
     #expect(try harness.grow("status", "--format", "plain").stdout == "○ idle\n")
     #expect(try harness.grow("start", "--focus", "10m").status == 0)
     let focus = try harness.grow("status", "--format", "plain").stdout
-    #expect(focus == "● 10:00\n" || focus == "● 9:59\n")
+    // A second or two may pass on a busy machine between starting and asking.
+    #expect(focus.hasPrefix("● ") && (595...600).contains(secondsLeft(focus)))
     #expect(try harness.grow("pause").status == 0)
     #expect(try harness.grow("status", "--template", "{icon} {state}").stdout == "⏸ paused\n")
     #expect(try harness.grow("skip").status == 0)

@@ -58,8 +58,11 @@ test: deps
 	$(SWIFT) build --build-tests
 	scripts/with-desktop --private $(SWIFT) test --disable-xctest
 
-# Performance figures (release build): event bus throughput and more. Prints, asserts nothing.
+# Performance figures (release build): event bus throughput, and the wake-ups of the daemon and
+# of `grow status --follow` (which runs the release `grow` next to grow-bench). Prints, asserts
+# nothing.
 bench: deps
+	$(SWIFT) build -c release --product grow
 	$(SWIFT) build -c release --product grow-bench
 	$(SWIFT) build -c release --product grow  # grow-bench times `grow stats --year` as a process
 	.build/release/grow-bench

@@ -2,46 +2,66 @@ import Foundation
 import GrowCore
 import GrowPluginKit
 
-/// Keeps the timer's status in `$XDG_RUNTIME_DIR/grow/status.json` for bars and scripts that
-/// read files. Written on every change (never per second), atomically: write a temporary file,
-/// then rename it over the old one, so a reader never sees half a file.
+/// Keeps the timer's status in `$XDG_RUNTIME_DIR/grow/` for bars and scripts that read
+/// files: `status.json` (the shape of `grow status --json`) and `status.txt` (the line
+/// `grow status --format plain` prints, from `[plugin.statusbar] template`). Written on every
+/// change (never per second, so a countdown in `status.txt` is as of the last change),
+/// atomically: write a temporary file, then rename it over the old one, so a reader never
+/// sees half a file. Bars that want a live countdown run `grow status --follow` instead.
 public final class StatusBarPlugin: GrowPlugin {
   public static let id = "statusbar"
-  public static let summary = "writes the status to $XDG_RUNTIME_DIR/grow/status.json on change"
+  public static let summary =
+    "writes status.json and status.txt to $XDG_RUNTIME_DIR/grow/ on change"
 
-  private let file: URL
+  private let directory: URL
+  private let template: StatusTemplate
   private let log: Logger
 
   public init(context: PluginContext) throws {
     guard let runtime = context.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else {
       throw PluginError.unavailable("XDG_RUNTIME_DIR is not set; there is nowhere to keep the file")
     }
+    try context.config.checkKeys(["template"])
+    do {
+      template = try StatusTemplate(
+        context.config.string("template", default: StatusTemplate.standard.source))
+    } catch {
+      throw PluginError.unavailable("[plugin.statusbar] template: \(error.description)")
+    }
     let directory = URL(fileURLWithPath: runtime).appendingPathComponent("grow")
     do {
       try FileManager.default.createDirectory(
         at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     } catch {
-      throw PluginError.unavailable("cannot create \(directory.path): \(error.localizedDescription)")
+      throw PluginError.unavailable(
+        "cannot create \(directory.path): \(error.localizedDescription)")
     }
-    file = directory.appendingPathComponent("status.json")
+    self.directory = directory
     log = context.log
     write(context.timer.status)
     context.subscribe(TimerChanged.self) { [weak self] event in self?.write(event.status) }
   }
 
   public func stop() {
-    try? FileManager.default.removeItem(at: file)
+    for name in ["status.json", "status.txt"] {
+      try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+    }
   }
 
   private func write(_ status: TimerStatus) {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    encoder.dateEncodingStrategy = .iso8601
-    guard var data = try? encoder.encode(status) else { return }
-    data.append(0x0A)
-    let temporary = file.deletingLastPathComponent().appendingPathComponent(".status.json.tmp")
-    guard FileManager.default.createFile(
-      atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]),
+    let line = template.render(StatusSnapshot(status: status), at: Date())
+    replace("status.json", with: TimerStatusJSON(status).text)
+    replace("status.txt", with: line)
+  }
+
+  /// Replaces `name` with `line` and a newline: a temporary file renamed over the old one.
+  private func replace(_ name: String, with line: String) {
+    let file = directory.appendingPathComponent(name)
+    let temporary = directory.appendingPathComponent(".\(name).tmp")
+    guard
+      FileManager.default.createFile(
+        atPath: temporary.path, contents: Data((line + "\n").utf8),
+        attributes: [.posixPermissions: 0o600]),
       rename(temporary.path, file.path) == 0
     else {
       return log.warning("cannot write \(file.path): \(String(cString: strerror(errno)))")

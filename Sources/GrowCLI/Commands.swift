@@ -46,11 +46,21 @@ enum Commands {
       summary: "add time to the running phase (grow extend 5m)",
       details: "DURATION reads like 5m, 90s or 1h.", run: runExtend),
     Command(
-      name: "status", synopsis: "[--json]", summary: "show what the timer is doing",
+      name: "status", synopsis: "[--json | --format FORMAT] [--template TEXT] [--follow]",
+      summary: "show what the timer is doing (once, or one line per change for status bars)",
       details: """
-          --json   one JSON object: state, paused, card, duration, remaining, elapsed (seconds),
-                   started_at, ends_at (ISO 8601), cycle, long_break_after, next,
-                   completed_today, focus_today, daily_goal, intention
+          --json            one JSON object: state, paused, card, duration, remaining, elapsed
+                            (seconds), started_at, ends_at (ISO 8601), cycle, long_break_after,
+                            next, completed_today, focus_today, daily_goal, intention
+          --format FORMAT   one line in a status bar's protocol: plain (tmux, lemonbar, xmobar,
+                            scripts), i3blocks, polybar, waybar (return-type json), i3bar
+          --template TEXT   what the line shows (default '{icon} {remaining}'); fields: {icon}
+                            {state} {card} {remaining} {remaining_min} {progress} {cycle}
+                            {today} {goal} {dnd} {distraction} {intention}
+          --follow          keep printing one line per change (for bars that read a
+                            never-ending script); shows 'off' while no daemon runs
+        Clicks (i3bar on stdin, i3blocks BLOCK_BUTTON, polybar action tags): left toggles,
+        middle stops, right skips, scroll up extends by 1m, scroll down does nothing.
         """, run: runStatus),
     Command(
       name: "cards", synopsis: "[--json]", summary: "list the focus cards (* marks the default)",
@@ -160,10 +170,68 @@ enum Commands {
   }
 
   private static func runStatus(_ words: [String]) throws(CLIError) {
-    let arguments = try parse(words, flags: ["json"], usage: "status")
+    let arguments = try parse(
+      words, values: ["format", "template"], flags: ["json", "follow"], usage: "status")
     try expect(arguments, atMost: 0, "status")
-    let report = StatusReport(try Client().status())
-    say(arguments.flag("json") ? jsonText(report) : report.humanText)
+    let wantsBar =
+      arguments.flag("follow") || arguments.value("format") != nil
+      || arguments.value("template") != nil
+    if arguments.flag("json"), wantsBar {
+      throw .usage("grow status: --json cannot be combined with --format, --template or --follow")
+    }
+    guard wantsBar else {
+      let report = StatusReport(try Client().status())
+      return say(arguments.flag("json") ? jsonText(report) : report.humanText)
+    }
+    let renderer = try statusBarRenderer(arguments)
+    if arguments.flag("follow") { try StatusFollower(renderer: renderer).run() }
+    try printStatusBarOnce(renderer)
+  }
+
+  private static func statusBarRenderer(_ arguments: Arguments) throws(CLIError)
+    -> StatusBarRenderer
+  {
+    let formatName = arguments.value("format") ?? StatusBarFormat.plain.rawValue
+    guard let format = StatusBarFormat(rawValue: formatName) else {
+      throw .usage(
+        "grow status: unknown format '\(formatName)'; formats: \(StatusBarFormat.names)")
+    }
+    let template: StatusTemplate
+    do {
+      template = try arguments.value("template").map(StatusTemplate.init) ?? .standard
+    } catch {
+      throw .usage("grow status: \(error.description)")
+    }
+    return StatusBarRenderer(format: format, template: template, growCommand: growCommandLine)
+  }
+
+  /// One update for a bar that runs `grow` on an interval. A click reported by i3blocks
+  /// (BLOCK_BUTTON) is acted on first, so the line shows its effect. Without a daemon the
+  /// line says "off" and the exit status is 0: to a bar, any other status is an error.
+  private static func printStatusBarOnce(_ renderer: StatusBarRenderer) throws(CLIError) {
+    let client = try Client()
+    if renderer.format == .i3blocks,
+      let button = ProcessInfo.processInfo.environment["BLOCK_BUTTON"].flatMap({ Int($0) }),
+      let click = BarClick(button: button)
+    {
+      // Refused (say, skip while idle) or no daemon: the line below shows how things are.
+      _ = try? client.call(click.call.method, click.call.arguments)
+    }
+    var snapshot = StatusSnapshot(status: nil)
+    do {
+      snapshot.status = TimerStatus(busValues: try client.status())
+    } catch .daemonNotRunning {
+      snapshot.status = nil
+    }
+    say(renderer.once(snapshot, at: Date()))
+  }
+
+  /// How a bar runs this `grow` again: the path it was started by, made absolute when it was
+  /// relative, so polybar's click commands reach the same binary.
+  private static var growCommandLine: String {
+    let invoked = CommandLine.arguments.first ?? "grow"
+    guard invoked.contains("/"), !invoked.hasPrefix("/") else { return invoked }
+    return FileManager.default.currentDirectoryPath + "/" + invoked
   }
 
   private static func runCards(_ words: [String]) throws(CLIError) {
@@ -207,7 +275,9 @@ enum Commands {
 
   static var usageText: String {
     let width = all.map(\.name.count).max() ?? 0
-    let lines = all.map { "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.summary)" }
+    let lines = all.map {
+      "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.summary)"
+    }
     return """
       grow: a focus timer that gets out of the way
 

@@ -4,7 +4,8 @@ import Glibc
 ///
 /// Not `print`: Swift's `print` into a pipe is fully buffered, so a status bar or a script
 /// reading `grow` would see nothing until it exits; and one write per line means a reader
-/// never sees half a line.
+/// never sees half a line. When the reader has gone away (EPIPE, with SIGPIPE ignored as the
+/// status follower does) there is no one left to tell anything: exit quietly.
 func say(_ text: String) { sayExactly(text + "\n") }
 
 /// Writes `text` as it is, for output that carries its own line ends (CSV's CRLF).
@@ -16,6 +17,7 @@ func sayExactly(_ text: String) {
       write(1, buffer.baseAddress! + offset, buffer.count - offset)
     }
     if written < 0, errno == EINTR { continue }
+    if written < 0, errno == EPIPE { exit(0) }
     guard written > 0 else { return }
     offset += written
   }

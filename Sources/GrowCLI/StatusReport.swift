@@ -1,88 +1,43 @@
 import Foundation
 import GrowCore
 import GrowDBus
+import GrowPluginKit
 
-/// The daemon's status as the CLI shows it, decoded from `GetStatus`.
+/// The daemon's status as the CLI shows it, decoded from `GetStatus`. `--json` prints the
+/// shared `TimerStatusJSON` shape, the same as the status-bar plugin's `status.json`.
 struct StatusReport: Encodable {
-  var state: String
-  var paused: Bool
-  var card: String?
-  var duration: Int
-  var remaining: Int
-  var elapsed: Int
-  var startedAt: String?
-  var endsAt: String?
-  var cycle: Int
-  var longBreakAfter: Int
-  var next: String?
-  var completedToday: Int
-  var focusToday: Int
-  var dailyGoal: Int?
-  var intention: String?
+  let status: TimerStatus
 
-  enum CodingKeys: String, CodingKey {
-    case state, paused, card, duration, remaining, elapsed, cycle, next, intention
-    case startedAt = "started_at"
-    case endsAt = "ends_at"
-    case longBreakAfter = "long_break_after"
-    case completedToday = "completed_today"
-    case focusToday = "focus_today"
-    case dailyGoal = "daily_goal"
-  }
+  init(_ values: [String: BusValue]) { status = TimerStatus(busValues: values) }
 
-  init(_ values: [String: BusValue]) {
-    func int(_ key: String) -> Int { Int(values[key]?.integerValue ?? 0) }
-    func text(_ key: String) -> String? {
-      values[key]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-    }
-    func time(_ key: String) -> String? {
-      let micros = values[key]?.integerValue ?? 0
-      guard micros > 0 else { return nil }
-      return Date(timeIntervalSince1970: Double(micros) / 1_000_000)
-        .formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false)
-          .timeZone(separator: .omitted).dateTimeSeparator(.standard).timeSeparator(.colon))
-    }
-    state = text("State") ?? "idle"
-    paused = values["Paused"]?.boolValue ?? false
-    card = text("Card")
-    duration = int("Duration")
-    remaining = int("Remaining")
-    elapsed = int("Elapsed")
-    startedAt = time("StartedAt")
-    endsAt = time("EndsAt")
-    cycle = int("Cycle")
-    longBreakAfter = int("LongBreakAfter")
-    next = text("Next")
-    completedToday = int("CompletedToday")
-    focusToday = int("FocusToday")
-    dailyGoal = int("DailyGoal") > 0 ? int("DailyGoal") : nil
-    intention = text("Intention")
-  }
+  func encode(to encoder: any Encoder) throws { try TimerStatusJSON(status).encode(to: encoder) }
 
   /// Two or three lines for people.
   var humanText: String {
     var lines: [String] = []
-    let cardName = card.map { "'\($0)'" } ?? ""
-    switch state {
-    case "idle" where next != nil:
-      let nextName = PhaseKind(rawValue: next ?? "")?.displayName ?? next ?? ""
+    let cardName = status.card.isEmpty ? "" : "'\(status.card)'"
+    let clock = { (seconds: TimeInterval) in DurationText.clock(seconds.rounded()) }
+    switch status.state {
+    case .idle where status.next != nil:
+      let nextName = status.next?.displayName ?? ""
       lines.append("◌ \(nextName) waiting on \(cardName) · 'grow resume' starts it")
-    case "idle":
+    case .idle:
       lines.append("○ idle · 'grow start [CARD]' begins a focus session")
-    default:
-      let kind = PhaseKind(rawValue: state)?.displayName ?? state
-      let mark = paused ? "⏸" : (state == "focus" ? "●" : "☕")
+    case .focus, .shortBreak, .longBreak:
+      let kind = PhaseKind(rawValue: status.state.rawValue)?.displayName ?? status.state.rawValue
+      let mark = status.paused ? "⏸" : (status.state == .focus ? "●" : "☕")
       var line = "\(mark) \(kind) on \(cardName) · "
-      line += "\(DurationText.clock(Double(remaining))) left of \(DurationText.clock(Double(duration)))"
-      if paused { line += " · paused" }
-      if longBreakAfter > 0 { line += " · cycle \(cycle)/\(longBreakAfter)" }
+      line += "\(clock(status.remaining)) left of \(clock(status.duration))"
+      if status.paused { line += " · paused" }
+      if status.longBreakAfter > 0 { line += " · cycle \(status.cycle)/\(status.longBreakAfter)" }
       lines.append(line)
     }
-    if let intention { lines.append("  intention: \(intention)") }
-    var today = "  today: \(completedToday) completed, \(DurationText.format(Double(focusToday))) focus"
-    if let dailyGoal {
-      let percent = Int((Double(focusToday) / Double(dailyGoal) * 100).rounded(.down))
-      today += " (\(percent)% of the \(DurationText.format(Double(dailyGoal))) goal)"
+    if let intention = status.intention { lines.append("  intention: \(intention)") }
+    var today = "  today: \(status.completedToday) completed, "
+    today += "\(DurationText.format(status.focusToday)) focus"
+    if let dailyGoal = status.dailyGoal {
+      let percent = Int((status.focusToday / dailyGoal * 100).rounded(.down))
+      today += " (\(percent)% of the \(DurationText.format(dailyGoal)) goal)"
     }
     lines.append(today)
     return lines.joined(separator: "\n")

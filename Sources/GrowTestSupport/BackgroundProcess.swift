@@ -16,12 +16,18 @@ public final class BackgroundProcess: @unchecked Sendable {
 
   private let process: Process
   private let logDirectory: URL
+  /// Our end of the child's stdin, when it was started with `writableStdin`.
+  private let stdinWriter: FileHandle?
   private let exited = DispatchSemaphore(value: 0)
   private let status = LockedBox<Int32?>(nil)
 
   /// Starts `executable` (a path, or a name on the child's `PATH`) with `args`.
-  /// `environment` is merged over this process's environment; stdin is empty.
-  public init(_ executable: String, _ args: [String], environment: [String: String] = [:]) throws {
+  /// `environment` is merged over this process's environment. Stdin is empty, unless
+  /// `writableStdin`: then it is a pipe that `writeToStdin` feeds (as i3bar feeds clicks).
+  public init(
+    _ executable: String, _ args: [String], environment: [String: String] = [:],
+    writableStdin: Bool = false
+  ) throws {
     let childEnvironment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     commandLine = ([executable] + args).joined(separator: " ")
 
@@ -41,7 +47,14 @@ public final class BackgroundProcess: @unchecked Sendable {
     process.executableURL = try Command.resolve(executable, in: childEnvironment)
     process.arguments = args
     process.environment = childEnvironment
-    process.standardInput = FileHandle.nullDevice
+    if writableStdin {
+      let pipe = Pipe()
+      process.standardInput = pipe
+      stdinWriter = pipe.fileHandleForWriting
+    } else {
+      process.standardInput = FileHandle.nullDevice
+      stdinWriter = nil
+    }
     let stdoutFile = try FileHandle(forWritingTo: stdoutURL)
     let stderrFile = try FileHandle(forWritingTo: stderrURL)
     // The child has its own copies once it runs; ours would only leak descriptors.
@@ -68,6 +81,21 @@ public final class BackgroundProcess: @unchecked Sendable {
   deinit {
     kill()
     try? FileManager.default.removeItem(at: logDirectory)
+  }
+
+  /// Writes `text` to the child's stdin (started with `writableStdin`); a child that has gone
+  /// away gives no SIGPIPE.
+  public func writeToStdin(_ text: String) {
+    guard let stdinWriter else { return }
+    var pipeSignal = sigset_t()
+    var saved = sigset_t()
+    sigemptyset(&pipeSignal)
+    sigaddset(&pipeSignal, SIGPIPE)
+    pthread_sigmask(SIG_BLOCK, &pipeSignal, &saved)
+    defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+    try? stdinWriter.write(contentsOf: Data(text.utf8))
+    var now = timespec(tv_sec: 0, tv_nsec: 0)
+    while sigtimedwait(&pipeSignal, nil, &now) == SIGPIPE {}
   }
 
   /// Everything the child has written to stdout so far.

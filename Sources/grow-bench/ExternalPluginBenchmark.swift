@@ -32,7 +32,7 @@ struct ExternalPluginBenchmark {
     let probe = directory + "/probe.py"
     let results = directory + "/arrivals"
     try Self.probe.write(toFile: probe, atomically: true, encoding: .utf8)
-    FileManager.default.createFile(atPath: results, contents: nil)
+    _ = FileManager.default.createFile(atPath: results, contents: nil)
     let configDirectory = bus.environment["XDG_CONFIG_HOME", default: directory] + "/grow"
     try FileManager.default.createDirectory(
       atPath: configDirectory, withIntermediateDirectories: true)

@@ -87,7 +87,7 @@ import Testing
     #expect(badDuration.stderr.contains("'5x' is not a duration"))
     let badOption = try harness.grow("status", "--jsn")
     #expect(badOption.status == 2)
-    #expect(badOption.stderr.contains("unknown option --jsn (this command takes --json)"))
+    #expect(badOption.stderr.contains("unknown option --jsn (this command takes --follow, --format, --json, --template)"))
   }
 
   @Test func helpAndVersionNeedNoDaemon() throws {

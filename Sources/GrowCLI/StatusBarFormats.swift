@@ -1,0 +1,221 @@
+import Foundation
+import GrowCore
+import GrowDBus
+import GrowPluginKit
+
+/// The status-bar protocols `grow status --format` speaks, each exactly as the bar reads it.
+enum StatusBarFormat: String, CaseIterable {
+  /// One line of text: tmux, lemonbar, xmobar, scripts.
+  case plain
+  /// i3blocks: `interval=persist` reads one line per write; interval mode reads full text,
+  /// short text and colour lines and passes clicks in `BLOCK_BUTTON`.
+  case i3blocks
+  /// polybar `custom/script` with `tail = true`: one line per update, clicks as action tags.
+  case polybar
+  /// waybar `custom` module with `"return-type": "json"`: one JSON object per line.
+  case waybar
+  /// i3bar's own protocol: a header, then an endless JSON array of status lines; clicks come
+  /// back on standard input.
+  case i3bar
+
+  static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
+}
+
+/// What a bar click does. Scroll down does nothing on purpose: the API has no way to shorten
+/// a phase, and a stray scroll must never skip or end one.
+enum BarClick: Equatable {
+  case toggle, stop, skip, extendOneMinute
+
+  /// X11 button numbers, as i3bar, i3blocks and polybar report them.
+  init?(button: Int) {
+    switch button {
+    case 1: self = .toggle
+    case 2: self = .stop
+    case 3: self = .skip
+    case 4: self = .extendOneMinute
+    default: return nil
+    }
+  }
+
+  /// The timer method and its arguments.
+  var call: (method: String, arguments: [BusValue]) {
+    switch self {
+    case .toggle: ("Toggle", [])
+    case .stop: ("Stop", [])
+    case .skip: ("Skip", [])
+    case .extendOneMinute: ("Extend", [.uint32(60)])
+    }
+  }
+
+  /// The same, as a `grow` command line (for polybar's action tags).
+  var commandWords: String {
+    switch self {
+    case .toggle: "toggle"
+    case .stop: "stop"
+    case .skip: "skip"
+    case .extendOneMinute: "extend 1m"
+    }
+  }
+}
+
+/// Renders one update in one format.
+struct StatusBarRenderer {
+  let format: StatusBarFormat
+  let template: StatusTemplate
+  /// How bars call `grow` back (polybar action tags).
+  let growCommand: String
+
+  /// How often the output changes while a phase runs: the template's fields decide, plus
+  /// waybar's `percentage`, which it always carries.
+  var clock: StatusClock { format == .waybar ? max(template.clock, .everyPercent) : template.clock }
+
+  /// Written once, in one write, before the first update: i3bar decides between JSON and
+  /// plain text from its first read, so the header and the `[` opening the endless array
+  /// must arrive together.
+  var header: String? {
+    format == .i3bar ? #"{"version":1,"click_events":true}"# + "\n[" : nil
+  }
+
+  /// One update for a never-ending feed, without the newline. `isFirst`: i3bar separates
+  /// the status lines of its array with commas.
+  func update(_ snapshot: StatusSnapshot, at now: Date, isFirst: Bool = true) -> String {
+    let text = template.render(snapshot, at: now)
+    switch format {
+    case .plain, .i3blocks: return text
+    case .polybar: return polybarLine(text)
+    case .waybar: return waybarObject(text, snapshot, at: now)
+    case .i3bar: return (isFirst ? "" : ",") + i3barLine(text, snapshot)
+    }
+  }
+
+  /// The output of a single run (`grow status --format F` without `--follow`).
+  func once(_ snapshot: StatusSnapshot, at now: Date) -> String {
+    let text = template.render(snapshot, at: now)
+    switch format {
+    case .i3blocks:
+      // Interval mode: full text, short text, colour.
+      return [text, text, Self.color(snapshot.displayState)].joined(separator: "\n")
+    case .plain, .polybar, .waybar, .i3bar:
+      return update(snapshot, at: now)
+    }
+  }
+
+  // MARK: polybar
+
+  /// `%{A1:grow toggle:}…%{A}` around the text, one area per button. polybar ends a command
+  /// at the first unescaped `:`, so colons in the command are written `\:`; `%{` in the text
+  /// would start a tag, so it is broken up.
+  private func polybarLine(_ text: String) -> String {
+    let clicks: [(button: Int, click: BarClick)] = [
+      (1, .toggle), (2, .stop), (3, .skip), (4, .extendOneMinute),
+    ]
+    let escapedCommand = growCommand.replacingOccurrences(of: ":", with: "\\:")
+    let open = clicks.map { "%{A\($0.button):\(escapedCommand) \($0.click.commandWords):}" }
+    let body = text.replacingOccurrences(of: "%{", with: "% {")
+    return open.joined() + body + String(repeating: "%{A}", count: clicks.count)
+  }
+
+  // MARK: waybar
+
+  private struct WaybarObject: Encodable {
+    let text: String
+    let alt: String
+    let tooltip: String
+    let `class`: [String]
+    let percentage: Int
+  }
+
+  /// `text` and `tooltip` are Pango markup to waybar: a bare `&` makes GTK reject the label.
+  private func waybarObject(_ text: String, _ snapshot: StatusSnapshot, at now: Date) -> String {
+    let state = snapshot.displayState
+    let object = WaybarObject(
+      text: Self.pangoEscaped(text), alt: state.rawValue,
+      tooltip: Self.pangoEscaped(Self.tooltip(snapshot)), class: Self.classes(snapshot),
+      percentage: snapshot.progress(at: now))
+    return Self.json(object)
+  }
+
+  /// CSS classes: the state, plus the phase under a pause and `break` for either break, so a
+  /// style can say `.break` or `.paused.focus`.
+  static func classes(_ snapshot: StatusSnapshot) -> [String] {
+    var classes = [snapshot.displayState.rawValue]
+    if let status = snapshot.status, status.state != .idle {
+      if status.paused { classes.append(status.state.rawValue) }
+      if status.state != .focus { classes.append("break") }
+    }
+    return classes
+  }
+
+  /// What the bar shows on hover: only what changes with the timer's state, never with the
+  /// clock, so the tooltip costs no wake-ups.
+  static func tooltip(_ snapshot: StatusSnapshot) -> String {
+    guard let status = snapshot.status else { return "Grow is not running" }
+    var lines: [String] = []
+    let state = snapshot.displayState
+    if status.state == .idle {
+      lines.append(
+        status.next.map { "\($0.displayName) waiting on '\(status.card)'" } ?? "Grow: idle")
+    } else {
+      var line = "\(PhaseKind(rawValue: status.state.rawValue)?.displayName ?? "") on "
+      line += "'\(status.card)'"
+      if state == .paused { line += " (paused)" }
+      if status.longBreakAfter > 0 { line += " · cycle \(status.cycle)/\(status.longBreakAfter)" }
+      if let endsAt = status.endsAt, !status.paused {
+        line += " · until " + endsAt.formatted(date: .omitted, time: .shortened)
+      }
+      lines.append(line)
+    }
+    if let intention = status.intention { lines.append(intention) }
+    var today = "today: \(Int(status.focusToday / 60))m focus"
+    if let goal = status.dailyGoal { today += " of \(Int(goal / 60))m" }
+    lines.append(today)
+    return lines.joined(separator: "\n")
+  }
+
+  static func pangoEscaped(_ text: String) -> String {
+    var escaped = ""
+    for character in text {
+      switch character {
+      case "&": escaped += "&amp;"
+      case "<": escaped += "&lt;"
+      case ">": escaped += "&gt;"
+      case "'": escaped += "&#39;"
+      case "\"": escaped += "&quot;"
+      default: escaped.append(character)
+      }
+    }
+    return escaped
+  }
+
+  // MARK: i3bar
+
+  private struct I3barBlock: Encodable {
+    let name = "grow"
+    let instance = "timer"
+    let full_text: String
+    let color: String
+    let markup = "none"
+  }
+
+  private func i3barLine(_ text: String, _ snapshot: StatusSnapshot) -> String {
+    "[" + Self.json(I3barBlock(full_text: text, color: Self.color(snapshot.displayState))) + "]"
+  }
+
+  static func color(_ state: DisplayState) -> String {
+    switch state {
+    case .focus: "#ff6e6e"
+    case .shortBreak, .longBreak: "#69d26e"
+    case .paused: "#e6c84b"
+    case .waiting: "#6ec8e6"
+    case .distracted: "#ff9f1c"
+    case .idle, .off: "#999999"
+    }
+  }
+
+  private static func json(_ value: some Encodable) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(value) else { return "{}" }
+    return String(decoding: data, as: UTF8.self)
+  }
+}

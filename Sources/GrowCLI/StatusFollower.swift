@@ -1,0 +1,218 @@
+import Dispatch
+import Foundation
+import GrowCore
+import GrowDBus
+import GrowDaemon
+import GrowPluginKit
+
+/// `grow status --follow`: one line per change for a bar that reads a never-ending script.
+///
+/// Costs nothing while nothing changes. State changes arrive as the daemon's
+/// `PropertiesChanged` signals; the countdown is computed here from `EndsAt`, and a timer
+/// wakes the process only when the rendered line can change (every second for `{remaining}`,
+/// every minute for `{remaining_min}`, never while paused or idle). When the daemon goes
+/// away the line says "off" until `NameOwnerChanged` announces a new one.
+///
+/// Runs on the main queue; ends when the bar does (its parent exits, or stdout's reader goes
+/// away) and when the session bus does.
+@MainActor
+final class StatusFollower {
+  private let renderer: StatusBarRenderer
+  private let connection: BusConnection
+  /// The timer's properties as last heard, `GetStatus`'s extra keys included.
+  private var values: [String: BusValue] = [:]
+  private var snapshot = StatusSnapshot(status: nil)
+  private var lastLine: String?
+  private var wroteFirstUpdate = false
+  private let tick = DispatchSource.makeTimerSource(queue: .main)
+  private var keptSources: [any DispatchSourceProtocol] = []
+  private var clickBuffer = Data()
+
+  init(renderer: StatusBarRenderer) throws(CLIError) {
+    self.renderer = renderer
+    do {
+      connection = try BusConnection.session()
+    } catch {
+      throw .noSessionBus(error.message)
+    }
+  }
+
+  func run() throws(CLIError) -> Never {
+    // A bar that closed our stdout must give EPIPE (then `say` exits quietly), not SIGPIPE.
+    signal(SIGPIPE, SIG_IGN)
+    let leave: @MainActor () -> Void = { exit(0) }
+    if let source = ProcessWatch.onParentExit(leave) { keptSources.append(source) }
+    if let source = ProcessWatch.onHangUp(of: STDOUT_FILENO, leave) { keptSources.append(source) }
+    connection.onDisconnect = {
+      FileHandle.standardError.write(Data("grow: lost the session bus; exiting\n".utf8))
+      exit(1)
+    }
+    tick.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.redraw() } }
+    tick.schedule(deadline: .distantFuture)
+    tick.resume()
+    do {
+      try connection.onSignal(
+        match: "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
+          + "member='NameOwnerChanged',arg0='\(GrowBusAPI.busName)'"
+      ) { [weak self] message in self?.ownerChanged(message) }
+      try connection.onSignal(
+        match: "type='signal',sender='\(GrowBusAPI.busName)',path='\(GrowBusAPI.objectPath)',"
+          + "interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'"
+      ) { [weak self] message in self?.propertiesChanged(message) }
+    } catch {
+      throw .bus(error)
+    }
+    if renderer.format == .i3bar { readClicks() }
+    if let header = renderer.header { say(header) }
+    // Subscribed first, asked second: a daemon starting in between is not missed. The first
+    // line waits for the answer, so a bar never flashes "off" while the daemon runs.
+    refresh()
+    dispatchMain()
+  }
+
+  // MARK: Bus
+
+  private func ownerChanged(_ message: BusMessage) {
+    let arguments = message.arguments
+    guard arguments.count == 3, arguments[0].stringValue == GrowBusAPI.busName else { return }
+    if arguments[2].stringValue?.isEmpty ?? true {
+      values = [:]
+      snapshot = StatusSnapshot(status: nil)
+      redraw()
+    } else {
+      refresh()
+    }
+  }
+
+  private func propertiesChanged(_ message: BusMessage) {
+    let arguments = message.arguments
+    guard arguments.count >= 2, let changed = arguments[1].vardictEntries else { return }
+    switch arguments[0].stringValue {
+    case GrowBusAPI.timerInterface:
+      guard snapshot.status != nil else { return refresh() }
+      values.merge(changed) { $1 }
+      snapshot.status = TimerStatus(busValues: values)
+      redraw()
+      // The cycle size and daily goal belong to the card and are only in GetStatus.
+      if changed["Card"] != nil { refresh() }
+    case Self.doNotDisturbInterface:
+      if let enabled = changed["Enabled"]?.unwrapped.boolValue {
+        snapshot.doNotDisturb = enabled
+        redraw()
+      }
+    default:
+      break
+    }
+  }
+
+  /// Asks the daemon for everything; "off" when there is none.
+  private func refresh() {
+    call(GrowBusAPI.timerInterface, "GetStatus") { [weak self] result in
+      guard let self else { return }
+      switch result {
+      case .success(let reply):
+        values = reply.arguments.first?.vardictEntries ?? [:]
+        snapshot.status = TimerStatus(busValues: values)
+        redraw()
+        refreshDoNotDisturb()
+      case .failure:
+        values = [:]
+        snapshot = StatusSnapshot(status: nil)
+        redraw()
+      }
+    }
+  }
+
+  /// The DND plugin's `Enabled` property, when the daemon has that interface.
+  private func refreshDoNotDisturb() {
+    let arguments: [BusValue] = [.string(Self.doNotDisturbInterface), .string("Enabled")]
+    call("org.freedesktop.DBus.Properties", "Get", arguments) { [weak self] result in
+      guard let self else { return }
+      let enabled = try? result.get().arguments.first?.unwrapped.boolValue
+      guard enabled != snapshot.doNotDisturb else { return }
+      snapshot.doNotDisturb = enabled
+      redraw()
+    }
+  }
+
+  private func call(
+    _ interface: String, _ method: String, _ arguments: [BusValue] = [],
+    reply: @escaping (Result<BusMessage, BusError>) -> Void
+  ) {
+    do {
+      let message = try BusMessage.methodCall(
+        destination: GrowBusAPI.busName, path: GrowBusAPI.objectPath, interface: interface,
+        member: method, arguments: arguments)
+      connection.call(message, reply: reply)
+    } catch {
+      reply(.failure(error))
+    }
+  }
+
+  static let doNotDisturbInterface = "org.grow.Grow1.DoNotDisturb"
+
+  // MARK: Output
+
+  /// Writes the line if it changed, and sets the timer for the next change the template
+  /// shows, aligned to the countdown's own second (or minute) boundary.
+  private func redraw() {
+    let now = Date()
+    let line = renderer.update(snapshot, at: now, isFirst: !wroteFirstUpdate)
+    let comparable = wroteFirstUpdate && line.hasPrefix(",") ? String(line.dropFirst()) : line
+    if comparable != lastLine {
+      say(line)
+      lastLine = comparable
+      wroteFirstUpdate = true
+    }
+    guard let next = renderer.clock.nextChange(after: now, of: snapshot) else {
+      return tick.schedule(deadline: .distantFuture)
+    }
+    // A millisecond late, so the countdown has surely crossed the boundary when we look.
+    let delay = next.timeIntervalSince(now) + 0.001
+    tick.schedule(
+      deadline: .now() + .nanoseconds(Int(delay * 1e9)), leeway: .milliseconds(5))
+  }
+
+  // MARK: Clicks (i3bar)
+
+  /// i3bar writes `[`, then one JSON object per line, every one after the first led by a
+  /// comma. Each click calls the daemon; the change comes back as a signal like any other.
+  private func readClicks() {
+    let source = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: .main)
+    source.setEventHandler { [weak self] in
+      MainActor.assumeIsolated {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let count = read(STDIN_FILENO, &chunk, chunk.count)
+        // End of input: i3bar is going away, or there never was a click stream.
+        guard count > 0 else { return source.cancel() }
+        self?.received(Data(chunk[0..<count]))
+      }
+    }
+    source.resume()
+    keptSources.append(source)
+  }
+
+  private func received(_ bytes: Data) {
+    clickBuffer.append(bytes)
+    while let newline = clickBuffer.firstIndex(of: UInt8(ascii: "\n")) {
+      let line = clickBuffer[clickBuffer.startIndex..<newline]
+      clickBuffer = Data(clickBuffer[clickBuffer.index(after: newline)...])
+      if let click = Self.click(in: line) { perform(click) }
+    }
+  }
+
+  static func click(in line: Data) -> BarClick? {
+    var text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+    if text.hasPrefix(",") || text.hasPrefix("[") { text.removeFirst() }
+    guard
+      let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+      let button = object["button"] as? Int
+    else { return nil }
+    return BarClick(button: button)
+  }
+
+  private func perform(_ click: BarClick) {
+    // A refusal (nothing to skip while idle) changes nothing; the line already says why.
+    call(GrowBusAPI.timerInterface, click.call.method, click.call.arguments) { _ in }
+  }
+}

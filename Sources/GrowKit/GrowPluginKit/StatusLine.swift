@@ -1,0 +1,255 @@
+import Foundation
+import GrowCore
+
+/// Everything a status bar line is made from: the timer's status (nil when no daemon runs)
+/// and what other parts of Grow add to it.
+public struct StatusSnapshot: Sendable, Equatable {
+  /// nil: no daemon owns `org.grow.Grow1`; the line shows "off".
+  public var status: TimerStatus?
+  /// `org.grow.Grow1.DoNotDisturb.Enabled` when that interface exists; nil otherwise.
+  public var doNotDisturb: Bool?
+  /// What distracts the person right now; nil until a plugin reports distractions.
+  public var distraction: String?
+
+  public init(status: TimerStatus?, doNotDisturb: Bool? = nil, distraction: String? = nil) {
+    self.status = status
+    self.doNotDisturb = doNotDisturb
+    self.distraction = distraction
+  }
+
+  /// The state as a bar shows it.
+  public var displayState: DisplayState {
+    guard let status else { return .off }
+    if distraction != nil, status.state == .focus, !status.paused { return .distracted }
+    switch status.state {
+    case .idle: return status.next == nil ? .idle : .waiting
+    case _ where status.paused: return .paused
+    case .focus: return .focus
+    case .shortBreak: return .shortBreak
+    case .longBreak: return .longBreak
+    }
+  }
+
+  /// Seconds left at `now`: counted down from `EndsAt` while running, the kept remainder while
+  /// paused, 0 when idle or off.
+  public func remaining(at now: Date) -> TimeInterval {
+    guard let status, status.state != .idle else { return 0 }
+    guard let endsAt = status.endsAt, !status.paused else { return status.remaining }
+    return max(0, endsAt.timeIntervalSince(now))
+  }
+
+  /// Whole percent of the phase done at `now` (0–100).
+  public func progress(at now: Date) -> Int {
+    guard let status, status.duration > 0 else { return 0 }
+    let done = (status.duration - remaining(at: now)) / status.duration
+    return min(100, max(0, Int((done * 100).rounded(.down))))
+  }
+}
+
+/// The states a bar tells apart, each with its own icon, text and (for waybar) CSS class.
+public enum DisplayState: String, Sendable, CaseIterable {
+  case focus
+  case shortBreak = "short-break"
+  case longBreak = "long-break"
+  case paused
+  /// A phase is ready and waits for `grow resume`.
+  case waiting
+  case idle
+  case distracted
+  /// No daemon.
+  case off
+
+  public var icon: String {
+    switch self {
+    case .focus: "●"
+    case .shortBreak, .longBreak: "☕"
+    case .paused: "⏸"
+    case .waiting: "◌"
+    case .idle: "○"
+    case .distracted: "⚠"
+    case .off: "⊘"
+    }
+  }
+
+  /// The state in words, for `{state}`.
+  public var words: String {
+    switch self {
+    case .focus: "focus"
+    case .shortBreak: "short break"
+    case .longBreak: "long break"
+    case .paused: "paused"
+    case .waiting: "waiting"
+    case .idle: "idle"
+    case .distracted: "distracted"
+    case .off: "off"
+    }
+  }
+}
+
+/// What `--template` can show.
+public enum StatusField: String, Sendable, CaseIterable {
+  case icon, state, card, remaining
+  case remainingMinutes = "remaining_min"
+  case progress, cycle, today, goal, dnd, distraction, intention
+
+  /// How often the field's text can change while a phase runs.
+  var clock: StatusClock {
+    switch self {
+    case .remaining: .everySecond
+    case .remainingMinutes: .everyMinute
+    case .progress: .everyPercent
+    default: .never
+    }
+  }
+}
+
+/// How often a line must be redrawn while a phase runs. Paused or idle: never.
+public enum StatusClock: Int, Sendable, Comparable {
+  case never, everyMinute, everyPercent, everySecond
+
+  public static func < (lhs: StatusClock, rhs: StatusClock) -> Bool { lhs.rawValue < rhs.rawValue }
+
+  /// The next instant after `now` at which a field on this clock shows something else, or nil
+  /// when nothing changes before the phase ends (the daemon announces the end itself).
+  public func nextChange(after now: Date, of snapshot: StatusSnapshot) -> Date? {
+    guard let status = snapshot.status, !status.paused, let endsAt = status.endsAt else {
+      return nil
+    }
+    let remaining = endsAt.timeIntervalSince(now)
+    guard remaining > 0 else { return nil }
+    switch self {
+    case .never:
+      return nil
+    case .everySecond, .everyMinute:
+      // Shown rounded up, so the text changes when `remaining` crosses a whole unit.
+      let unit: TimeInterval = self == .everySecond ? 1 : 60
+      let wholeUnitsLeft = (remaining / unit).rounded(.up) - 1
+      guard wholeUnitsLeft > 0 else { return nil }
+      return endsAt.addingTimeInterval(-wholeUnitsLeft * unit)
+    case .everyPercent:
+      guard status.duration > 0 else { return nil }
+      let nextPercent = TimeInterval(snapshot.progress(at: now) + 1)
+      guard nextPercent < 100 else { return nil }
+      return endsAt.addingTimeInterval(-status.duration * (1 - nextPercent / 100))
+    }
+  }
+}
+
+/// Why a `--template` cannot be used.
+public enum StatusTemplateError: Error, Equatable, CustomStringConvertible {
+  case unknownField(String)
+  case unclosedBrace(String)
+
+  public var description: String {
+    let valid = StatusField.allCases.map { "{\($0.rawValue)}" }.joined(separator: " ")
+    switch self {
+    case .unknownField(let name):
+      return "unknown template field '{\(name)}'; valid fields: \(valid)"
+    case .unclosedBrace(let template):
+      return "template '\(template)' has a '{' without its '}'; valid fields: \(valid)"
+    }
+  }
+}
+
+/// A line with `{field}` placeholders, e.g. `{icon} {remaining} {card}`.
+public struct StatusTemplate: Sendable, Equatable {
+  enum Piece: Sendable, Equatable {
+    case text(String)
+    case field(StatusField)
+  }
+
+  let pieces: [Piece]
+  /// Used instead of `pieces` while no phase runs or waits (idle, waiting, off); nil: the
+  /// same pieces in every state.
+  let piecesWithoutPhase: [Piece]?
+  public let source: String
+
+  /// What a bar shows by default: the countdown while a phase runs or is paused (the icon
+  /// says focus, break or paused), the state in words otherwise.
+  public static let standard = Self(
+    pieces: [.field(.icon), .text(" "), .field(.remaining)],
+    piecesWithoutPhase: [.field(.icon), .text(" "), .field(.state)], source: "{icon} {remaining}")
+  /// Shown when the template gives an empty line, as it does for `{remaining}` while idle:
+  /// bars must never get an empty line.
+  static let fallback = Self(
+    pieces: [.field(.icon), .text(" "), .field(.state)], piecesWithoutPhase: nil,
+    source: "{icon} {state}")
+
+  public init(_ source: String) throws(StatusTemplateError) {
+    self.source = source
+    var pieces: [Piece] = []
+    var rest = Substring(source)
+    while let open = rest.firstIndex(of: "{") {
+      if open > rest.startIndex { pieces.append(.text(String(rest[..<open]))) }
+      guard let close = rest[open...].firstIndex(of: "}") else {
+        throw .unclosedBrace(source)
+      }
+      let name = String(rest[rest.index(after: open)..<close])
+      guard let field = StatusField(rawValue: name) else { throw .unknownField(name) }
+      pieces.append(.field(field))
+      rest = rest[rest.index(after: close)...]
+    }
+    if !rest.isEmpty { pieces.append(.text(String(rest))) }
+    self.pieces = pieces
+    piecesWithoutPhase = nil
+  }
+
+  private init(pieces: [Piece], piecesWithoutPhase: [Piece]?, source: String) {
+    self.pieces = pieces
+    self.piecesWithoutPhase = piecesWithoutPhase
+    self.source = source
+  }
+
+  /// How often a line from this template has to be redrawn.
+  public var clock: StatusClock {
+    pieces.reduce(.never) { result, piece in
+      guard case .field(let field) = piece else { return result }
+      return max(result, field.clock)
+    }
+  }
+
+  /// The line for `snapshot` at `now`, with surrounding spaces trimmed; never empty.
+  public func render(_ snapshot: StatusSnapshot, at now: Date) -> String {
+    let line = fill(snapshot, at: now)
+    return line.isEmpty ? Self.fallback.fill(snapshot, at: now) : line
+  }
+
+  private func fill(_ snapshot: StatusSnapshot, at now: Date) -> String {
+    let hasPhase = snapshot.status.map { $0.state != .idle } ?? false
+    let pieces = hasPhase ? pieces : piecesWithoutPhase ?? pieces
+    return pieces.map { piece in
+      switch piece {
+      case .text(let text): text
+      case .field(let field): Self.value(of: field, snapshot, at: now)
+      }
+    }.joined().trimmingCharacters(in: .whitespaces)
+  }
+
+  static func value(of field: StatusField, _ snapshot: StatusSnapshot, at now: Date) -> String {
+    let state = snapshot.displayState
+    let status = snapshot.status
+    let hasPhase = status.map { $0.state != .idle } ?? false
+    switch field {
+    case .icon: return state.icon
+    case .state:
+      if state == .waiting, let next = status?.next { return "\(next.displayName) waiting" }
+      return state.words
+    case .card: return status?.card ?? ""
+    case .remaining:
+      return hasPhase ? DurationText.clock(snapshot.remaining(at: now)) : ""
+    case .remainingMinutes:
+      return hasPhase ? "\(Int((snapshot.remaining(at: now) / 60).rounded(.up)))m" : ""
+    case .progress: return hasPhase ? "\(snapshot.progress(at: now))" : ""
+    case .cycle:
+      guard let status, hasPhase, status.longBreakAfter > 0 else { return "" }
+      return "\(status.cycle)/\(status.longBreakAfter)"
+    case .today:
+      return status.map { "\(Int(($0.focusToday / 60).rounded(.down)))" } ?? ""
+    case .goal:
+      return status?.dailyGoal.map { "\(Int(($0 / 60).rounded(.down)))" } ?? ""
+    case .dnd: return snapshot.doNotDisturb.map { $0 ? "on" : "off" } ?? ""
+    case .distraction: return snapshot.distraction ?? ""
+    case .intention: return status?.intention ?? ""
+    }
+  }
+}

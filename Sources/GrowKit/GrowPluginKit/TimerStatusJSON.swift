@@ -1,0 +1,102 @@
+import Foundation
+import GrowCore
+import GrowDBus
+
+/// The timer's status as JSON for scripts: `grow status --json` and the status-bar plugin's
+/// `status.json` print this one shape, so a script can read either.
+///
+/// snake_case keys in a stable order, whole seconds, times in ISO 8601 (UTC), and keys that
+/// do not apply (no card, no deadline, no goal) left out rather than sent as empty strings.
+public struct TimerStatusJSON: Encodable, Equatable, Sendable {
+  public var state: String
+  public var paused: Bool
+  public var card: String?
+  public var duration: Int
+  public var remaining: Int
+  public var elapsed: Int
+  public var startedAt: String?
+  public var endsAt: String?
+  public var cycle: Int
+  public var longBreakAfter: Int
+  public var next: String?
+  public var completedToday: Int
+  public var focusToday: Int
+  public var dailyGoal: Int?
+  public var intention: String?
+
+  enum CodingKeys: String, CodingKey {
+    case state, paused, card, duration, remaining, elapsed, cycle, next, intention
+    case startedAt = "started_at"
+    case endsAt = "ends_at"
+    case longBreakAfter = "long_break_after"
+    case completedToday = "completed_today"
+    case focusToday = "focus_today"
+    case dailyGoal = "daily_goal"
+  }
+
+  public init(_ status: TimerStatus) {
+    func whole(_ seconds: TimeInterval) -> Int { Int(max(0, seconds).rounded()) }
+    state = status.state.rawValue
+    paused = status.paused
+    card = status.card.isEmpty ? nil : status.card
+    duration = whole(status.duration)
+    remaining = whole(status.remaining)
+    elapsed = whole(status.elapsed)
+    startedAt = status.startedAt.map(Self.isoText)
+    endsAt = status.endsAt.map(Self.isoText)
+    cycle = status.cycle
+    longBreakAfter = status.longBreakAfter
+    next = status.next?.rawValue
+    completedToday = status.completedToday
+    focusToday = whole(status.focusToday)
+    dailyGoal = status.dailyGoal.map(whole).flatMap { $0 > 0 ? $0 : nil }
+    intention = status.intention.flatMap { $0.isEmpty ? nil : $0 }
+  }
+
+  /// One line of JSON, keys sorted.
+  public var text: String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(self) else { return "{}" }
+    return String(decoding: data, as: UTF8.self)
+  }
+
+  /// `2026-05-04T09:30:00Z`: whole seconds, UTC.
+  static func isoText(_ date: Date) -> String {
+    date.formatted(
+      .iso8601.year().month().day().time(includingFractionalSeconds: false)
+        .timeZone(separator: .omitted).dateTimeSeparator(.standard).timeSeparator(.colon))
+  }
+}
+
+extension TimerStatus {
+  /// Reads the status from the D-Bus API: `GetStatus`'s dictionary, or the `Timer`
+  /// interface's properties (which lack `LongBreakAfter` and `DailyGoal`; those stay 0/nil).
+  /// Times arrive as µs since the epoch, 0 meaning "none".
+  public init(busValues values: [String: BusValue]) {
+    func number(_ key: String) -> Int64 { values[key]?.unwrapped.integerValue ?? 0 }
+    func text(_ key: String) -> String { values[key]?.unwrapped.stringValue ?? "" }
+    func time(_ key: String) -> Date? {
+      let micros = number(key)
+      return micros > 0 ? Date(timeIntervalSince1970: Double(micros) / 1_000_000) : nil
+    }
+    // The memberwise initialiser is internal to GrowCore; start from idle and fill in.
+    self = .idle
+    state = State(rawValue: text("State")) ?? .idle
+    paused = values["Paused"]?.unwrapped.boolValue ?? false
+    card = text("Card")
+    duration = TimeInterval(number("Duration"))
+    remaining = TimeInterval(number("Remaining"))
+    elapsed = TimeInterval(number("Elapsed"))
+    startedAt = time("StartedAt")
+    endsAt = time("EndsAt")
+    cycle = Int(number("Cycle"))
+    longBreakAfter = Int(number("LongBreakAfter"))
+    next = PhaseKind(rawValue: text("Next"))
+    completedToday = Int(number("CompletedToday"))
+    focusToday = TimeInterval(number("FocusToday"))
+    let goal = TimeInterval(number("DailyGoal"))
+    dailyGoal = goal > 0 ? goal : nil
+    intention = text("Intention").isEmpty ? nil : text("Intention")
+  }
+}

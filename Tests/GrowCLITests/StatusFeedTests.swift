@@ -1,0 +1,138 @@
+import Foundation
+import GrowTestSupport
+import Testing
+
+/// `grow status --format/--template` run once, as bars with an interval and scripts use it.
+@Suite struct StatusFeedTests {
+  @Test func plainLinesShowEachStateWithItsOwnIconAndText() throws {
+    let harness = try DaemonHarness()
+    #expect(try harness.grow("status", "--format", "plain").stdout == "○ idle\n")
+    #expect(try harness.grow("start", "--focus", "10m").status == 0)
+    let focus = try harness.grow("status", "--format", "plain").stdout
+    // A second or two may pass on a busy machine between starting and asking.
+    #expect(focus.hasPrefix("● ") && (595...600).contains(secondsLeft(focus)))
+    #expect(try harness.grow("pause").status == 0)
+    #expect(try harness.grow("status", "--template", "{icon} {state}").stdout == "⏸ paused\n")
+    #expect(try harness.grow("skip").status == 0)
+    #expect(
+      try harness.grow("status", "--template", "{icon} {state} {remaining_min} {cycle}").stdout
+        == "☕ short break 5m 1/4\n")
+    #expect(try harness.grow("skip").status == 0)
+    // The next focus waits for the person.
+    #expect(try harness.grow("status", "--format", "plain").stdout == "◌ focus waiting\n")
+    #expect(try harness.grow("stop").status == 0)
+    #expect(try harness.grow("status", "--template", "{state} {today}m").stdout == "idle 0m\n")
+  }
+
+  @Test func withoutADaemonABarLineSaysOffAndSucceeds() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    let plain = try harness.grow("status", "--format", "plain")
+    #expect(plain.status == 0)
+    #expect(plain.stdout == "⊘ off\n")
+    // The multi-line human status still tells people how to start the daemon.
+    #expect(try harness.grow("status").status == 3)
+  }
+
+  @Test func unknownTemplateFieldsAreNamedWithTheValidOnes() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    let result = try harness.grow("status", "--template", "{icon} {remaning}")
+    #expect(result.status == 2)
+    #expect(
+      result.stderr
+        == "grow: grow status: unknown template field '{remaning}'; valid fields: {icon} "
+        + "{state} {card} {remaining} {remaining_min} {progress} {cycle} {today} {goal} {dnd} "
+        + "{distraction} {intention} (see 'grow help')\n")
+    let format = try harness.grow("status", "--format", "lemon")
+    #expect(format.status == 2)
+    #expect(
+      format.stderr
+        == "grow: grow status: unknown format 'lemon'; formats: plain, i3blocks, polybar, "
+        + "waybar, i3bar (see 'grow help')\n")
+    #expect(try harness.grow("status", "--json", "--follow").status == 2)
+  }
+
+  @Test func waybarGetsEscapedMarkupStateClassesAndAPercentage() throws {
+    let harness = try DaemonHarness()
+    let intention = #"<b>"Tom" & 'Jerry'</b>"#
+    #expect(try harness.grow("start", "--focus", "10m", "--intention", intention).status == 0)
+    let running = try waybarObject(harness, "--template", "{intention}")
+    #expect(
+      running["text"] as? String == "&lt;b&gt;&quot;Tom&quot; &amp; &#39;Jerry&#39;&lt;/b&gt;")
+    #expect(running["class"] as? [String] == ["focus"])
+    #expect(running["alt"] as? String == "focus")
+    let percentage = try #require(running["percentage"] as? Int)
+    #expect((0...1).contains(percentage))
+    let tooltip = try #require(running["tooltip"] as? String)
+    #expect(tooltip.hasPrefix("focus on &#39;work&#39; · cycle 1/4 · until "))
+    #expect(!tooltip.contains("&\""))
+
+    #expect(try harness.grow("pause").status == 0)
+    #expect(try waybarObject(harness)["class"] as? [String] == ["paused", "focus"])
+    #expect(try harness.grow("skip").status == 0)
+    #expect(try waybarObject(harness)["class"] as? [String] == ["short-break", "break"])
+    #expect(try harness.grow("stop").status == 0)
+    let idle = try waybarObject(harness)
+    #expect(idle["class"] as? [String] == ["idle"])
+    #expect(idle["text"] as? String == "○ idle")
+    #expect(idle["percentage"] as? Int == 0)
+  }
+
+  @Test func i3blocksIntervalModeActsOnBlockButtonFirst() throws {
+    let harness = try DaemonHarness()
+    let click = { (button: String) in
+      try Command.run(
+        Binaries.grow, ["status", "--format", "i3blocks", "--template", "{icon} {state}"],
+        environment: harness.environment.merging(["BLOCK_BUTTON": button]) { $1 })
+    }
+    // Left click starts; full text, short text and colour, in one write.
+    let started = try click("1")
+    #expect(started.status == 0)
+    #expect(started.stdout == "● focus\n● focus\n#ff6e6e\n")
+    #expect(try click("3").stdout == "☕ short break\n☕ short break\n#69d26e\n")
+    // Scroll up adds a minute to the break.
+    #expect(try click("4").status == 0)
+    #expect(try harness.status()["duration"] as? Int == 360)
+    #expect(try click("2").stdout == "○ idle\n○ idle\n#999999\n")
+    // Scroll down does nothing.
+    #expect(try click("5").stdout == "○ idle\n○ idle\n#999999\n")
+  }
+
+  @Test func polybarLinesCarryActionTagsWithEscapedColons() throws {
+    let harness = try DaemonHarness()
+    let result = try harness.grow("status", "--format", "polybar", "--template", "{state}")
+    let grow = Binaries.grow.replacingOccurrences(of: ":", with: "\\:")
+    #expect(
+      result.stdout
+        == "%{A1:\(grow) toggle:}%{A2:\(grow) stop:}%{A3:\(grow) skip:}"
+        + "%{A4:\(grow) extend 1m:}idle%{A}%{A}%{A}%{A}\n")
+  }
+
+  @Test func statusBarPluginWritesTheJSONOfGrowStatusAndThePlainLine() throws {
+    let harness = try DaemonHarness(config: "[plugins]\nenable = statusbar\n")
+    #expect(try harness.grow("start", "--focus", "10m").status == 0)
+    let directory = harness.bus.environment["XDG_RUNTIME_DIR", default: ""] + "/grow/"
+    let written = harness.daemon?.waitUntil(timeout: 5) {
+      let text = try? String(contentsOfFile: directory + "status.txt", encoding: .utf8)
+      return text == "● 10:00\n"
+    }
+    #expect(written == true)
+    let file =
+      try JSONSerialization.jsonObject(
+        with: Data(contentsOf: URL(fileURLWithPath: directory + "status.json"))) as? [String: Any]
+    let cli = try harness.status()
+    #expect(file.map { Set($0.keys) } == Set(cli.keys))
+    #expect(file?["card"] as? String == "work")
+    #expect(file?["state"] as? String == "focus")
+    #expect(file?["ends_at"] as? String == cli["ends_at"] as? String)
+    #expect(file?["long_break_after"] as? Int == 4)
+  }
+
+  private func waybarObject(_ harness: DaemonHarness, _ extra: String...) throws -> [String: Any] {
+    let result = try Command.run(
+      Binaries.grow, ["status", "--format", "waybar"] + extra, environment: harness.environment)
+    #expect(result.stdout.hasSuffix("}\n"))
+    #expect(result.stdout.filter { $0 == "\n" }.count == 1)
+    return try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+  }
+}

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GrowCore
 import GrowDBus
+import GrowLoop
 import GrowDaemon
 import GrowPluginKit
 
@@ -25,7 +26,7 @@ final class StatusFollower {
   private var lastLine: String?
   private var wroteFirstUpdate = false
   private let tick = DispatchSource.makeTimerSource(queue: .main)
-  private var keptSources: [any DispatchSourceProtocol] = []
+  private var keptWatches: [FileWatcher.Watch] = []
   private var clickBuffer = Data()
 
   init(renderer: StatusBarRenderer) throws(CLIError) {
@@ -41,8 +42,8 @@ final class StatusFollower {
     // A bar that closed our stdout must give EPIPE (then `say` exits quietly), not SIGPIPE.
     signal(SIGPIPE, SIG_IGN)
     let leave: @MainActor () -> Void = { exit(0) }
-    if let source = ProcessWatch.onParentExit(leave) { keptSources.append(source) }
-    if let source = ProcessWatch.onHangUp(of: STDOUT_FILENO, leave) { keptSources.append(source) }
+    if let watch = ProcessWatch.onParentExit(leave) { keptWatches.append(watch) }
+    if let watch = ProcessWatch.onHangUp(of: STDOUT_FILENO, leave) { keptWatches.append(watch) }
     connection.onDisconnect = {
       FileHandle.standardError.write(Data("grow: lost the session bus; exiting\n".utf8))
       exit(1)
@@ -178,18 +179,19 @@ final class StatusFollower {
   /// i3bar writes `[`, then one JSON object per line, every one after the first led by a
   /// comma. Each click calls the daemon; the change comes back as a signal like any other.
   private func readClicks() {
-    let source = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: .main)
-    source.setEventHandler { [weak self] in
-      MainActor.assumeIsolated {
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        let count = read(STDIN_FILENO, &chunk, chunk.count)
-        // End of input: i3bar is going away, or there never was a click stream.
-        guard count > 0 else { return source.cancel() }
-        self?.received(Data(chunk[0..<count]))
+    let box = WatchBox()
+    let watch = FileWatcher.shared.watch(STDIN_FILENO, for: .readable) { [weak self] _ in
+      var chunk = [UInt8](repeating: 0, count: 4096)
+      let count = read(STDIN_FILENO, &chunk, chunk.count)
+      // End of input: i3bar is going away, or there never was a click stream.
+      guard count > 0 else {
+        box.watch?.cancel()
+        return
       }
+      self?.received(Data(chunk[0..<count]))
     }
-    source.resume()
-    keptSources.append(source)
+    box.watch = watch
+    keptWatches.append(watch)
   }
 
   private func received(_ bytes: Data) {

@@ -1,8 +1,6 @@
 import Foundation
-
-#if canImport(Glibc)
-  import Glibc
-#endif
+import Glibc
+import GrowLoop
 
 // The C side of external plugins, kept in one place: posix_spawn, pipes, pidfd, waitpid,
 // kill, and non-blocking read/write. Everything else works with the Swift names below.
@@ -113,8 +111,7 @@ enum ChildProcess {
     }
     guard result == 0 else { throw .spawnFailed(program: arguments[0], errno: result) }
 
-    let notifier = pidfdOpen(pid)
-    guard notifier >= 0 else {
+    guard let notifier = ProcessDescriptor.open(pid) else {
       let code = errno
       kill(-pid, SIGKILL)
       _ = waitpid(pid, nil, 0)
@@ -194,16 +191,4 @@ enum ChildProcess {
   }
 
   static func closeDescriptor(_ descriptor: Int32) { close(descriptor) }
-
-  /// pidfd_open(2), looked up at run time: glibc 2.36 has it, but not in the Swift module map.
-  private static func pidfdOpen(_ pid: pid_t) -> Int32 {
-    typealias PidfdOpen = @convention(c) (pid_t, UInt32) -> Int32
-    guard let symbol = dlsym(nil, "pidfd_open") else {
-      errno = ENOSYS
-      return -1
-    }
-    let descriptor = unsafeBitCast(symbol, to: PidfdOpen.self)(pid, 0)
-    if descriptor >= 0 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-    return descriptor
-  }
 }

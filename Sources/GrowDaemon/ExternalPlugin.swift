@@ -7,7 +7,7 @@ import GrowPluginKit
 /// A plugin in its own process, in any language: it gets every event as a JSON line on stdin
 /// and may send commands as JSON lines on stdout (docs/plugin-protocol.md).
 ///
-/// Everything runs on the main queue, driven by DispatchSources: one per pipe, one on a pidfd
+/// Everything runs on the main queue, driven by FileWatcher: one watch per pipe, one on a pidfd
 /// that fires when the child exits, and one-shot timers only while a restart or a kill is
 /// pending. Nothing wakes the daemon while the plugin is quiet. The daemon never blocks on the
 /// child: output to it waits in a bounded buffer, and a child that lets it fill up, floods its

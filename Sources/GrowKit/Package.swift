@@ -17,15 +17,15 @@ let package = Package(
     // C libraries, each behind a thin Swift wrapper.
     .systemLibrary(name: "CInih", path: "CInih", pkgConfig: "inih", providers: [.apt(["libinih-dev"])]),
     .systemLibrary(name: "CDBus", path: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-    // <sys/epoll.h>, which Swift's Glibc module leaves out.
-    .systemLibrary(name: "CEpoll", path: "CEpoll"),
+    // epoll and pidfd_open, which Swift's Glibc module leaves out.
+    .systemLibrary(name: "CLinux", path: "CLinux"),
 
     // Core: the timer, its events and the typed bus. Foundation only, no C libraries.
     .target(name: "GrowCore", path: "GrowCore"),
     // config.ini, read with libinih.
     .target(name: "GrowConfig", dependencies: ["GrowCore", "CInih"], path: "GrowConfig"),
     // Descriptor readiness on the daemon's event loop (one epoll, one DispatchSource).
-    .target(name: "GrowLoop", dependencies: ["CEpoll"], path: "GrowLoop"),
+    .target(name: "GrowLoop", dependencies: ["CLinux"], path: "GrowLoop"),
     // libdbus on the daemon's event loop.
     .target(name: "GrowDBus", dependencies: ["CDBus", "GrowLoop"], path: "GrowDBus"),
     // What a plugin author sees.

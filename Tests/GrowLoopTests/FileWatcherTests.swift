@@ -82,6 +82,25 @@ import Testing
     #expect(read(reader, nil, 0) == 0)
   }
 
+  @Test func aWriterHearsWhenItsReaderIsGoneOnlyIfItAsks() async throws {
+    let (reader, writer) = makePipe()
+    defer { close(writer) }
+    var silent = 0
+    var told: FileWatcher.Readiness = []
+    let quiet = FileWatcher.shared.watch(writer, for: []) { _ in silent += 1 }
+    let box = WatchBox()
+    let listening = FileWatcher.shared.watch(writer, for: .hangUp) { readiness in
+      told = readiness
+      box.watch?.cancel()
+    }
+    box.watch = listening
+    close(reader)
+    try await settle { !told.isEmpty }
+    #expect(told == .hangUp)
+    #expect(silent == 0)
+    quiet.cancel()
+  }
+
   @Test func twoWatchesOnOneDescriptorEachGetWhatTheyAskFor() async throws {
     let (reader, writer) = makePipe()
     defer { close(reader); close(writer) }

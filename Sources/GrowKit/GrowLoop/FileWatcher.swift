@@ -1,5 +1,5 @@
 import Dispatch
-import CEpoll
+import CLinux
 import Glibc
 
 /// Calls back on the main queue when file descriptors become readable or writable.
@@ -19,6 +19,9 @@ public final class FileWatcher {
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     public static let readable = Readiness(rawValue: 1)
     public static let writable = Readiness(rawValue: 2)
+    /// The other end is gone (a pipe without readers, a socket shut down). Always watched by
+    /// the kernel; ask for it to hear about it on a descriptor you only write to.
+    public static let hangUp = Readiness(rawValue: 4)
   }
 
   /// One registration; cancel it before closing the descriptor.
@@ -72,7 +75,7 @@ public final class FileWatcher {
   }
 
   /// Calls `handler` on the main queue whenever `descriptor` is ready for what `interest`
-  /// names. A hang-up or error is reported as both readable and writable, so the handler's
+  /// names. A hang-up or error is reported as readable and writable too, so the handler's
   /// next read or write finds out.
   public func watch(
     _ descriptor: Int32, for interest: Readiness, _ handler: @escaping (Readiness) -> Void
@@ -88,6 +91,9 @@ public final class FileWatcher {
     update(watch.descriptor)
   }
 
+  /// Brings epoll in line with what the descriptor's watches want. A descriptor nobody wants
+  /// anything from is taken out of epoll altogether: the kernel reports errors and hang-ups
+  /// whether asked or not, and level-triggered, so an unwanted one would spin the loop.
   private func update(_ descriptor: Int32) {
     let all = watches[descriptor] ?? []
     if all.isEmpty { watches[descriptor] = nil }
@@ -96,7 +102,7 @@ public final class FileWatcher {
     if wanted.contains(.readable) { mask |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
     if wanted.contains(.writable) { mask |= EPOLLOUT.rawValue }
     let current = registered[descriptor]
-    if all.isEmpty {
+    if wanted.isEmpty {
       if current != nil { _ = epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, nil) }
       registered[descriptor] = nil
       return
@@ -134,13 +140,34 @@ public final class FileWatcher {
           ready.insert(.readable)
         }
         if event.events & (EPOLLOUT.rawValue | broken) != 0 { ready.insert(.writable) }
+        if event.events & broken != 0 { ready.insert(.hangUp) }
         // A handler may cancel watches (its own or others); only call those still here.
+        var heard = false
         for watch in watches[descriptor] ?? [] where !watch.isCancelled {
           let relevant = ready.intersection(watch.interest)
-          if !relevant.isEmpty { watch.handler(relevant) }
+          if !relevant.isEmpty {
+            heard = true
+            watch.handler(relevant)
+          }
+        }
+        // Nobody wanted this (a descriptor closed behind our back, or an error nobody asked
+        // about): stop hearing it rather than being told again on every pass.
+        if !heard, registered[descriptor] != nil {
+          _ = epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, nil)
+          registered[descriptor] = nil
         }
       }
     }
     DispatchQueue.main.async { MainActor.assumeIsolated { self.dispatchReadyDescriptors() } }
+  }
+}
+
+/// Descriptors that stand for a process.
+public enum ProcessDescriptor {
+  /// A descriptor that becomes readable when process `pid` exits (pidfd_open, Linux 5.3+), or
+  /// nil with `errno` set.
+  public static func open(_ pid: pid_t) -> Int32? {
+    let descriptor = clinux_pidfd_open(pid)
+    return descriptor >= 0 ? descriptor : nil
   }
 }

@@ -47,8 +47,7 @@ struct ExternalPluginBenchmark {
     let daemon = try BackgroundProcess(
       Binaries.grow, ["daemon"], environment: bus.environment)
     defer { daemon.kill() }
-    setenv("DBUS_SESSION_BUS_ADDRESS", bus.address, 1)
-    let connection = try BusConnection.session(attachToLoop: false)
+    let connection = try BusConnection.connect(address: bus.address, attachToLoop: false)
     func call(_ member: String, _ arguments: [BusValue] = []) throws {
       let message = try BusMessage.methodCall(
         destination: GrowBusAPI.busName, path: GrowBusAPI.objectPath,

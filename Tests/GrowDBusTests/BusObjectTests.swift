@@ -15,9 +15,10 @@ import Testing
 
   init() throws {
     bus = try PrivateSessionBus()
-    setenv("DBUS_SESSION_BUS_ADDRESS", bus.address, 1)
-    server = try BusConnection.session()
-    client = try BusConnection.session()
+    // Not setenv: other tests start processes meanwhile, and changing the environment while
+    // another thread copies it crashes.
+    server = try BusConnection.connect(address: bus.address)
+    client = try BusConnection.connect(address: bus.address)
     object = try BusObject(path: "/test/Echo", on: server)
     var mode = "quiet"
     object.add(

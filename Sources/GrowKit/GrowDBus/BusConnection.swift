@@ -52,7 +52,8 @@ public final class BusConnection {
         + "$XDG_RUNTIME_DIR/bus; run Grow inside a desktop session (or `dbus-run-session`)")
   }
 
-  private static func connect(address: String, attachToLoop: Bool) throws(BusError)
+  /// Connects to the bus at `address` (`unix:path=…`), for a private bus of one's own.
+  public static func connect(address: String, attachToLoop: Bool = true) throws(BusError)
     -> BusConnection
   {
     var error = DBusError()

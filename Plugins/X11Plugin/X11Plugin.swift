@@ -75,7 +75,7 @@ public final class X11Plugin: GrowPlugin {
     context.subscribe(TimerChanged.self) { [weak self] _ in self?.timerChanged() }
     activeWindowChanged()
     armIdleAlarm()
-    display.flush()
+    readX()
   }
 
   public func stop() {
@@ -88,10 +88,24 @@ public final class X11Plugin: GrowPlugin {
 
   // MARK: X events
 
+  /// Handles every event Xlib has. Handling reads properties, and Xlib queues the events
+  /// that arrive meanwhile without the socket becoming readable again: loop until none is
+  /// left, or they would wait for the next unrelated event.
   private func readX() {
     guard let display else { return }
-    let notices = display.pendingNotices()
-    if display.connectionLost { return serverGone() }
+    while true {
+      let notices = display.pendingNotices()
+      if display.connectionLost { return serverGone() }
+      if notices.isEmpty { break }
+      handle(notices)
+      // handle() may have disabled the plugin.
+      if self.display == nil { return }
+    }
+    display.flush()
+  }
+
+  private func handle(_ notices: [X11Notice]) {
+    guard let display else { return }
     for notice in notices {
       switch notice {
       case .activeWindowChanged:
@@ -105,7 +119,6 @@ public final class X11Plugin: GrowPlugin {
       }
       if display.connectionLost { return serverGone() }
     }
-    display.flush()
   }
 
   private func serverGone() {
@@ -189,6 +202,7 @@ public final class X11Plugin: GrowPlugin {
         app: window.app, title: window.title, card: ongoing.card, when: ongoing.since,
         duration: Date().timeIntervalSince(ongoing.since)))
     if block == .minimize { minimize(window) }
+    readX()
   }
 
   private func endDistraction() {
@@ -211,7 +225,9 @@ public final class X11Plugin: GrowPlugin {
     display.iconify(window.id)
     DispatchQueue.main.asyncAfter(deadline: .now() + 0.5) { [weak self] in
       MainActor.assumeIsolated {
-        guard let self, let display = self.display, !display.isIconic(window.id) else { return }
+        guard let self, let display = self.display else { return }
+        defer { self.readX() }
+        guard !display.isIconic(window.id) else { return }
         self.context.log.warning(
           "\(self.windowManager) did not minimise \(window.app); block = minimize only flags it")
       }
@@ -231,8 +247,15 @@ public final class X11Plugin: GrowPlugin {
   }
 
   private func idleAlarmFired(counter: Int64) {
+    let threshold = Int64(idlePause * 1000)
     if waitingForIdle {
-      becameIdle(milliseconds: max(counter, Int64(idlePause * 1000)))
+      // The "input again" alarm can fire twice for one key press (pitfall 13); a late second
+      // notice arrives after we re-armed for idle, with a counter below the threshold.
+      guard counter >= threshold else { return armIdleAlarm() }
+      becameIdle(milliseconds: counter)
+    } else if counter >= threshold {
+      // Likewise a late "idle" notice after input: still idle, nothing changed.
+      return
     } else {
       becameActive()
     }

@@ -33,6 +33,11 @@ let package = Package(
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     // The phase history (SQLite), its statistics, the garden and the SVG report.
     .target(name: "GrowHistory", dependencies: [kit, "CSQLite"]),
+    // Xlib with the screensaver and SYNC (idle alarm) extensions, behind the x11 plugin's
+    // Swift wrapper (Plugins/X11Plugin/X11Display.swift); nothing else imports it.
+    .systemLibrary(
+      name: "CX11", pkgConfig: "x11 xscrnsaver xext",
+      providers: [.apt(["libx11-dev", "libxss-dev", "libxext-dev"])]),
 
     // App: the daemon (event loop, D-Bus service) and the command line.
     .target(name: "GrowDaemon", dependencies: [kit, "GrowHistory"]),
@@ -45,7 +50,7 @@ let package = Package(
     // Built-in plugins, in Plugins/ (run-time plugins, not SwiftPM package plugins).
     .target(name: "NotifyPlugin", dependencies: [kit], path: "Plugins/NotifyPlugin"),
     .target(name: "DoNotDisturbPlugin", dependencies: [kit], path: "Plugins/DoNotDisturbPlugin"),
-    .target(name: "X11Plugin", dependencies: [kit], path: "Plugins/X11Plugin"),
+    .target(name: "X11Plugin", dependencies: [kit, "CX11"], path: "Plugins/X11Plugin"),
     .target(name: "StatusBarPlugin", dependencies: [kit], path: "Plugins/StatusBarPlugin"),
 
     // Test-only helpers: a private session bus, running commands and the daemon.

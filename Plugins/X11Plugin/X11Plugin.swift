@@ -1,21 +1,302 @@
+import Foundation
+import GrowConfig
+import GrowCore
+import GrowLoop
 import GrowPluginKit
 
-/// The X11 idle and active-window monitor. This slot checks that an X display is there; the
-/// monitoring itself (distractions, pausing when away) is built on it.
+/// The X11 idle and active-window monitor: flags distracting windows during focus, pauses
+/// focus when nobody is there. Event-driven: PropertyNotify for the active window and its
+/// title, XSync IDLETIME alarms for idle; the X connection sits in the daemon's FileWatcher,
+/// so the plugin costs no wake-up while nothing happens on the desktop.
 public final class X11Plugin: GrowPlugin {
   public static let id = "x11"
-  public static let summary = "X11 idle and active-window monitor (checks for a display)"
+  public static let summary = "flags distracting windows during focus and pauses when you are away"
+
+  private static let keys = ["grace", "idle-pause", "record-titles", "idle-respects-inhibitors"]
+
+  private let context: PluginContext
+  private let grace: TimeInterval
+  private let idlePause: TimeInterval
+  private let recordTitles: Bool
+  private var display: X11Display?
+  private var watch: FileWatcher.Watch?
+  private let windowManager: String
+
+  /// The focused window, and the one whose title we follow.
+  private var active: WindowInfo?
+  /// A distracting window that is active: `flagged` once it outlasted the grace period.
+  private var distraction: (window: WindowInfo, card: String, since: Date, flagged: Bool)?
+  private var graceWork: DispatchWorkItem?
+  /// Whether the idle alarm waits for "idle" (true) or for "input again" (false).
+  private var waitingForIdle = true
+  /// When the current idle spell began (on the wall clock), while idle.
+  private var idleSince: Date?
+  /// Set while focus is paused because nobody was there.
+  private var awayPause: (card: String, since: Date)?
 
   public init(context: PluginContext) throws {
-    let display = context.environment["DISPLAY"] ?? ""
-    guard !display.isEmpty else {
+    self.context = context
+    try context.config.checkKeys(Self.keys)
+    grace = try context.config.duration("grace", default: 10)
+    idlePause = try context.config.duration("idle-pause", default: 180, minimum: 1)
+    recordTitles = try context.config.bool("record-titles", default: false)
+    // MPRIS and screensaver inhibitors are not consulted yet; the key is accepted so configs
+    // written for it stay valid (see the README).
+    _ = try context.config.bool("idle-respects-inhibitors", default: true)
+
+    let name = context.environment["DISPLAY"] ?? ""
+    guard !name.isEmpty else {
       let wayland = !(context.environment["WAYLAND_DISPLAY"] ?? "").isEmpty
       throw PluginError.unavailable(
         wayland
           ? "this is a Wayland session without XWayland (DISPLAY is not set)"
           : "DISPLAY is not set; the X11 monitor needs an X session")
     }
-    context.log.debug("X display \(display)")
+    let display: X11Display
+    do {
+      display = try X11Display(name: name)
+    } catch {
+      throw PluginError.unavailable(error.description)
+    }
+    self.display = display
+    windowManager = display.windowManagerName() ?? "no window manager"
+    context.log.info("watching X display \(name) (window manager: \(windowManager))")
+    if windowManager.lowercased().hasPrefix("i3") {
+      context.setNote("i3 ignores minimise requests: block = minimize only flags windows here")
+      context.log.warning("i3 ignores minimise requests; block = minimize only flags windows")
+    }
+    if !display.hasIdleAlarms {
+      context.log.warning("the X server has no SYNC IDLETIME counter; away detection is off")
+    }
+
+    watch = FileWatcher.shared.watch(display.descriptor, for: .readable) { [weak self] _ in
+      self?.readX()
+    }
+    context.subscribe(TimerChanged.self) { [weak self] _ in self?.timerChanged() }
+    activeWindowChanged()
+    armIdleAlarm()
+    readX()
+  }
+
+  public func stop() {
+    graceWork?.cancel()
+    watch?.cancel()
+    watch = nil
+    display?.close()
+    display = nil
+  }
+
+  // MARK: X events
+
+  /// Handles every event Xlib has. Handling reads properties, and Xlib queues the events
+  /// that arrive meanwhile without the socket becoming readable again: loop until none is
+  /// left, or they would wait for the next unrelated event.
+  private func readX() {
+    guard let display else { return }
+    while true {
+      let notices = display.pendingNotices()
+      if display.connectionLost { return serverGone() }
+      if notices.isEmpty { break }
+      handle(notices)
+      // handle() may have disabled the plugin.
+      if self.display == nil { return }
+    }
+    display.flush()
+  }
+
+  private func handle(_ notices: [X11Notice]) {
+    guard let display else { return }
+    for notice in notices {
+      switch notice {
+      case .activeWindowChanged:
+        activeWindowChanged()
+      case .titleChanged(let window) where window == active?.id:
+        titleChanged()
+      case .titleChanged:
+        break
+      case .idleAlarm(let milliseconds):
+        idleAlarmFired(counter: milliseconds)
+      }
+      if display.connectionLost { return serverGone() }
+    }
+  }
+
+  private func serverGone() {
+    let name = display?.name ?? ""
+    stop()
+    context.disable(
+      because: .unavailable(
+        "the X server on \(name) went away; 'grow plugins reload x11' reconnects"))
+  }
+
+  private func activeWindowChanged() {
+    guard let display else { return }
+    let window = display.activeWindow()
+    if let old = active?.id, old != window { display.watchProperties(of: old, false) }
+    // The window may be destroyed between the notice and these reads: info is nil then.
+    let info = window.flatMap { display.info(of: $0) }
+    if let info, info.id != active?.id { display.watchProperties(of: info.id, true) }
+    active = info
+    publishActive()
+    evaluate()
+  }
+
+  private func titleChanged() {
+    guard let display, let id = active?.id, let title = display.title(of: id) else { return }
+    guard title != active?.title else { return }
+    active?.title = title
+    publishActive()
+    evaluate()
+  }
+
+  private func publishActive() {
+    context.publish(
+      ActiveWindowChanged(
+        windowClass: active?.windowClass ?? "", instance: active?.instance ?? "",
+        title: active?.title ?? "", pid: active?.pid))
+  }
+
+  // MARK: Distractions
+
+  private func timerChanged() {
+    evaluate()
+    // Focus resumed by hand, skipped or stopped while away: the away pause is over.
+    let status = context.timer.status
+    if awayPause != nil, !(status.state == .focus && status.paused) { awayPause = nil }
+  }
+
+  /// Starts, keeps or ends a distraction after the window or the timer changed.
+  private func evaluate() {
+    let status = context.timer.status
+    var match: (card: FocusCard, window: WindowInfo)?
+    if status.state == .focus, !status.paused, let window = active,
+      let card = try? context.timer.deck.card(named: status.card),
+      DistractionRules(distractions: card.distractions, allowed: card.allowed)
+        .distraction(instance: window.instance, windowClass: window.windowClass, title: window.title)
+        != nil
+    {
+      match = (card, window)
+    }
+    if let ongoing = distraction,
+      match == nil || match?.window.id != ongoing.window.id || match?.card.name != ongoing.card
+    {
+      endDistraction()
+    }
+    guard let match, distraction == nil else { return }
+    distraction = (match.window, match.card.name, Date(), false)
+    let work = DispatchWorkItem { [weak self] in
+      MainActor.assumeIsolated { self?.graceEnded(block: match.card.block) }
+    }
+    graceWork = work
+    DispatchQueue.main.asyncAfter(deadline: .now() + grace, execute: work)
+  }
+
+  private func graceEnded(block: DistractionBlock) {
+    guard var ongoing = distraction, !ongoing.flagged else { return }
+    ongoing.flagged = true
+    distraction = ongoing
+    let window = ongoing.window
+    context.log.info("distraction: \(window.app) on card '\(ongoing.card)'")
+    context.publish(
+      DistractionStarted(
+        app: window.app, title: window.title, card: ongoing.card, when: ongoing.since,
+        duration: Date().timeIntervalSince(ongoing.since)))
+    if block == .minimize { minimize(window) }
+    readX()
+  }
+
+  private func endDistraction() {
+    graceWork?.cancel()
+    graceWork = nil
+    guard let ongoing = distraction else { return }
+    distraction = nil
+    guard ongoing.flagged else { return }
+    let window = ongoing.window
+    context.publish(
+      DistractionEnded(
+        app: window.app, title: window.title, card: ongoing.card, when: ongoing.since,
+        duration: Date().timeIntervalSince(ongoing.since), recordTitle: recordTitles))
+  }
+
+  /// Iconifies the window, then checks that the window manager did it: i3, for one, ignores
+  /// the request, and the log should say so rather than pretend.
+  private func minimize(_ window: WindowInfo) {
+    guard let display else { return }
+    display.iconify(window.id)
+    DispatchQueue.main.asyncAfter(deadline: .now() + 0.5) { [weak self] in
+      MainActor.assumeIsolated {
+        guard let self, let display = self.display else { return }
+        defer { self.readX() }
+        guard !display.isIconic(window.id) else { return }
+        self.context.log.warning(
+          "\(self.windowManager) did not minimise \(window.app); block = minimize only flags it")
+      }
+    }
+  }
+
+  // MARK: Away
+
+  private func armIdleAlarm() {
+    guard let display, display.hasIdleAlarms else { return }
+    let threshold = Int64(idlePause * 1000)
+    // An alarm armed while already past its value may not fire (pitfall 13): look first.
+    if waitingForIdle, let now = display.idleMilliseconds(), now >= threshold {
+      return becameIdle(milliseconds: now)
+    }
+    display.armIdleAlarm(becomingIdle: waitingForIdle, milliseconds: threshold)
+  }
+
+  private func idleAlarmFired(counter: Int64) {
+    let threshold = Int64(idlePause * 1000)
+    if waitingForIdle {
+      // The "input again" alarm can fire twice for one key press (pitfall 13); a late second
+      // notice arrives after we re-armed for idle, with a counter below the threshold.
+      guard counter >= threshold else { return armIdleAlarm() }
+      becameIdle(milliseconds: counter)
+    } else if counter >= threshold {
+      // Likewise a late "idle" notice after input: still idle, nothing changed.
+      return
+    } else {
+      becameActive()
+    }
+  }
+
+  private func becameIdle(milliseconds: Int64) {
+    let idleSeconds = TimeInterval(milliseconds) / 1000
+    let since = Date().addingTimeInterval(-idleSeconds)
+    idleSince = since
+    waitingForIdle = false
+    armIdleAlarm()
+    context.publish(UserIdle(idleSeconds: idleSeconds))
+    let status = context.timer.status
+    // During a break being away is fine; a paused focus is already paused.
+    guard status.state == .focus, !status.paused else { return }
+    do {
+      try context.timer.pause()
+    } catch {
+      return context.log.warning("could not pause focus while away: \(error)")
+    }
+    awayPause = (status.card, since)
+    context.log.info("away for \(DurationText.format(idleSeconds.rounded())): focus paused")
+    context.publish(AwayPaused(card: status.card, awaySeconds: idleSeconds))
+  }
+
+  private func becameActive() {
+    let since = idleSince ?? Date()
+    idleSince = nil
+    waitingForIdle = true
+    armIdleAlarm()
+    context.publish(UserActive(idleSeconds: Date().timeIntervalSince(since)))
+    guard let away = awayPause else { return }
+    awayPause = nil
+    let awaySeconds = Date().timeIntervalSince(away.since)
+    do {
+      try context.timer.resume()
+    } catch {
+      return context.log.warning("could not resume focus after being away: \(error)")
+    }
+    context.log.info("back after \(DurationText.format(awaySeconds.rounded())): focus resumed")
+    context.publish(AwayResumed(card: away.card, awaySeconds: awaySeconds))
   }
 }
 

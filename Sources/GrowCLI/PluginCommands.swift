@@ -9,6 +9,7 @@ struct PluginReport: Encodable {
   var state: String
   var error: String?
   var summary: String?
+  var note: String?
 
   init(_ values: [String: BusValue]) {
     func text(_ key: String) -> String { values[key]?.stringValue ?? "" }
@@ -18,6 +19,7 @@ struct PluginReport: Encodable {
     state = text("State")
     error = text("Error").isEmpty ? nil : text("Error")
     summary = text("Summary").isEmpty ? nil : text("Summary")
+    note = text("Note").isEmpty ? nil : text("Note")
   }
 }
 
@@ -48,6 +50,7 @@ extension Commands {
       if !plugin.location.isEmpty { line += " " + plugin.location }
       say(line)
       if let summary = plugin.summary { say("    \(summary)") }
+      if let note = plugin.note { say("    note: \(note)") }
       if let error = plugin.error { say("    \(plugin.state == "failed" ? "error" : "why"): \(error)") }
     }
   }

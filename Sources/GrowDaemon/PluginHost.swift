@@ -96,6 +96,8 @@ public final class PluginHost {
     public var source: Source
     public var state: State
     public var summary: String
+    /// A running plugin's remark about a limitation (i3 ignores minimise requests, say).
+    public var note: String? = nil
   }
 
   /// The plugins that ship with Grow.
@@ -177,6 +179,18 @@ public final class PluginHost {
     set(id, .failed("event handler threw: \(error)"))
   }
 
+  /// A plugin took itself out of service (`PluginContext.disable`).
+  private func disabledItself(_ id: String, error: PluginError) {
+    guard inProcess[id] != nil else { return }
+    log.error("plugin '\(id)' disabled itself: \(error)")
+    unload(id)
+    if case .unavailable(let reason) = error {
+      set(id, .unavailable(reason))
+    } else {
+      set(id, .failed(error.description))
+    }
+  }
+
   // MARK: Loading
 
   private func load(_ id: String) {
@@ -188,7 +202,13 @@ public final class PluginHost {
       do {
         let type = try PluginLibrary.load(path: path, expectedID: id)
         records[id]?.summary = type.summary
-        inProcess[id] = try type.init(context: makeContext(id, section))
+        let context = makeContext(id, section)
+        context.onDisable = { [weak self] error in self?.disabledItself(id, error: error) }
+        context.onNote = { [weak self] note in
+          self?.records[id]?.note = note
+          self?.onChange?()
+        }
+        inProcess[id] = try type.init(context: context)
         set(id, .running)
         log.info("plugin '\(id)' running (\(record.source.kind): \(path))")
       } catch let error as PluginError {
@@ -218,6 +238,7 @@ public final class PluginHost {
 
   private func unload(_ id: String, then completion: @escaping () -> Void = {}) {
     unsubscribe(id)
+    records[id]?.note = nil
     if let plugin = inProcess.removeValue(forKey: id) {
       plugin.stop()
     }

@@ -33,6 +33,7 @@ struct PluginService {
       "State": .string(record.state.name),
       "Error": .string(record.state.reason ?? ""),
       "Summary": .string(record.summary),
+      "Note": .string(record.note ?? ""),
     ])
   }
 }

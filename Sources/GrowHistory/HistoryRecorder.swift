@@ -1,5 +1,6 @@
 import Foundation
 import GrowCore
+import GrowPluginKit
 
 /// Published after a phase was written to the history, with the streak as it now is.
 public struct HistoryRecorded: GrowEvent {
@@ -25,6 +26,13 @@ public final class HistoryRecorder {
   private let onError: (HistoryError) -> Void
   private var intention: String?
   private var pauseCount = 0
+  /// When the phase now running started; distractions that began before it belong to the
+  /// phase recorded last (a distraction ends just after the focus phase it happened in).
+  private var phaseStartedAt: Date?
+  private var lastRecordedID: Int64?
+  /// Distractions and away time of the running phase, from the `x11` plugin's events.
+  private var distractions: [DistractionEnded] = []
+  private var awaySeconds: TimeInterval = 0
 
   /// - Parameters:
   ///   - dailyGoal: the default card's daily goal now (the config can be reloaded).
@@ -44,6 +52,15 @@ public final class HistoryRecorder {
     events.subscribe(PhaseStarted.self, as: "history") { [weak self] event in
       self?.intention = event.phase.kind == .focus ? event.intention : nil
       self?.pauseCount = 0
+      self?.phaseStartedAt = event.phase.startedAt
+      self?.distractions = []
+      self?.awaySeconds = 0
+    }
+    events.subscribe(DistractionEnded.self, as: "history") { [weak self] event in
+      self?.distractionEnded(event)
+    }
+    events.subscribe(AwayResumed.self, as: "history") { [weak self] event in
+      self?.awaySeconds += event.awaySeconds
     }
     events.subscribe(PhasePaused.self, as: "history") { [weak self] _ in
       self?.pauseCount += 1
@@ -76,16 +93,42 @@ public final class HistoryRecorder {
       card: phase.card, kind: phase.kind, plannedSeconds: phase.duration,
       actualSeconds: phase.elapsed(at: end), startedAt: phase.startedAt, endedAt: end,
       outcome: outcome, pauseCount: pauseCount, pausedSeconds: phase.pausedTotal + pausedNow,
-      intention: phase.kind == .focus ? intention : nil, timeZone: timeZone())
+      awaySeconds: awaySeconds, intention: phase.kind == .focus ? intention : nil, timeZone: timeZone())
     pauseCount = 0
+    phaseStartedAt = nil
+    let ended = distractions
+    distractions = []
+    awaySeconds = 0
     do {
       var recorded = record
       recorded.id = try store.record(record)
+      lastRecordedID = recorded.id
+      for distraction in ended { try store.record(row(for: distraction, phase: recorded.id)) }
       refreshStreak()
       events.publish(HistoryRecorded(phase: recorded, streak: streak))
     } catch {
       onError(error)
     }
+  }
+
+  private func distractionEnded(_ event: DistractionEnded) {
+    if let phaseStartedAt, event.when >= phaseStartedAt {
+      distractions.append(event)
+      return
+    }
+    guard let lastRecordedID else { return }
+    do {
+      try store.record(row(for: event, phase: lastRecordedID))
+    } catch {
+      onError(error)
+    }
+  }
+
+  /// The history row: the title only when the person opted in (`record-titles`).
+  private func row(for event: DistractionEnded, phase: Int64) -> Distraction {
+    Distraction(
+      phaseID: phase, appClass: event.app, seconds: event.duration,
+      title: event.recordTitle ? event.title : nil)
   }
 
   private func refreshStreak() {

@@ -255,7 +255,8 @@ func describe(_ body: () throws -> Void) -> String {
   #expect(
     ConfigSchema.keys(in: .timer).map(\.key) == [
       "default-card", "focus", "short-break", "long-break", "long-break-after",
-      "auto-start-breaks", "auto-start-focus", "daily-goal", "intention",
+      "auto-start-breaks", "auto-start-focus", "daily-goal", "intention", "distractions",
+      "allow", "block",
     ])
   #expect(
     ConfigSchema.keys(in: .card).map(\.key)
@@ -271,7 +272,8 @@ func describe(_ body: () throws -> Void) -> String {
   let values = [
     "focus": "1m", "short-break": "2m", "long-break": "3m", "long-break-after": "7",
     "auto-start-breaks": "false", "auto-start-focus": "true", "daily-goal": "1h",
-    "intention": "x",
+    "intention": "x", "distractions": "steam, firefox:/a{1,3}|reddit/", "allow": "/docs/",
+    "block": "minimize",
   ]
   for key in ConfigSchema.keys(in: .card) {
     let value = try #require(values[key.key], "no test value for \(key.key)")
@@ -280,4 +282,16 @@ func describe(_ body: () throws -> Void) -> String {
     card.name = "work"
     #expect(card != FocusCard.standard, "\(key.key) did not change the card")
   }
+}
+
+@Test func aBadDistractionRegexIsReportedWithFileAndLine() {
+  #expect(
+    messages("[timer]\nfocus = 25m\ndistractions = steam, firefox:/(youtube/", path: "c.ini")
+      == [
+        "c.ini:3: distractions = 'steam, firefox:/(youtube/' in [timer]: '(youtube' is not a "
+          + "valid regular expression: expected ')'"
+      ])
+  #expect(
+    messages("[card.a]\nblock = hide", path: "c.ini")
+      == ["c.ini:2: block = 'hide' in [card.a]: 'hide' is not one of off, minimize"])
 }

@@ -27,6 +27,10 @@ public enum ConfigValueKind: Sendable, Equatable {
   case name
   /// Comma-separated names.
   case nameList
+  /// One of these words.
+  case choice([String])
+  /// Comma-separated window patterns: `discord`, `firefox:/youtube|reddit/`, `/regex/`.
+  case windowPatterns
 }
 
 /// One key config.ini understands.
@@ -79,6 +83,16 @@ public enum ConfigSchema {
       ConfigKey(
         sections: both, key: "intention", kind: .text, defaultValue: card.intention ?? "",
         help: "What the card is for, shown while focusing."),
+      ConfigKey(
+        sections: both, key: "distractions", kind: .windowPatterns, defaultValue: "",
+        help: "Windows that distract during focus: names (WM_CLASS), name:/title regex/, /regex/."),
+      ConfigKey(
+        sections: both, key: "allow", kind: .windowPatterns, defaultValue: "",
+        help: "Exceptions to distractions, written the same way."),
+      ConfigKey(
+        sections: both, key: "block", kind: .choice(DistractionBlock.allCases.map(\.rawValue)),
+        defaultValue: card.block.rawValue,
+        help: "off: only flag a distraction; minimize: also minimise its window."),
       ConfigKey(
         sections: [.plugins], key: "enable", kind: .nameList, defaultValue: "",
         help: "Comma-separated ids of the plugins to load, in order."),

@@ -308,6 +308,7 @@ private struct ConfigBuilder {
     case text(String)
     case name(String)
     case names([String])
+    case patterns([String])
   }
 
   /// The entry's value read as the schema says, or nil after reporting why it can't be.
@@ -339,6 +340,22 @@ private struct ConfigBuilder {
         for id in ids { _ = try ValueReader.name(id, what: "plugin id") }
         var seen = Set<String>()
         return .names(ids.filter { seen.insert($0).inserted })
+      case .choice(let words):
+        guard let word = words.first(where: { $0 == text.lowercased() }) else {
+          throw ValueError(
+            reason: "'\(text)' is not one of \(words.joined(separator: ", "))")
+        }
+        return .text(word)
+      case .windowPatterns:
+        let items = WindowPattern.split(text)
+        for item in items {
+          do {
+            _ = try WindowPattern(item)
+          } catch {
+            throw ValueError(reason: error.description)
+          }
+        }
+        return .patterns(items)
       }
     } catch {
       report(
@@ -358,6 +375,9 @@ private struct ConfigBuilder {
     case ("auto-start-focus", .bool(let flag)): card.autoStartFocus = flag
     case ("daily-goal", .goal(let goal)): card.dailyGoal = goal
     case ("intention", .text(let text)): card.intention = text.isEmpty ? nil : text
+    case ("distractions", .patterns(let items)): card.distractions = items
+    case ("allow", .patterns(let items)): card.allowed = items
+    case ("block", .text(let word)): card.block = DistractionBlock(rawValue: word) ?? .off
     default: assertionFailure("schema key '\(key)' is not applied to cards")
     }
   }

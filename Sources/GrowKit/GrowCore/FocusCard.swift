@@ -21,11 +21,19 @@ public struct FocusCard: Sendable, Equatable, Codable {
   public var dailyGoal: TimeInterval?
   /// What this card is for, shown while focusing ("Chapter 3 exercises").
   public var intention: String?
+  /// Windows that distract during this card's focus, as written in the config
+  /// (`discord, firefox:/youtube/`); the `x11` plugin compiles and matches them.
+  public var distractions: [String]
+  /// Exceptions to `distractions`, in the same notation.
+  public var allowed: [String]
+  /// What to do with a flagged window besides telling.
+  public var block: DistractionBlock
 
   public init(
     name: String, focus: TimeInterval = 25 * 60, shortBreak: TimeInterval = 5 * 60,
     longBreak: TimeInterval = 15 * 60, longBreakAfter: Int = 4, autoStartBreaks: Bool = true,
-    autoStartFocus: Bool = false, dailyGoal: TimeInterval? = nil, intention: String? = nil
+    autoStartFocus: Bool = false, dailyGoal: TimeInterval? = nil, intention: String? = nil,
+    distractions: [String] = [], allowed: [String] = [], block: DistractionBlock = .off
   ) {
     self.name = name
     self.focus = focus
@@ -36,6 +44,9 @@ public struct FocusCard: Sendable, Equatable, Codable {
     self.autoStartFocus = autoStartFocus
     self.dailyGoal = dailyGoal
     self.intention = intention
+    self.distractions = distractions
+    self.allowed = allowed
+    self.block = block
   }
 
   /// The card used when there is no config file at all: the classic 25/5/15, long break
@@ -50,4 +61,12 @@ public struct FocusCard: Sendable, Equatable, Codable {
     case .longBreak: longBreak
     }
   }
+}
+
+/// `block =` on a card: what happens to a window flagged as a distraction.
+public enum DistractionBlock: String, Sendable, Codable, CaseIterable {
+  /// Only tell (an event, a notification).
+  case off
+  /// Also minimise (iconify) it, where the window manager honours that.
+  case minimize
 }

@@ -22,6 +22,11 @@ public final class PluginContext {
   /// The daemon's environment (`DISPLAY`, `XDG_*`).
   public let environment: [String: String]
 
+  /// Set by the host: takes the plugin out of service with `error` as the reason.
+  public var onDisable: ((PluginError) -> Void)?
+  /// Set by the host: shows a note next to a running plugin in `grow plugins`.
+  public var onNote: ((String?) -> Void)?
+
   private let events: EventBus
 
   public init(
@@ -48,6 +53,19 @@ public final class PluginContext {
   /// Calls `handler` with every event, whatever its type.
   public func subscribeToAll(_ handler: @escaping (any GrowEvent) throws -> Void) {
     events.subscribeToAll(as: id, handler)
+  }
+
+  /// Takes the plugin out of service from outside an event handler (its X server went away,
+  /// say): the host removes its subscriptions, calls `stop()` and shows `error` in
+  /// `grow plugins`. Return right after calling it.
+  public func disable(because error: PluginError) {
+    onDisable?(error)
+  }
+
+  /// A remark `grow plugins` shows under a running plugin (a limitation it works around), or
+  /// nil to clear it.
+  public func setNote(_ note: String?) {
+    onNote?(note)
   }
 
   /// Publishes an event of the plugin's own to every subscriber.

@@ -1,0 +1,128 @@
+import Foundation
+
+/// A private X server (Xvfb) with a real window manager, for one test: tests run in
+/// parallel, so each needs its own display. Torn down on deinit.
+public final class PrivateDisplay: @unchecked Sendable {
+  public enum WindowManager: String, Sendable {
+    /// Honours minimise (iconify) requests.
+    case openbox
+    /// Ignores them.
+    case i3
+  }
+
+  /// `:N`, as `DISPLAY` wants it.
+  public let display: String
+  /// `DISPLAY` for the daemon and the tools.
+  public var environment: [String: String] { ["DISPLAY": display] }
+
+  private let server: BackgroundProcess
+  private var windowManager: BackgroundProcess?
+  private var windows: [BackgroundProcess] = []
+  private let directory: URL
+
+  public init(windowManager: WindowManager = .openbox, timeout: TimeInterval = 10) throws {
+    directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("grow-x-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    // -displayfd 1: Xvfb picks a free display and writes its number to stdout once it
+    // accepts connections. -s 0: its own screensaver would blank and count as a state.
+    let server = try BackgroundProcess(
+      "Xvfb", ["-displayfd", "1", "-nolisten", "tcp", "-s", "0", "-screen", "0", "1024x768x24"])
+    self.server = server
+    guard server.waitUntil(timeout: timeout, { server.stdout.contains("\n") }),
+      let number = Int(server.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+    else {
+      server.kill()
+      throw HarnessError("Xvfb did not start: \(server.stderr)")
+    }
+    display = ":\(number)"
+    try startWindowManager(windowManager, timeout: timeout)
+  }
+
+  deinit {
+    for window in windows { window.kill() }
+    windowManager?.kill()
+    server.kill()
+    try? FileManager.default.removeItem(at: directory)
+  }
+
+  /// Starts the window manager; once more if it could not connect (seen with i3 while many
+  /// servers start at once).
+  private func startWindowManager(_ kind: WindowManager, timeout: TimeInterval) throws {
+    do {
+      try startWindowManagerOnce(kind, timeout: timeout)
+    } catch {
+      windowManager?.kill()
+      Thread.sleep(forTimeInterval: 0.5)
+      try startWindowManagerOnce(kind, timeout: timeout)
+    }
+  }
+
+  private func startWindowManagerOnce(_ kind: WindowManager, timeout: TimeInterval) throws {
+    let home = ["HOME": directory.path, "XDG_CONFIG_HOME": directory.path + "/config"]
+    switch kind {
+    case .openbox:
+      windowManager = try BackgroundProcess(
+        "openbox", ["--sm-disable"], environment: environment.merging(home) { $1 })
+    case .i3:
+      let config = directory.appendingPathComponent("i3.config")
+      // The smallest config i3 accepts without starting its config wizard or a bar.
+      try "font pango:monospace 8\nfocus_follows_mouse no\n".write(
+        to: config, atomically: true, encoding: .utf8)
+      windowManager = try BackgroundProcess(
+        "i3", ["-c", config.path], environment: environment.merging(home) { $1 })
+    }
+    let ready = server.waitUntil(timeout: timeout, interval: 0.05) {
+      (try? xprop("-root", "_NET_SUPPORTING_WM_CHECK"))?.contains("window id") == true
+    }
+    guard ready else {
+      throw HarnessError(
+        "\(kind.rawValue) did not come up on \(display): \(windowManager?.stderr ?? "")")
+    }
+  }
+
+  /// Opens an xterm with this WM_CLASS class and title (no shell, so the title stays) and
+  /// returns its window id once it is mapped.
+  @discardableResult
+  public func openWindow(class windowClass: String, title: String) throws -> String {
+    let window = try BackgroundProcess(
+      "xterm", ["-class", windowClass, "-T", title, "-e", "sleep", "600"],
+      environment: environment)
+    windows.append(window)
+    let found = try xdotool("search", "--sync", "--limit", "1", "--class", windowClass)
+    guard let id = found.split(separator: "\n").first.map(String.init) else {
+      throw HarnessError("no window of class \(windowClass): \(window.stderr)")
+    }
+    return id
+  }
+
+  /// Gives `window` the focus and waits until the window manager says it has it.
+  public func activate(_ window: String) throws {
+    try xdotool("windowactivate", "--sync", window)
+  }
+
+  /// Runs xdotool on this display; returns its stdout.
+  @discardableResult
+  public func xdotool(_ arguments: String...) throws -> String {
+    try run("xdotool", arguments)
+  }
+
+  /// Runs xprop on this display; returns its stdout.
+  public func xprop(_ arguments: String...) throws -> String {
+    try run("xprop", arguments)
+  }
+
+  /// Kills the X server, as when a session crashes.
+  public func killServer() {
+    windowManager?.kill()
+    server.kill()
+  }
+
+  private func run(_ tool: String, _ arguments: [String]) throws -> String {
+    let result = try Command.run(tool, arguments, environment: environment, timeout: 15)
+    guard result.status == 0 else {
+      throw HarnessError("\(tool) \(arguments.joined(separator: " ")): \(result.stderr)")
+    }
+    return result.stdout
+  }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import GrowHistory
+import GrowTestSupport
+import Testing
+
+/// The x11 plugin against a real X server (Xvfb) and real window managers: each test has its
+/// own display, daemon and session bus, and watches the events an external plugin receives.
+@Suite struct X11PluginTests {
+  /// A display, a daemon on it, and the JSON lines every event produced.
+  final class Desktop {
+    let display: PrivateDisplay
+    let harness: DaemonHarness
+    let eventsPath: String
+
+    init(_ config: String, windowManager: PrivateDisplay.WindowManager = .openbox) throws {
+      display = try PrivateDisplay(windowManager: windowManager)
+      harness = try DaemonHarness(startDaemon: false, environment: display.environment)
+      let home = harness.bus.environment["HOME", default: ""]
+      eventsPath = home + "/events.jsonl"
+      let recorder = home + "/record-events.sh"
+      try "#!/bin/sh\nexec cat >> \(eventsPath)\n".write(
+        toFile: recorder, atomically: true, encoding: .utf8)
+      try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: recorder)
+      try harness.writeConfig(config + "\n[plugin.events]\nexec = \(recorder)\n")
+    }
+
+    func start() throws {
+      try harness.start()
+      let running = try harness.daemon?.waitUntil(timeout: 10) {
+        try harness.plugins()["x11"]?["state"] == "running"
+      }
+      guard running == true else { throw HarnessError("x11 not running: \(try harness.plugins())") }
+    }
+
+    /// The events of `type` received so far, decoded.
+    func events(_ type: String) -> [[String: Any]] {
+      let text = (try? String(contentsOfFile: eventsPath, encoding: .utf8)) ?? ""
+      return text.split(separator: "\n").compactMap {
+        try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+      }.filter { $0["type"] as? String == type }
+    }
+
+    /// Waits until an event of `type` arrived; returns the last one and when it was seen.
+    func waitFor(_ type: String, timeout: TimeInterval = 10) throws -> [String: Any] {
+      let deadline = Date().addingTimeInterval(timeout)
+      while Date() < deadline {
+        if let last = events(type).last { return last }
+        Thread.sleep(forTimeInterval: 0.02)
+      }
+      throw HarnessError("no \(type) event within \(timeout)s")
+    }
+
+    var historyPath: String {
+      harness.bus.environment["XDG_DATA_HOME", default: ""] + "/grow/history.sqlite"
+    }
+  }
+
+  static let distracting = """
+    [timer]
+    distractions = Game, Browser:/youtube|reddit/
+    allow = Browser:/grow docs/
+
+    [plugin.x11]
+    grace = 1s
+    """
+
+  @Test func aDistractionIsFlaggedAfterTheGracePeriodAndEndsWithItsTime() throws {
+    let desktop = try Desktop(Self.distracting)
+    let editor = try desktop.display.openWindow(class: "Editor", title: "notes.md")
+    let game = try desktop.display.openWindow(class: "Game", title: "Level 3")
+    try desktop.display.activate(editor)
+    try desktop.start()
+    #expect(try desktop.harness.grow("start").status == 0)
+
+    let switched = Date()
+    try desktop.display.activate(game)
+    Thread.sleep(forTimeInterval: 0.6)
+    #expect(desktop.events("distraction-started").isEmpty, "flagged before the grace period")
+    let started = try desktop.waitFor("distraction-started")
+    #expect(Date().timeIntervalSince(switched) >= 1)
+    #expect(started["app"] as? String == "Game")
+    #expect(started["title"] as? String == "Level 3")
+    #expect(started["card"] as? String == "work")
+
+    Thread.sleep(forTimeInterval: 1.5)
+    try desktop.display.activate(editor)
+    let away = Date().timeIntervalSince(switched)
+    let ended = try desktop.waitFor("distraction-ended")
+    let duration = try #require(ended["duration"] as? Double)
+    #expect(abs(duration - away) < 1, "counted \(duration)s, was there \(away)s")
+
+    #expect(try desktop.harness.grow("stop").status == 0)
+    let store = try HistoryStore(path: desktop.historyPath, create: false)
+    let recorded = try store.distractions()
+    #expect(recorded.map(\.appClass) == ["Game"])
+    #expect(abs((recorded.first?.seconds ?? 0) - away) < 1)
+    #expect(recorded.first?.title == nil, "titles are kept only with record-titles = true")
+  }
+
+  @Test func anAllowedTitleIsNotFlaggedAndNothingIsFlaggedDuringABreak() throws {
+    let desktop = try Desktop(Self.distracting)
+    let docs = try desktop.display.openWindow(class: "Browser", title: "grow docs - reddit")
+    let game = try desktop.display.openWindow(class: "Game", title: "Level 3")
+    try desktop.start()
+    #expect(try desktop.harness.grow("start", "--focus", "3s").status == 0)
+    try desktop.display.activate(docs)
+    _ = try desktop.harness.waitForStatus { $0["state"] as? String == "short-break" }
+    try desktop.display.activate(game)
+    Thread.sleep(forTimeInterval: 2)
+    #expect(desktop.events("distraction-started").isEmpty)
+    #expect(desktop.events("active-window-changed").contains { $0["class"] as? String == "Game" })
+  }
+
+  @Test func idleDuringFocusPausesAndInputResumesWithTheAwayTimeRecorded() throws {
+    let desktop = try Desktop("[plugin.x11]\nidle-pause = 2s\n")
+    try desktop.start()
+    try desktop.display.xdotool("mousemove", "10", "10")
+    #expect(try desktop.harness.grow("start").status == 0)
+    let paused = try desktop.harness.waitForStatus { $0["paused"] as? Bool == true }
+    #expect(paused["state"] as? String == "focus")
+    let awayPaused = try desktop.waitFor("away-paused")
+    #expect((awayPaused["away_seconds"] as? Double ?? 0) >= 2)
+
+    Thread.sleep(forTimeInterval: 1)
+    try desktop.display.xdotool("mousemove", "200", "200")
+    _ = try desktop.harness.waitForStatus { $0["paused"] as? Bool == false }
+    let resumed = try desktop.waitFor("away-resumed")
+    let away = try #require(resumed["away_seconds"] as? Double)
+    #expect(away >= 3 && away < 5, "away \(away)s")
+
+    #expect(try desktop.harness.grow("stop").status == 0)
+    let store = try HistoryStore(path: desktop.historyPath, create: false)
+    let phase = try #require(try store.phases().last)
+    #expect(abs(phase.awaySeconds - away) < 0.5, "\(desktop.events("away-resumed"))")
+    #expect(phase.pauseCount == 1)
+  }
+
+  @Test func strictModeMinimisesTheWindowUnderOpenbox() throws {
+    let desktop = try Desktop(Self.distracting + "\n[card.work]\nblock = minimize\n")
+    let game = try desktop.display.openWindow(class: "Game", title: "Level 3")
+    try desktop.start()
+    #expect(try desktop.harness.grow("start").status == 0)
+    try desktop.display.activate(game)
+    _ = try desktop.waitFor("distraction-started")
+    let minimised = try desktop.harness.daemon?.waitUntil(timeout: 5) {
+      try desktop.display.xprop("-id", game, "WM_STATE").contains("Iconic")
+    }
+    #expect(minimised == true)
+    #expect(try desktop.display.xprop("-id", game, "_NET_WM_STATE").contains("HIDDEN"))
+  }
+
+  @Test func underI3ThePluginSaysItCannotMinimise() throws {
+    let desktop = try Desktop(Self.distracting, windowManager: .i3)
+    try desktop.start()
+    let human = try desktop.harness.grow("plugins")
+    #expect(
+      human.stdout.contains(
+        "    note: i3 ignores minimise requests: block = minimize only flags windows here"))
+  }
+
+  @Test func thePluginSurvivesADestroyedWindowAndTheServerGoingAway() throws {
+    let desktop = try Desktop(Self.distracting)
+    let game = try desktop.display.openWindow(class: "Game", title: "Level 3")
+    let editor = try desktop.display.openWindow(class: "Editor", title: "notes.md")
+    try desktop.start()
+    #expect(try desktop.harness.grow("start").status == 0)
+    try desktop.display.activate(game)
+    // Destroy the active window while the plugin reads it.
+    try desktop.display.xdotool("windowkill", game)
+    try desktop.display.activate(editor)
+    _ = desktop.harness.daemon?.waitUntil(timeout: 5) {
+      desktop.events("active-window-changed").contains { $0["class"] as? String == "Editor" }
+    }
+    #expect(try desktop.harness.plugins()["x11"]?["state"] == "running")
+
+    desktop.display.killServer()
+    let gone = try desktop.harness.daemon?.waitUntil(timeout: 10) {
+      try desktop.harness.plugins()["x11"]?["state"] == "unavailable"
+    }
+    #expect(gone == true)
+    #expect(
+      try desktop.harness.plugins()["x11"]?["error"]
+        == "the X server on \(desktop.display.display) went away; "
+        + "'grow plugins reload x11' reconnects")
+    #expect(try desktop.harness.grow("status").status == 0)
+    #expect(desktop.harness.daemon?.isRunning == true)
+  }
+}

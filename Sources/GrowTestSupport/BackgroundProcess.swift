@@ -14,10 +14,9 @@ public final class BackgroundProcess: @unchecked Sendable {
   public let stdoutURL: URL
   public let stderrURL: URL
 
-  private let process: Process
   private let logDirectory: URL
   /// Our end of the child's stdin, when it was started with `writableStdin`.
-  private let stdinWriter: FileHandle?
+  private let stdinWriter: Int32?
   private let exited = DispatchSemaphore(value: 0)
   private let status = LockedBox<Int32?>(nil)
 
@@ -43,43 +42,37 @@ public final class BackgroundProcess: @unchecked Sendable {
         underlying: CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]))
     }
 
-    process = Process()
-    process.executableURL = try Command.resolve(executable, in: childEnvironment)
-    process.arguments = args
-    process.environment = childEnvironment
+    let path = try Command.resolve(executable, in: childEnvironment).path
+    let input: (read: Int32, write: Int32)
     if writableStdin {
-      let pipe = Pipe()
-      process.standardInput = pipe
-      stdinWriter = pipe.fileHandleForWriting
+      input = Spawn.pipe()
     } else {
-      process.standardInput = FileHandle.nullDevice
-      stdinWriter = nil
+      input = (open("/dev/null", O_RDONLY | O_CLOEXEC), -1)
     }
-    let stdoutFile = try FileHandle(forWritingTo: stdoutURL)
-    let stderrFile = try FileHandle(forWritingTo: stderrURL)
+    let output = open(stdoutURL.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+    let errorOutput = open(stderrURL.path, O_WRONLY | O_APPEND | O_CLOEXEC)
     // The child has its own copies once it runs; ours would only leak descriptors.
-    defer {
-      try? stdoutFile.close()
-      try? stderrFile.close()
-    }
-    process.standardOutput = stdoutFile
-    process.standardError = stderrFile
-    let status = self.status
-    let exited = self.exited
-    process.terminationHandler = { process in
-      status.withLock { $0 = Command.exitStatus(of: process) }
-      exited.signal()
-    }
+    defer { for descriptor in [input.read, output, errorOutput] { close(descriptor) } }
     do {
-      try launch(process)
+      pid = try Spawn.start(
+        path, args, environment: childEnvironment, stdin: input.read, stdout: output,
+        stderr: errorOutput)
     } catch {
+      if input.write >= 0 { close(input.write) }
       throw CommandError.launchFailed(command: commandLine, underlying: error)
     }
-    pid = process.processIdentifier
+    stdinWriter = input.write >= 0 ? input.write : nil
+    let status = self.status
+    let exited = self.exited
+    Spawn.onExit(pid) { code in
+      status.withLock { $0 = code }
+      exited.signal()
+    }
   }
 
   deinit {
     kill()
+    if let stdinWriter { close(stdinWriter) }
     try? FileManager.default.removeItem(at: logDirectory)
   }
 
@@ -93,7 +86,7 @@ public final class BackgroundProcess: @unchecked Sendable {
     sigaddset(&pipeSignal, SIGPIPE)
     pthread_sigmask(SIG_BLOCK, &pipeSignal, &saved)
     defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
-    try? stdinWriter.write(contentsOf: Data(text.utf8))
+    _ = Array(text.utf8).withUnsafeBytes { write(stdinWriter, $0.baseAddress, $0.count) }
     var now = timespec(tv_sec: 0, tv_nsec: 0)
     while sigtimedwait(&pipeSignal, nil, &now) == SIGPIPE {}
   }

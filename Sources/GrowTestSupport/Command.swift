@@ -4,7 +4,7 @@ import Foundation
 public enum CommandError: Error, CustomStringConvertible {
   /// The executable was not found on the `PATH` of the child's environment.
   case notFound(executable: String, path: String)
-  /// `Process.run()` failed (not executable, bad working directory, …).
+  /// The program could not be started (not executable, not found by the system, …).
   case launchFailed(command: String, underlying: any Error)
   /// The child ran longer than the timeout and was killed; output up to that point is kept.
   case timedOut(command: String, timeout: TimeInterval, stdout: String, stderr: String)
@@ -46,45 +46,43 @@ public enum Command {
     let childEnvironment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let display = ([executable] + args).joined(separator: " ")
 
-    let process = Process()
-    process.executableURL = try resolve(executable, in: childEnvironment)
-    process.arguments = args
-    process.environment = childEnvironment
-
-    let stdoutPipe = Pipe()
-    let stderrPipe = Pipe()
-    let stdinPipe = Pipe()
-    process.standardOutput = stdoutPipe
-    process.standardError = stderrPipe
-    process.standardInput = stdinPipe
+    let path = try resolve(executable, in: childEnvironment).path
+    let output = Spawn.pipe()
+    let errorOutput = Spawn.pipe()
+    let input = Spawn.pipe()
 
     // Both pipes are drained while the child runs, so a child that fills one pipe's buffer
     // (64 KiB) while we wait on the other can't deadlock.
     let readers = DispatchGroup()
-    let stdoutData = collect(stdoutPipe.fileHandleForReading, group: readers)
-    let stderrData = collect(stderrPipe.fileHandleForReading, group: readers)
+    let stdoutData = collect(output.read, group: readers)
+    let stderrData = collect(errorOutput.read, group: readers)
 
-    let exited = DispatchSemaphore(value: 0)
-    process.terminationHandler = { _ in exited.signal() }
-
+    let pid: pid_t
     do {
-      try launch(process)
+      pid = try Spawn.start(
+        path, args, environment: childEnvironment, stdin: input.read, stdout: output.write,
+        stderr: errorOutput.write)
     } catch {
-      // The readers end when these write ends close.
-      try? stdoutPipe.fileHandleForWriting.close()
-      try? stderrPipe.fileHandleForWriting.close()
+      for end in [output.write, errorOutput.write, input.read, input.write] { close(end) }
       throw CommandError.launchFailed(command: display, underlying: error)
+    }
+    // The child has its own copies; the readers see EOF once the child's are closed.
+    for end in [output.write, errorOutput.write, input.read] { close(end) }
+    let exited = DispatchSemaphore(value: 0)
+    let status = LockedBox<Int32>(0)
+    Spawn.onExit(pid) { code in
+      status.withLock { $0 = code }
+      exited.signal()
     }
 
     // Written on another thread: a child that doesn't read its stdin must not block us.
-    let input = Data((stdin ?? "").utf8)
-    let stdinHandle = stdinPipe.fileHandleForWriting
-    DispatchQueue.global().async { writeWithoutSIGPIPE(input, to: stdinHandle) }
+    let text = Data((stdin ?? "").utf8)
+    DispatchQueue.global().async { writeWithoutSIGPIPE(text, to: input.write) }
 
     var timedOut = false
     if exited.wait(timeout: .now() + timeout) == .timedOut {
       timedOut = true
-      stop(process, exited: exited)
+      stop(pid, exited: exited)
     }
 
     // The pipes hit EOF when the child exits, unless a grandchild it left behind still holds
@@ -96,7 +94,7 @@ public enum Command {
     if timedOut {
       throw CommandError.timedOut(command: display, timeout: timeout, stdout: out, stderr: err)
     }
-    return (exitStatus(of: process), out, err)
+    return (status.current, out, err)
   }
 
   /// Finds `executable` like a shell would: as given when it contains a slash, else on PATH.
@@ -112,21 +110,11 @@ public enum Command {
     throw CommandError.notFound(executable: executable, path: path)
   }
 
-  /// The shell convention: the exit code, or 128 + signal number when killed by a signal.
-  static func exitStatus(of process: Process) -> Int32 {
-    switch process.terminationReason {
-    case .exit: return process.terminationStatus
-    case .uncaughtSignal: return 128 + process.terminationStatus
-    @unknown default: return process.terminationStatus
-    }
-  }
-
   /// SIGTERM, a one-second grace period, then SIGKILL; returns once the child is gone.
-  static func stop(_ process: Process, exited: DispatchSemaphore) {
-    guard process.isRunning else { return }
-    process.terminate()
+  static func stop(_ pid: pid_t, exited: DispatchSemaphore) {
+    kill(pid, SIGTERM)
     if exited.wait(timeout: .now() + 1) == .timedOut {
-      kill(process.processIdentifier, SIGKILL)
+      kill(pid, SIGKILL)
       exited.wait()
     }
   }
@@ -135,12 +123,11 @@ public enum Command {
   /// Reads `handle` to EOF on a thread of its own with plain blocking reads. Not
   /// `readabilityHandler`: on Linux, setting up and tearing down many libdispatch read sources
   /// corrupts libdispatch's epoll bookkeeping (swift-corelibs-libdispatch#949).
-  private static func collect(_ handle: FileHandle, group: DispatchGroup) -> LockedBox<
+  private static func collect(_ descriptor: Int32, group: DispatchGroup) -> LockedBox<
     (data: Data, atEOF: Bool)
   > {
     let box = LockedBox((data: Data(), atEOF: false))
     group.enter()
-    let descriptor = handle.fileDescriptor
     Thread.detachNewThread {
       var buffer = [UInt8](repeating: 0, count: 64 * 1024)
       while true {
@@ -154,42 +141,35 @@ public enum Command {
         }
       }
       box.withLock { $0.atEOF = true }
-      // Keeps the FileHandle (and so the descriptor) open until reading is done.
-      withExtendedLifetime(handle) { group.leave() }
+      close(descriptor)
+      group.leave()
     }
     return box
   }
 }
 
-/// Starts `process` with no signals blocked.
-///
-/// Foundation's `Process` spawns from the calling thread and the child inherits that thread's
-/// signal mask. Test and Dispatch worker threads block most signals, SIGTERM included, so
-/// without this a child started from a test silently ignores `terminate()` (seen here: a
-/// `sleep` started from a Swift Testing test had SIGTERM blocked).
-func launch(_ process: Process) throws {
-  var none = sigset_t()
-  var saved = sigset_t()
-  sigemptyset(&none)
-  pthread_sigmask(SIG_SETMASK, &none, &saved)
-  defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
-  try process.run()
-}
-
-/// Writes `data` and closes `handle`; a reader that has gone away gives EPIPE, not SIGPIPE.
+/// Writes `data` and closes `descriptor`; a reader that has gone away gives EPIPE, not SIGPIPE.
 ///
 /// SIGPIPE from write(2) goes to the writing thread, so it is blocked on this thread only and
 /// any pending one is consumed before unblocking. Ignoring SIGPIPE process-wide instead would
 /// leak into every child (SIG_IGN survives exec) and change how they behave.
-func writeWithoutSIGPIPE(_ data: Data, to handle: FileHandle) {
+func writeWithoutSIGPIPE(_ data: Data, to descriptor: Int32) {
   var pipeSignal = sigset_t()
   var saved = sigset_t()
   sigemptyset(&pipeSignal)
   sigaddset(&pipeSignal, SIGPIPE)
   pthread_sigmask(SIG_BLOCK, &pipeSignal, &saved)
   defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
-  if !data.isEmpty { try? handle.write(contentsOf: data) }
-  try? handle.close()
+  data.withUnsafeBytes { bytes in
+    var offset = 0
+    while offset < bytes.count {
+      let written = write(descriptor, bytes.baseAddress?.advanced(by: offset), bytes.count - offset)
+      if written < 0, errno == EINTR { continue }
+      guard written > 0 else { break }
+      offset += written
+    }
+  }
+  close(descriptor)
   var now = timespec(tv_sec: 0, tv_nsec: 0)
   while sigtimedwait(&pipeSignal, nil, &now) == SIGPIPE {}
 }

@@ -1,0 +1,78 @@
+import Foundation
+import Glibc
+
+/// Starts programs with posix_spawn.
+///
+/// Not Foundation's `Process`: on Linux its `run()` copies whole `dirent` records while
+/// scanning /proc/self/fd and over-reads past glibc's buffer, crashing intermittently
+/// (swift-corelibs-foundation#5472; seen here about one full test run in three).
+enum Spawn {
+  struct Failed: Error, CustomStringConvertible {
+    let program: String
+    let code: Int32
+    var description: String { "cannot start \(program): \(String(cString: strerror(code)))" }
+  }
+
+  /// Starts `path` with `arguments`; the child's 0, 1 and 2 are the given descriptors. The
+  /// child starts with no signals blocked and the usual ones at their defaults, whatever the
+  /// calling thread had (test and Dispatch threads block SIGTERM, which a child would inherit).
+  static func start(
+    _ path: String, _ arguments: [String], environment: [String: String],
+    stdin: Int32, stdout: Int32, stderr: Int32
+  ) throws -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+    posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+    posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t()
+    sigemptyset(&none)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for number in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2] {
+      sigaddset(&defaults, number)
+    }
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for pointer in argv + envp { free(pointer) } }
+    var pid: pid_t = 0
+    var result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+    // A script written a moment ago may still be open for writing in a child being forked by
+    // another test; that lasts microseconds.
+    for _ in 0..<20 where result == ETXTBSY {
+      usleep(5_000)
+      result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+    }
+    guard result == 0 else { throw Failed(program: path, code: result) }
+    return pid
+  }
+
+  /// Calls `exited` with the shell-style status (the exit code, or 128 + the signal) once
+  /// `pid` has ended; waits on a thread of its own.
+  static func onExit(_ pid: pid_t, _ exited: @escaping @Sendable (Int32) -> Void) {
+    Thread.detachNewThread {
+      var status: Int32 = 0
+      while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+      let signal = status & 0x7f
+      exited(signal == 0 ? (status >> 8) & 0xff : 128 + signal)
+    }
+  }
+
+  /// A pipe whose ends are closed on exec, so other children never inherit them.
+  static func pipe() -> (read: Int32, write: Int32) {
+    var ends: [Int32] = [-1, -1]
+    _ = Glibc.pipe(&ends)
+    // pipe2(O_CLOEXEC) is not in Swift's Glibc module; the window before this is tiny.
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    return (ends[0], ends[1])
+  }
+}

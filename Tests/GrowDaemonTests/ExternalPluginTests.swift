@@ -273,7 +273,8 @@ import Testing
     return ExternalPlugin(context: context, arguments: [path], growVersion: "test", limits: limits)
   }
 
-  func waitUntil(_ timeout: TimeInterval = 5, _ condition: () -> Bool) async throws -> Bool {
+  // Generous: the whole suite runs in parallel on two shared cores; passing tests return early.
+  func waitUntil(_ timeout: TimeInterval = 30, _ condition: () -> Bool) async throws -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while !condition() {
       if Date() > deadline { return false }

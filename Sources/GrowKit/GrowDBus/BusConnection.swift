@@ -228,6 +228,9 @@ public final class BusConnection {
   fileprivate func filter(_ message: BusMessage) {
     guard message.kind == .signal else { return }
     if message.interface == "org.freedesktop.DBus.Local", message.member == "Disconnected" {
+      // libdbus has closed the socket; make sure no watch outlives it, or its number, once
+      // reused by another file, would still be routed here.
+      bridge.cancelAll()
       let callback = onDisconnect
       onDisconnect = nil
       callback?()

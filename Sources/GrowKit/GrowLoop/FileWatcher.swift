@@ -82,6 +82,10 @@ public final class FileWatcher {
   ) -> Watch {
     let watch = Watch(descriptor: descriptor, interest: interest, watcher: self, handler: handler)
     watches[descriptor, default: []].append(watch)
+    // The number may belong to a new file: if its last owner closed it without cancelling,
+    // the kernel already dropped the old registration. Register afresh (ADD, or MOD on EEXIST)
+    // instead of trusting what we recorded for the old one.
+    registered[descriptor] = nil
     update(descriptor)
     return watch
   }

@@ -321,7 +321,13 @@ public final class DoNotDisturbPlugin: GrowPlugin {
 
   private var backendName: String { backend?.name ?? "none" }
 
+  /// What was last announced, so nothing is sent when nothing changed.
+  private var announced: (enabled: Bool, backend: String, until: Date?, server: String)?
+
   private func announce() {
+    let now = (enabled, backendName, until, server)
+    if let announced, announced == now { return }
+    announced = now
     context.growObject?.propertiesChanged(
       ["Enabled", "Backend", "Until", "Server"], on: Self.interfaceName)
     context.publish(

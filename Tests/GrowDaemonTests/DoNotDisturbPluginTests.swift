@@ -5,7 +5,8 @@ import Testing
 /// The dnd plugin, watched through the notification servers themselves: dunst and
 /// xfce4-notifyd are real (they need DISPLAY, which `make test` provides); GNOME and KDE are
 /// dbusmock stand-ins, and their tests say so.
-@Suite(.enabled(if: NotificationServers.haveDisplay, "dunst needs an X display"))
+// Serialized: each test runs its own dunst and daemon; in parallel they load a 2-core machine.
+@Suite(.serialized, .enabled(if: NotificationServers.haveDisplay, "dunst needs an X display"))
 struct DoNotDisturbPluginTests {
   static let cycle = """
     [timer]

@@ -4,7 +4,8 @@ import Testing
 
 /// The notify plugin against a real dunst on each test's private bus (needs DISPLAY: `make test`
 /// runs the suite under Xvfb).
-@Suite(.enabled(if: NotificationServers.haveDisplay, "dunst needs an X display"))
+// Serialized: each test runs its own dunst and daemon; in parallel they load a 2-core machine.
+@Suite(.serialized, .enabled(if: NotificationServers.haveDisplay, "dunst needs an X display"))
 struct NotifyPluginTests {
   static let shortCycle = """
     [timer]

@@ -31,6 +31,9 @@ let package = Package(
   targets: [
     // The system SQLite, behind GrowHistory's Swift names; nothing else imports it.
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    // libnotify with the GLib/GIO under it, for the notify plugin (notifications, and GLib's
+    // main context on the daemon's loop) and the dnd plugin (GNOME's GSettings).
+    .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
     // The phase history (SQLite), its statistics, the garden and the SVG report.
     .target(name: "GrowHistory", dependencies: [kit, "CSQLite"]),
     // Xlib with the screensaver and SYNC (idle alarm) extensions, behind the x11 plugin's
@@ -48,8 +51,9 @@ let package = Package(
       name: "grow-bench", dependencies: [kit, "GrowDaemon", "GrowHistory", "GrowTestSupport"]),
 
     // Built-in plugins, in Plugins/ (run-time plugins, not SwiftPM package plugins).
-    .target(name: "NotifyPlugin", dependencies: [kit], path: "Plugins/NotifyPlugin"),
-    .target(name: "DoNotDisturbPlugin", dependencies: [kit], path: "Plugins/DoNotDisturbPlugin"),
+    .target(name: "NotifyPlugin", dependencies: [kit, "CNotify"], path: "Plugins/NotifyPlugin"),
+    .target(
+      name: "DoNotDisturbPlugin", dependencies: [kit, "CNotify"], path: "Plugins/DoNotDisturbPlugin"),
     .target(name: "X11Plugin", dependencies: [kit, "CX11"], path: "Plugins/X11Plugin"),
     .target(name: "StatusBarPlugin", dependencies: [kit], path: "Plugins/StatusBarPlugin"),
 

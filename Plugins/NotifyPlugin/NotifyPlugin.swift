@@ -1,76 +1,372 @@
+import Dispatch
+import Foundation
 import GrowCore
 import GrowDBus
 import GrowPluginKit
 
-/// Tells the person when focus is over and when a break is over, through the desktop's
-/// notification server (org.freedesktop.Notifications). One notification is replaced in
-/// place rather than stacked.
+/// Tells the person what they need and nothing more, through the desktop's notification
+/// server (libnotify): focus over, break over, long break due, a distraction, and optionally a
+/// warning before a phase ends. One notification per kind, replaced in place; action buttons
+/// where the server has them, which drive the timer.
 public final class NotifyPlugin: GrowPlugin {
   public static let id = "notify"
-  public static let summary = "desktop notifications when focus or a break ends"
+  public static let summary =
+    "desktop notifications (libnotify): focus over, break over, long break due, distraction, "
+    + "warning before a phase ends; action buttons drive the timer"
 
-  private let bus: BusConnection
+  static let serverName = "org.freedesktop.Notifications"
+  /// Action keys. "default" is what clicking the notification (or `dunstctl action`) does.
+  enum Action: String {
+    case primary = "default"
+    case startBreak = "start-break"
+    case extendFocus = "extend-5m"
+    case remindLater = "remind-5m"
+    case startFocus = "start-focus"
+    case skip
+  }
+
+  private let settings: NotifySettings
   private let log: Logger
   private let timer: any TimerControl
-  private var shownID: UInt32 = 0
-  private var serverMissingReported = false
+  private var notifications: [NotificationKind: DesktopNotification] = [:]
+  private var capabilities: Set<String>?
+  private var serverMissing = false
+  /// What could not be shown while no server ran; shown when one appears.
+  private var pending: (kind: NotificationKind, content: Content)?
+  /// What each kind last showed, so a retried action knows what it belonged to.
+  private var shownActions: [NotificationKind: [Action: Action]] = [:]
+  private var lastEnded: PhaseEnded?
+  private var suggestionIndex = 0
+  private var warningTimer: (any DispatchSourceTimer)?
+  private var reminderTimer: (any DispatchSourceTimer)?
+  /// Grow's own Do-Not-Disturb is on while the server could not be silenced: hold back.
+  private var heldBack = false
+  private var actionsWork = false
+
+  struct Content {
+    var summary: String
+    var body: String
+    var icon: String
+    var actions: [(key: Action, label: String)]
+  }
 
   public init(context: PluginContext) throws {
-    guard let bus = context.sessionBus else { throw PluginError.unavailable("no session bus") }
-    self.bus = bus
+    do {
+      settings = try NotifySettings(context.config)
+    } catch {
+      throw PluginError.misconfigured(error.description)
+    }
     log = context.log
     timer = context.timer
+    do {
+      try LibNotify.initialize(appName: "Grow")
+    } catch {
+      throw PluginError.unavailable(error.description)
+    }
+    // Action buttons and the closed signal reach libnotify through GLib's main context.
+    actionsWork = GLibLoop.shared.start()
+    if !actionsWork {
+      log.warning("GLib's main context is owned elsewhere; notifications come without buttons")
+    }
+    watchForServer(on: context.sessionBus)
+    context.subscribe(PhaseEnded.self) { [weak self] event in self?.ended(event) }
     context.subscribe(PhaseStarted.self) { [weak self] event in self?.started(event) }
     context.subscribe(PhaseAwaiting.self) { [weak self] event in self?.awaiting(event) }
+    context.subscribe(PhasePaused.self) { [weak self] _ in self?.cancelWarning() }
+    context.subscribe(PhaseResumed.self) { [weak self] event in self?.armWarning(for: event.phase) }
+    context.subscribe(PhaseExtended.self) { [weak self] event in
+      self?.armWarning(for: event.phase)
+    }
+    context.subscribe(SessionStopped.self) { [weak self] _ in
+      self?.cancelWarning()
+      self?.cancelReminder()
+    }
+    context.subscribeToAll { [weak self] event in self?.other(event) }
+  }
+
+  public func stop() {
+    cancelWarning()
+    cancelReminder()
+    notifications.values.forEach { $0.close() }
+    notifications.removeAll()
+  }
+
+  // MARK: Timer events
+
+  private func ended(_ event: PhaseEnded) {
+    lastEnded = event
+    cancelWarning()
+    if event.phase.kind == .focus { notifications[.warning]?.close() }
   }
 
   private func started(_ event: PhaseStarted) {
-    let minutes = DurationText.format(event.phase.duration)
-    switch event.phase.kind {
-    case .focus:
-      break
-    case .shortBreak, .longBreak:
-      show("Focus done", "Take a \(minutes) \(event.phase.kind.displayName).")
+    cancelReminder()
+    armWarning(for: event.phase)
+    guard let lastEnded, lastEnded.outcome == .completed,
+      lastEnded.endedAt.timeIntervalSince(event.phase.startedAt) > -5
+    else { return }
+    if event.phase.kind.isBreak, lastEnded.phase.kind == .focus {
+      focusOver(next: event.phase.kind, length: event.phase.duration, waiting: false)
+    } else if event.phase.kind == .focus, lastEnded.phase.kind.isBreak {
+      breakOver(card: event.phase.card, length: event.phase.duration, waiting: false)
     }
   }
 
   private func awaiting(_ event: PhaseAwaiting) {
-    if event.next == .focus {
-      show("Break over", "Ready when you are: 'grow resume' starts focus on '\(event.card)'.")
-    } else {
-      show("Focus done", "Your \(event.next.displayName) is waiting: 'grow resume' starts it.")
+    // Said now; the phase starting later (by hand or by an action) needs no second message.
+    lastEnded = nil
+    let card = try? timer.deck.card(named: event.card)
+    switch event.next {
+    case .focus:
+      breakOver(card: event.card, length: card?.focus ?? 0, waiting: true)
+    case .shortBreak:
+      focusOver(next: .shortBreak, length: card?.shortBreak ?? 0, waiting: true)
+    case .longBreak:
+      focusOver(next: .longBreak, length: card?.longBreak ?? 0, waiting: true)
     }
   }
 
-  private func show(_ summary: String, _ body: String) {
-    let hints: [String: BusValue] = [
-      "urgency": .byte(1),
-      "category": .string("x-grow.phase"),
+  /// Events of other plugins, known by name only (their types live in their own libraries).
+  private func other(_ event: any GrowEvent) {
+    let name = type(of: event).eventName
+    let fields = (event as? any JSONLineEvent)?.jsonFields() ?? [:]
+    switch name {
+    case "dnd-changed":
+      // Published by the dnd plugin. Hold back only when the server itself was not silenced;
+      // a paused server queues Grow's notifications like everyone else's.
+      heldBack = fields["enabled"] == .bool(true) && fields["silences_server"] == .bool(false)
+    case "distraction-started":
+      // DISTRACTION: the X11 monitor (written separately) is expected to publish an event
+      // named "distraction-started"; its fields are read if it has any ("title", "class").
+      // Nothing else about that plugin is assumed here.
+      distraction(fields)
+    default:
+      break
+    }
+  }
+
+  // MARK: What is shown
+
+  private func focusOver(next: PhaseKind, length: TimeInterval, waiting: Bool) {
+    let kind: NotificationKind = next == .longBreak ? .longBreakDue : .focusOver
+    let minutes = DurationText.format(length)
+    let suggestion = nextSuggestion().map { " " + $0 } ?? ""
+    var content = Content(
+      summary: next == .longBreak ? "Long break due" : "Focus done",
+      body: waiting
+        ? "Your \(minutes) \(next.displayName) is waiting.\(suggestion)"
+        : "Take a \(minutes) \(next.displayName).\(suggestion)",
+      icon: "appointment-soon", actions: [])
+    if waiting {
+      content.actions = [
+        (.primary, "Start break"), (.startBreak, "Start break"), (.remindLater, "+5 min"),
+      ]
+    } else {
+      content.actions = [(.skip, "Skip break")]
+    }
+    show(kind, content)
+  }
+
+  private func breakOver(card: String, length: TimeInterval, waiting: Bool) {
+    let minutes = DurationText.format(length)
+    var content = Content(
+      summary: "Break over",
+      body: waiting
+        ? "Ready for \(minutes) of focus on '\(card)'?"
+        : "\(minutes) of focus on '\(card)' has begun.",
+      icon: "appointment-soon", actions: [])
+    if waiting {
+      content.actions = [(.primary, "Start focus"), (.startFocus, "Start focus"), (.skip, "Skip")]
+    }
+    show(.breakOver, content)
+  }
+
+  private func distraction(_ fields: [String: JSONValue]) {
+    var what = "Something else took your attention"
+    if case .string(let title)? = fields["title"], !title.isEmpty {
+      what = "'\(title)' took your attention"
+    } else if case .string(let name)? = fields["class"], !name.isEmpty {
+      what = "\(name) took your attention"
+    }
+    let status = timer.status
+    let focus = status.state == .focus ? " during focus on '\(status.card)'" : ""
+    show(.distraction, Content(
+      summary: "Distraction", body: "\(what)\(focus).", icon: "dialog-warning", actions: []))
+  }
+
+  private func warn() {
+    guard let phase = timerPhase(), let deadline = phase.deadline else { return }
+    let left = DurationText.format(max(1, deadline.timeIntervalSinceNow.rounded()))
+    let focus = phase.kind == .focus
+    show(.warning, Content(
+      summary: focus ? "Focus ends in \(left)" : "\(phase.kind.displayName.capitalized) ends in \(left)",
+      body: focus ? "Time to wrap up on '\(phase.card)'." : "Get ready to focus again.",
+      icon: "appointment-soon",
+      actions: focus ? [(.extendFocus, "+5 min")] : []))
+  }
+
+  private func nextSuggestion() -> String? {
+    guard !settings.suggestions.isEmpty else { return nil }
+    defer { suggestionIndex += 1 }
+    return settings.suggestions[suggestionIndex % settings.suggestions.count]
+  }
+
+  private func show(_ kind: NotificationKind, _ content: Content) {
+    guard settings.kinds.contains(kind) else { return }
+    guard !heldBack else {
+      log.debug("held back '\(content.summary)': Do-Not-Disturb is on")
+      return
+    }
+    if capabilities == nil { capabilities = LibNotify.serverCapabilities() }
+    let withActions =
+      settings.actions && actionsWork && capabilities?.contains("actions") == true
+    let notification = notifications[kind] ?? makeNotification(kind)
+    var hints: [String: NotificationHint] = [
       "desktop-entry": .string("grow"),
-      "x-dunst-stack-tag": .string("grow-phase"),
-      "x-canonical-private-synchronous": .string("grow-phase"),
+      "x-dunst-stack-tag": .string(kind.stackTag),
+      "x-canonical-private-synchronous": .string(kind.stackTag),
     ]
-    guard
-      let call = try? BusMessage.methodCall(
-        destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
-        interface: "org.freedesktop.Notifications", member: "Notify",
-        arguments: [
-          .string("Grow"), .uint32(shownID), .string("appointment-soon"), .string(summary),
-          .string(body), .array(element: "s", []), .vardict(hints), .int32(-1),
-        ])
-    else { return }
-    bus.call(call, timeout: 2000) { [weak self] result in
-      guard let self else { return }
-      switch result {
-      case .success(let reply):
-        if case .uint32(let id)? = reply.arguments.first { shownID = id }
-        serverMissingReported = false
-      case .failure(let error):
-        if !serverMissingReported {
-          log.warning("no notification server took '\(summary)' (\(error.name)); will retry")
-          serverMissingReported = true
-        }
+    if settings.sound {
+      hints["sound-name"] = .string(kind == .distraction ? "dialog-warning" : "complete")
+    } else {
+      hints["suppress-sound"] = .bool(true)
+    }
+    let actions = withActions ? content.actions : []
+    notification.update(
+      summary: content.summary, body: content.body, icon: content.icon,
+      urgency: settings.urgency, timeoutMilliseconds: settings.timeoutMilliseconds,
+      category: "x-grow." + kind.rawValue, hints: hints,
+      actions: actions.map { ($0.key.rawValue, $0.label) })
+    // "default" stands for the first real action, so remember what it means this time.
+    var meaning: [Action: Action] = [:]
+    for action in actions where action.key != .primary { meaning[action.key] = action.key }
+    if let first = actions.first(where: { $0.key != .primary }) { meaning[.primary] = first.key }
+    shownActions[kind] = meaning
+    do {
+      try notification.show()
+      if serverMissing { log.info("notification server is back") }
+      serverMissing = false
+      pending = nil
+      GLibLoop.shared.wakeUp()
+    } catch {
+      pending = (kind, content)
+      if !serverMissing {
+        serverMissing = true
+        capabilities = nil
+        log.warning(
+          "no notification server on the session bus (\(error)); the timer runs on, "
+            + "notifications resume when a server starts")
       }
+    }
+  }
+
+  private func makeNotification(_ kind: NotificationKind) -> DesktopNotification {
+    let notification = DesktopNotification()
+    notification.onAction = { [weak self] key in self?.perform(key, from: kind) }
+    notifications[kind] = notification
+    return notification
+  }
+
+  // MARK: Actions
+
+  private func perform(_ key: String, from kind: NotificationKind) {
+    guard let pressed = Action(rawValue: key), let action = shownActions[kind]?[pressed] else {
+      log.warning("unknown action '\(key)' on the \(kind.rawValue) notification")
+      return
+    }
+    do {
+      switch action {
+      case .startBreak, .startFocus, .primary:
+        try timer.resume()
+      case .extendFocus:
+        try timer.extend(by: 300)
+      case .skip:
+        try timer.skip()
+      case .remindLater:
+        remindAgain(kind)
+      }
+      log.info("\(kind.rawValue) notification: '\(action.rawValue)' done")
+    } catch {
+      log.warning("\(kind.rawValue) notification: '\(action.rawValue)' refused: \(error)")
+    }
+  }
+
+  /// "+5 min" on a waiting break: keep working, and be reminded in five minutes.
+  private func remindAgain(_ kind: NotificationKind) {
+    cancelReminder()
+    let reminder = DispatchSource.makeTimerSource(queue: .main)
+    reminder.schedule(wallDeadline: .now() + 300)
+    reminder.setEventHandler { [weak self] in
+      MainActor.assumeIsolated {
+        guard let self, let next = self.timer.status.next, next.isBreak else { return }
+        let card = self.timer.status.card
+        let length = (try? self.timer.deck.card(named: card))
+          .map { next == .longBreak ? $0.longBreak : $0.shortBreak } ?? 0
+        self.focusOver(next: next, length: length, waiting: true)
+      }
+    }
+    reminder.resume()
+    reminderTimer = reminder
+  }
+
+  private func cancelReminder() {
+    reminderTimer?.cancel()
+    reminderTimer = nil
+  }
+
+  // MARK: Warning before the end
+
+  private func timerPhase() -> (kind: PhaseKind, card: String, deadline: Date?)? {
+    let status = timer.status
+    guard let kind = PhaseKind(rawValue: status.state.rawValue) else { return nil }
+    return (kind, status.card, status.paused ? nil : status.endsAt)
+  }
+
+  /// One wall-clock timer at `deadline - warn-before`; never a tick.
+  private func armWarning(for phase: Phase) {
+    cancelWarning()
+    guard let warnBefore = settings.warnBefore, let deadline = phase.deadline,
+      phase.duration > warnBefore
+    else { return }
+    let when = deadline.addingTimeInterval(-warnBefore)
+    guard when > Date() else { return }
+    let source = DispatchSource.makeTimerSource(flags: .strict, queue: .main)
+    let seconds = when.timeIntervalSince1970
+    var spec = timespec()
+    spec.tv_sec = Int(seconds.rounded(.down))
+    spec.tv_nsec = Int((seconds - seconds.rounded(.down)) * 1_000_000_000)
+    source.schedule(wallDeadline: DispatchWallTime(timespec: spec), leeway: .milliseconds(50))
+    source.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.warn() } }
+    source.resume()
+    warningTimer = source
+  }
+
+  private func cancelWarning() {
+    warningTimer?.cancel()
+    warningTimer = nil
+  }
+
+  // MARK: The server coming and going
+
+  /// Without a server, one log line (in `show`); when one takes the name, what could not be
+  /// shown is shown.
+  private func watchForServer(on bus: BusConnection?) {
+    guard let bus else { return }
+    let rule =
+      "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
+      + "member='NameOwnerChanged',arg0='\(Self.serverName)'"
+    _ = try? bus.onSignal(match: rule) { [weak self] message in
+      guard let self, message.arguments.count == 3,
+        let owner = message.arguments[2].stringValue
+      else { return }
+      capabilities = nil
+      if owner.isEmpty {
+        log.info("notification server left the bus")
+        return
+      }
+      guard let pending else { return }
+      self.pending = nil
+      show(pending.kind, pending.content)
     }
   }
 }

@@ -80,6 +80,16 @@ enum Commands {
           reload ID   stop the plugin and start it again (after its server came back)
         """, run: runPlugins),
     Command(
+      name: "dnd", synopsis: "on [--for DURATION] | off | toggle | status [--json]",
+      summary: "Do-Not-Disturb: silence the notification server now, or see its state",
+      details: """
+        Needs the dnd plugin. Grow puts the server back as it was when DND ends.
+          on [--for D]   silence notifications (until 'grow dnd off', or for D: 30m, 1h)
+          off            end Do-Not-Disturb
+          toggle         whichever of the two fits
+          status         on or off, until when, and which server is switched (--json)
+        """, run: runDoNotDisturb),
+    Command(
       name: "stats",
       synopsis: "[--day|--week|--month|--year|--from DATE --to DATE] [--card NAME] [--json|--csv]",
       summary: "focus per day and per card, streaks and today's goal, from the history",

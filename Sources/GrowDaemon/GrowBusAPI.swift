@@ -4,6 +4,8 @@ public enum GrowBusAPI {
   public static let objectPath = "/org/grow/Grow1"
   public static let timerInterface = "org.grow.Grow1.Timer"
   public static let pluginsInterface = "org.grow.Grow1.Plugins"
+  /// Added by the dnd plugin; absent when that plugin is not running.
+  public static let doNotDisturbInterface = "org.grow.Grow1.DoNotDisturb"
 
   /// Error names, each sent with a message meant for people.
   public enum ErrorName {

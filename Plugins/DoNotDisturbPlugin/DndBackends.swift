@@ -1,0 +1,264 @@
+import GrowDBus
+
+/// One notification server's own Do-Not-Disturb switch (desktop-protocols.md section 2).
+///
+/// Reads and writes are asynchronous on the daemon's loop, except with `blocking: true`, used
+/// only while the daemon stops, when the loop will not turn again to deliver a reply.
+@MainActor
+protocol DndBackend: AnyObject {
+  /// What `Backend` shows: `dunst`, `xfce4-notifyd`, `swaync`, `mako`, `gnome`, `kde`.
+  var name: String { get }
+  /// The server's DND state; nil when it could not be read.
+  func read(blocking: Bool, _ done: @escaping (Bool?) -> Void)
+  /// Switches it; `done(false)` when the server refused.
+  func write(_ enabled: Bool, blocking: Bool, _ done: @escaping (Bool) -> Void)
+  /// Calls `changed` when the server's state changes, whoever changed it (where it says so).
+  func watch(_ changed: @escaping (Bool) -> Void)
+}
+
+/// The backend for a server, from the name `GetServerInformation` gave.
+@MainActor
+func makeBackend(serverName: String, bus: BusConnection) -> (any DndBackend)? {
+  switch serverName {
+  case "dunst": DunstBackend(bus: bus)
+  case "Xfce Notify Daemon": XfceBackend(bus: bus)
+  case "SwayNotificationCenter": SwayncBackend(bus: bus)
+  case "mako": MakoBackend(bus: bus)
+  case "Plasma": PlasmaBackend(bus: bus)
+  case "gnome-shell": GnomeBackend()
+  default: nil
+  }
+}
+
+/// D-Bus calls either way; a failed call is nil.
+@MainActor
+private func call(
+  _ bus: BusConnection, _ destination: String, _ path: String, _ interface: String,
+  _ member: String, _ arguments: [BusValue] = [], blocking: Bool,
+  _ done: @escaping ([BusValue]?) -> Void
+) {
+  guard
+    let message = try? BusMessage.methodCall(
+      destination: destination, path: path, interface: interface, member: member,
+      arguments: arguments)
+  else { return done(nil) }
+  if blocking {
+    done((try? bus.call(message, timeout: 1500))?.arguments)
+  } else {
+    bus.call(message, timeout: 3000) { result in done(try? result.get().arguments) }
+  }
+}
+
+private let notificationsName = "org.freedesktop.Notifications"
+private let notificationsPath = "/org/freedesktop/Notifications"
+private let propertiesInterface = "org.freedesktop.DBus.Properties"
+
+/// dunst: the read-write property `paused` on `org.dunstproject.cmd0`, with PropertiesChanged.
+/// dunst 1.9 queues even critical notifications while paused.
+final class DunstBackend: DndBackend {
+  let name = "dunst"
+  private let bus: BusConnection
+  private static let interface = "org.dunstproject.cmd0"
+  init(bus: BusConnection) { self.bus = bus }
+
+  func read(blocking: Bool, _ done: @escaping (Bool?) -> Void) {
+    call(
+      bus, notificationsName, notificationsPath, propertiesInterface, "Get",
+      [.string(Self.interface), .string("paused")], blocking: blocking
+    ) { done($0?.first?.unwrapped.boolValue) }
+  }
+
+  func write(_ enabled: Bool, blocking: Bool, _ done: @escaping (Bool) -> Void) {
+    call(
+      bus, notificationsName, notificationsPath, propertiesInterface, "Set",
+      [.string(Self.interface), .string("paused"), .variant(.bool(enabled))], blocking: blocking
+    ) { done($0 != nil) }
+  }
+
+  func watch(_ changed: @escaping (Bool) -> Void) {
+    let rule =
+      "type='signal',sender='\(notificationsName)',path='\(notificationsPath)',"
+      + "interface='\(propertiesInterface)',member='PropertiesChanged'"
+    _ = try? bus.onSignal(match: rule) { message in
+      let arguments = message.arguments
+      guard arguments.first?.stringValue == Self.interface,
+        let paused = arguments.dropFirst().first?.vardictEntries?["paused"]?.boolValue
+      else { return }
+      changed(paused)
+    }
+  }
+}
+
+/// xfce4-notifyd: xfconf channel `xfce4-notifyd`, property `/do-not-disturb` (absent until
+/// someone sets it, which means off). Critical notifications still show.
+final class XfceBackend: DndBackend {
+  let name = "xfce4-notifyd"
+  private let bus: BusConnection
+  private static let service = "org.xfce.Xfconf"
+  private static let path = "/org/xfce/Xfconf"
+  private static let channel = "xfce4-notifyd"
+  private static let property = "/do-not-disturb"
+  init(bus: BusConnection) { self.bus = bus }
+
+  func read(blocking: Bool, _ done: @escaping (Bool?) -> Void) {
+    guard
+      let message = try? BusMessage.methodCall(
+        destination: Self.service, path: Self.path, interface: Self.service,
+        member: "GetProperty", arguments: [.string(Self.channel), .string(Self.property)])
+    else { return done(nil) }
+    let answer: (Result<BusMessage, BusError>) -> Void = { result in
+      switch result {
+      case .success(let reply): done(reply.arguments.first?.unwrapped.boolValue)
+      // "Property does not exist": nobody has switched DND yet, so it is off.
+      case .failure(let error): done(error.name.hasPrefix("org.xfce.Xfconf.Error") ? false : nil)
+      }
+    }
+    if blocking {
+      do { answer(.success(try bus.call(message, timeout: 1500))) } catch { answer(.failure(error)) }
+    } else {
+      bus.call(message, timeout: 3000, reply: answer)
+    }
+  }
+
+  func write(_ enabled: Bool, blocking: Bool, _ done: @escaping (Bool) -> Void) {
+    call(
+      bus, Self.service, Self.path, Self.service, "SetProperty",
+      [.string(Self.channel), .string(Self.property), .variant(.bool(enabled))],
+      blocking: blocking
+    ) { done($0 != nil) }
+  }
+
+  func watch(_ changed: @escaping (Bool) -> Void) {
+    let rule = "type='signal',interface='\(Self.service)',member='PropertyChanged'"
+    _ = try? bus.onSignal(match: rule) { message in
+      let arguments = message.arguments
+      guard arguments.count == 3, arguments[0].stringValue == Self.channel,
+        arguments[1].stringValue == Self.property
+      else { return }
+      changed(arguments[2].unwrapped.boolValue ?? false)
+    }
+  }
+}
+
+/// SwayNotificationCenter: `GetDnd`/`SetDnd` on its control interface, `Subscribe` signal.
+final class SwayncBackend: DndBackend {
+  let name = "swaync"
+  private let bus: BusConnection
+  private static let service = "org.erikreider.swaync.cc"
+  private static let path = "/org/erikreider/swaync/cc"
+  init(bus: BusConnection) { self.bus = bus }
+
+  func read(blocking: Bool, _ done: @escaping (Bool?) -> Void) {
+    call(bus, Self.service, Self.path, Self.service, "GetDnd", blocking: blocking) {
+      done($0?.first?.boolValue)
+    }
+  }
+
+  func write(_ enabled: Bool, blocking: Bool, _ done: @escaping (Bool) -> Void) {
+    call(bus, Self.service, Self.path, Self.service, "SetDnd", [.bool(enabled)], blocking: blocking)
+    { done($0 != nil) }
+  }
+
+  func watch(_ changed: @escaping (Bool) -> Void) {
+    let rule = "type='signal',interface='\(Self.service)',member='Subscribe'"
+    _ = try? bus.onSignal(match: rule) { message in
+      guard message.arguments.count == 3, let dnd = message.arguments[1].boolValue else { return }
+      changed(dnd)
+    }
+  }
+}
+
+/// mako: the `do-not-disturb` mode, by convention. It only hides anything if the person's mako
+/// config has a `[mode=do-not-disturb]` section with `invisible=1`. mako sends no signal.
+final class MakoBackend: DndBackend {
+  let name = "mako"
+  private let bus: BusConnection
+  private static let interface = "fr.emersion.Mako"
+  private static let path = "/fr/emersion/Mako"
+  private static let mode = "do-not-disturb"
+  init(bus: BusConnection) { self.bus = bus }
+
+  private func modes(blocking: Bool, _ done: @escaping ([String]?) -> Void) {
+    call(bus, notificationsName, Self.path, Self.interface, "ListModes", blocking: blocking) {
+      guard case .array(_, let items)? = $0?.first else { return done(nil) }
+      done(items.compactMap(\.stringValue))
+    }
+  }
+
+  func read(blocking: Bool, _ done: @escaping (Bool?) -> Void) {
+    modes(blocking: blocking) { done($0?.contains(Self.mode)) }
+  }
+
+  func write(_ enabled: Bool, blocking: Bool, _ done: @escaping (Bool) -> Void) {
+    modes(blocking: blocking) { [bus] current in
+      guard var modes = current else { return done(false) }
+      modes.removeAll { $0 == Self.mode }
+      if enabled { modes.append(Self.mode) }
+      call(
+        bus, notificationsName, Self.path, Self.interface, "SetModes",
+        [.array(element: "s", modes.map(BusValue.string))], blocking: blocking
+      ) { done($0 != nil) }
+    }
+  }
+
+  func watch(_ changed: @escaping (Bool) -> Void) {}
+}
+
+/// KDE Plasma: `Inhibit` returns a cookie that holds DND until `UnInhibit`, or until this
+/// connection closes, so a crashed daemon cannot leave Plasma silenced. The daemon's session
+/// bus connection lives as long as the daemon, which is what holds the inhibition.
+final class PlasmaBackend: DndBackend {
+  let name = "kde"
+  private let bus: BusConnection
+  private var cookie: UInt32?
+  init(bus: BusConnection) { self.bus = bus }
+
+  func read(blocking: Bool, _ done: @escaping (Bool?) -> Void) {
+    call(
+      bus, notificationsName, notificationsPath, propertiesInterface, "Get",
+      [.string(notificationsName), .string("Inhibited")], blocking: blocking
+    ) { [weak self] in done($0?.first?.unwrapped.boolValue ?? (self?.cookie != nil)) }
+  }
+
+  func write(_ enabled: Bool, blocking: Bool, _ done: @escaping (Bool) -> Void) {
+    if enabled {
+      guard cookie == nil else { return done(true) }
+      call(
+        bus, notificationsName, notificationsPath, notificationsName, "Inhibit",
+        [.string("grow"), .string("Focus session"), .vardict([:])], blocking: blocking
+      ) { [weak self] reply in
+        guard case .uint32(let cookie)? = reply?.first else { return done(false) }
+        self?.cookie = cookie
+        done(true)
+      }
+    } else {
+      guard let cookie else { return done(true) }
+      self.cookie = nil
+      call(
+        bus, notificationsName, notificationsPath, notificationsName, "UnInhibit",
+        [.uint32(cookie)], blocking: blocking
+      ) { done($0 != nil) }
+    }
+  }
+
+  func watch(_ changed: @escaping (Bool) -> Void) {}
+}
+
+/// GNOME Shell: GSettings `org.gnome.desktop.notifications show-banners` (false = DND).
+/// Critical notifications still show.
+final class GnomeBackend: DndBackend {
+  let name = "gnome"
+  private let showBanners = GSettingsBoolean(
+    schema: "org.gnome.desktop.notifications", key: "show-banners")
+
+  func read(blocking: Bool, _ done: @escaping (Bool?) -> Void) {
+    done(showBanners.map { !$0.value })
+  }
+
+  func write(_ enabled: Bool, blocking: Bool, _ done: @escaping (Bool) -> Void) {
+    guard let showBanners else { return done(false) }
+    done(showBanners.set(!enabled))
+  }
+
+  func watch(_ changed: @escaping (Bool) -> Void) {}
+}

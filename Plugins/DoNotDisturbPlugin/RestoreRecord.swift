@@ -1,0 +1,52 @@
+import Foundation
+import Glibc
+
+/// What Grow changed on the notification server, kept on disk while it is changed, so that a
+/// daemon killed with SIGKILL (or a crash) can put it back at its next start.
+struct RestoreRecord: Codable, Equatable {
+  /// The backend that was switched (`dunst`, …).
+  var backend: String
+  /// The server's DND state before Grow switched it.
+  var previous: Bool
+  /// What Grow set it to.
+  var set: Bool
+}
+
+/// `$XDG_STATE_HOME/grow/dnd-restore.json`, mode 0600, replaced atomically.
+struct RestoreFile {
+  let path: String
+
+  init(environment: [String: String]) {
+    let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
+    path = stateHome + "/grow/dnd-restore.json"
+  }
+
+  func load() -> RestoreRecord? {
+    guard let data = FileManager.default.contents(atPath: path) else { return nil }
+    return try? JSONDecoder().decode(RestoreRecord.self, from: data)
+  }
+
+  /// Written to a temporary file in the same directory and renamed over the old one, so a
+  /// crash mid-write never leaves half a record.
+  func save(_ record: RestoreRecord) throws {
+    let directory = (path as NSString).deletingLastPathComponent
+    try FileManager.default.createDirectory(
+      atPath: directory, withIntermediateDirectories: true,
+      attributes: [.posixPermissions: 0o700])
+    let data = try JSONEncoder().encode(record)
+    let temporary = path + ".tmp-\(getpid())"
+    guard
+      FileManager.default.createFile(
+        atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600])
+    else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary]) }
+    guard rename(temporary, path) == 0 else {
+      let reason = String(cString: strerror(errno))
+      unlink(temporary)
+      throw CocoaError(
+        .fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: reason])
+    }
+  }
+
+  func remove() { unlink(path) }
+}

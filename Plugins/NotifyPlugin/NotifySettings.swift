@@ -1,0 +1,95 @@
+import Foundation
+import GrowConfig
+import GrowCore
+import GrowPluginKit
+
+/// What the notify plugin tells the person about; each kind is one notification on screen,
+/// replaced in place when it comes again.
+enum NotificationKind: String, CaseIterable {
+  case focusOver = "focus-over"
+  case breakOver = "break-over"
+  case longBreakDue = "long-break-due"
+  case distraction
+  case warning
+
+  /// `x-dunst-stack-tag` and `x-canonical-private-synchronous`: servers that know them keep
+  /// one notification per tag even across daemon restarts (when `replaces_id` is lost).
+  var stackTag: String { "grow-" + rawValue }
+}
+
+/// `[plugin.notify]`, read once at start.
+struct NotifySettings {
+  static let keys = [
+    "events", "warn-before", "timeout", "urgency", "sound", "actions", "suggestions",
+  ]
+  static let defaultSuggestions = [
+    "Stand up and stretch.", "Drink a glass of water.", "Look out of the window for a minute.",
+    "Walk around the room.", "Roll your shoulders and breathe out slowly.",
+  ]
+
+  var kinds: Set<NotificationKind> = [.focusOver, .breakOver, .longBreakDue, .distraction]
+  /// How long before a phase ends the warning comes; nil for none.
+  var warnBefore: TimeInterval?
+  /// Milliseconds; -1 for the server's default, 0 for never.
+  var timeoutMilliseconds: Int32 = -1
+  var urgency = NotificationUrgency.normal
+  var sound = true
+  var actions = true
+  var suggestions = defaultSuggestions
+
+  init() {}
+
+  init(_ section: ConfigSection) throws(ConfigError) {
+    try section.checkKeys(Self.keys)
+    if let entry = section["events"] {
+      var kinds = Set<NotificationKind>()
+      for name in section.list("events") where name != "none" {
+        guard let kind = NotificationKind(rawValue: name) else {
+          throw Self.invalid(
+            section, entry, "unknown event '\(name)'; known: none, "
+              + NotificationKind.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        kinds.insert(kind)
+      }
+      self.kinds = kinds
+    }
+    let warn = try section.duration("warn-before", default: 0)
+    if warn > 0 {
+      warnBefore = warn
+      // Asking for a warning time is asking for the warning, whatever `events` says.
+      kinds.insert(.warning)
+    } else {
+      kinds.remove(.warning)
+    }
+    if let entry = section["timeout"] {
+      switch entry.value.lowercased() {
+      case "default": timeoutMilliseconds = -1
+      case "never", "0": timeoutMilliseconds = 0
+      default:
+        let seconds = try section.duration("timeout", default: 0, minimum: 1)
+        timeoutMilliseconds = Int32(min(seconds, 3600) * 1000)
+      }
+    }
+    if let entry = section["urgency"] {
+      guard let urgency = NotificationUrgency(rawValue: entry.value.lowercased()) else {
+        throw Self.invalid(section, entry, "use low, normal or critical")
+      }
+      self.urgency = urgency
+    }
+    sound = try section.bool("sound", default: true)
+    actions = try section.bool("actions", default: true)
+    let listed = section.list("suggestions")
+    if section["suggestions"] != nil { suggestions = listed }
+  }
+
+  private static func invalid(_ section: ConfigSection, _ entry: ConfigEntry, _ reason: String)
+    -> ConfigError
+  {
+    ConfigError([
+      ConfigProblem(
+        path: section.path, line: entry.line,
+        issue: .invalidValue(
+          key: entry.key, value: entry.value, section: section.name, reason: reason))
+    ])
+  }
+}

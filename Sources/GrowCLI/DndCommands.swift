@@ -1,0 +1,94 @@
+import Foundation
+import GrowCore
+import GrowDBus
+import GrowDaemon
+
+/// `grow dnd`: the dnd plugin's org.grow.Grow1.DoNotDisturb interface from the command line.
+extension Commands {
+  static func runDoNotDisturb(_ words: [String]) throws(CLIError) {
+    let usage = "usage: grow dnd on [--for DURATION] | off | toggle | status [--json]"
+    let arguments = try parse(words, values: ["for"], flags: ["json"], usage: "dnd")
+    try expect(arguments, atMost: 1, "dnd")
+    let client = try Client()
+    let interface = GrowBusAPI.doNotDisturbInterface
+    let action = arguments.positionals.first ?? "status"
+    if arguments.value("for") != nil, action != "on" {
+      throw .usage("--for goes with 'grow dnd on'")
+    }
+    do {
+      switch action {
+      case "on":
+        var seconds: UInt32 = 0
+        if let text = arguments.value("for") { seconds = try dndDuration(text) }
+        try client.call("Enable", [.uint32(seconds)], interface: interface)
+      case "off": try client.call("Disable", interface: interface)
+      case "toggle": try client.call("Toggle", interface: interface)
+      case "status": break
+      default: throw CLIError.usage("unknown 'grow dnd \(action)'; \(usage)")
+      }
+    } catch let error as CLIError {
+      throw dndError(error)
+    } catch {
+      throw .failed("\(error)")
+    }
+    let values: [String: BusValue]
+    do {
+      values = try client.call("GetAll", [.string(interface)], interface: "org.freedesktop.DBus.Properties")
+        .first?.vardictEntries ?? [:]
+    } catch {
+      throw dndError(error)
+    }
+    let enabled = values["Enabled"]?.boolValue ?? false
+    let backend = values["Backend"]?.stringValue ?? "none"
+    let server = values["Server"]?.stringValue ?? ""
+    let untilMicroseconds = values["Until"]?.integerValue ?? 0
+    let until = untilMicroseconds > 0
+      ? Date(timeIntervalSince1970: TimeInterval(untilMicroseconds) / 1_000_000) : nil
+    if arguments.flag("json") {
+      let object: [String: Any] = [
+        "enabled": enabled, "backend": backend, "server": server.isEmpty ? NSNull() : server,
+        "until": until.map { $0.formatted(Date.ISO8601FormatStyle()) } ?? NSNull(),
+      ]
+      let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+      return say(String(decoding: data, as: UTF8.self))
+    }
+    var line = "Do-Not-Disturb: " + (enabled ? "on" : "off")
+    if let until {
+      line += " until " + until.formatted(date: .omitted, time: .shortened)
+    }
+    say(line)
+    if backend != "none" {
+      say("backend: \(backend) (\(server))")
+    } else if server.isEmpty {
+      say("backend: none: no notification server is running; Grow holds back its own notifications")
+    } else {
+      say(
+        "backend: none: Grow cannot switch '\(server)'; Grow holds back its own notifications")
+    }
+  }
+
+  private static func dndDuration(_ text: String) throws(CLIError) -> UInt32 {
+    do {
+      let seconds = try DurationText.parse(text)
+      guard seconds >= 1 else { throw CLIError.usage("--for must be at least 1s") }
+      return UInt32(seconds)
+    } catch let error as DurationError {
+      throw .usage("--for: \(error.description)")
+    } catch let error as CLIError {
+      throw error
+    } catch {
+      throw .usage("--for: \(error)")
+    }
+  }
+
+  /// No such interface: the plugin is off, which the person can fix.
+  private static func dndError(_ error: CLIError) -> CLIError {
+    if case .bus(let busError) = error,
+      busError.name == BusError.unknownInterface || busError.name == BusError.unknownMethod
+    {
+      return .failed(
+        "Do-Not-Disturb needs the dnd plugin, which is not running; see 'grow plugins'")
+    }
+    return error
+  }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+/// Real notification servers (and dbusmock stand-ins) on a harness's private session bus.
+///
+/// dunst and xfce4-notifyd are the real programs and need an X display (`DISPLAY`, which
+/// `make test` provides through Xvfb); the dbusmock ones stand in for GNOME Shell and KDE
+/// Plasma, which cannot run headless here.
+public enum NotificationServers {
+  /// True when a display is there for dunst and xfce4-notifyd.
+  public static var haveDisplay: Bool {
+    !(ProcessInfo.processInfo.environment["DISPLAY"] ?? "").isEmpty
+  }
+
+  /// Starts dunst on the harness's bus and waits until it owns the name.
+  public static func dunst(_ harness: DaemonHarness) throws -> BackgroundProcess {
+    let dunst = try BackgroundProcess("dunst", [], environment: harness.environment)
+    try waitForName("org.freedesktop.Notifications", harness, process: dunst)
+    return dunst
+  }
+
+  /// Starts xfconfd and xfce4-notifyd (both need no activation this way).
+  public static func xfce(_ harness: DaemonHarness) throws -> [BackgroundProcess] {
+    let library = "/usr/lib/x86_64-linux-gnu/xfce4"
+    let xfconf = try BackgroundProcess("\(library)/xfconf/xfconfd", [], environment: harness.environment)
+    try waitForName("org.xfce.Xfconf", harness, process: xfconf)
+    let notifyd = try BackgroundProcess(
+      "\(library)/notifyd/xfce4-notifyd", [], environment: harness.environment)
+    try waitForName("org.freedesktop.Notifications", harness, process: notifyd)
+    return [notifyd, xfconf]
+  }
+
+  /// A dbusmock notification server that says it is `name` (GetServerInformation), with
+  /// `extraMethods` as `(name, in, out, python code)` for AddMethods.
+  public static func mock(
+    _ harness: DaemonHarness, name: String, vendor: String,
+    extraMethods: [(String, String, String, String)] = []
+  ) throws -> BackgroundProcess {
+    let mock = try BackgroundProcess(
+      "/usr/bin/python3",
+      ["-m", "dbusmock", "--session", "org.freedesktop.Notifications",
+       "/org/freedesktop/Notifications", "org.freedesktop.Notifications"],
+      environment: harness.environment)
+    try waitForName("org.freedesktop.Notifications", harness, process: mock)
+    let methods: [(String, String, String, String)] = [
+      ("GetServerInformation", "", "ssss", "ret = ('\(name)', '\(vendor)', '1.0', '1.2')"),
+      ("GetCapabilities", "", "as", "ret = ['body', 'actions']"),
+      ("Notify", "susssasa{sv}i", "u", "ret = 7"),
+      ("CloseNotification", "u", "", ""),
+    ] + extraMethods
+    for (method, inSignature, outSignature, code) in methods {
+      let result = try harness.run(
+        "gdbus",
+        ["call", "--session", "-d", "org.freedesktop.Notifications", "-o",
+         "/org/freedesktop/Notifications", "-m", "org.freedesktop.DBus.Mock.AddMethod",
+         "org.freedesktop.Notifications", method, inSignature, outSignature, code])
+      guard result.status == 0 else { throw HarnessError("AddMethod \(method): \(result)") }
+    }
+    return mock
+  }
+
+  /// The methods a dbusmock server was called with, one line per call (`Inhibit …`).
+  public static func mockCalls(_ harness: DaemonHarness) throws -> String {
+    try harness.run(
+      "gdbus",
+      ["call", "--session", "-d", "org.freedesktop.Notifications", "-o",
+       "/org/freedesktop/Notifications", "-m", "org.freedesktop.DBus.Mock.GetCalls"]
+    ).stdout
+  }
+
+  public static func waitForName(
+    _ name: String, _ harness: DaemonHarness, process: BackgroundProcess, timeout: TimeInterval = 15
+  ) throws {
+    let owned = try process.waitUntil(timeout: timeout, interval: 0.1) {
+      try harness.run(
+        "dbus-send",
+        ["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+         "org.freedesktop.DBus.NameHasOwner", "string:\(name)"]
+      ).stdout.contains("boolean true")
+    }
+    guard owned else {
+      throw HarnessError("\(process.commandLine) never took \(name); stderr:\n\(process.stderr)")
+    }
+  }
+}
+
+extension DaemonHarness {
+  /// Waits until `condition` holds, checking every 50 ms; false after `timeout`.
+  public func eventually(
+    timeout: TimeInterval = 10, _ condition: () throws -> Bool
+  ) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while true {
+      if try condition() { return true }
+      if Date() >= deadline { return false }
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+  }
+
+  /// `dunstctl is-paused`, as dunst itself says it.
+  public func dunstIsPaused() throws -> Bool? {
+    switch try run("dunstctl", ["is-paused"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) {
+    case "true": true
+    case "false": false
+    default: nil
+    }
+  }
+
+  /// Closes everything dunst shows (so it moves to the history), then returns the history's
+  /// notifications as `[field: text]`, newest first.
+  public func dunstHistory() throws -> [[String: String]] {
+    try run("dunstctl", ["close-all"])
+    let text = try run("dunstctl", ["history"]).stdout
+    guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+      let data = object["data"] as? [[[String: Any]]], let list = data.first
+    else { throw HarnessError("unreadable dunstctl history: \(text)") }
+    return list.map { entry in
+      entry.compactMapValues { field in
+        ((field as? [String: Any])?["data"]).map { "\($0)" }
+      }
+    }
+  }
+
+  /// `grow dnd status --json`, decoded.
+  public func dndStatus() throws -> [String: Any] {
+    let result = try grow("dnd", "status", "--json")
+    guard result.status == 0,
+      let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+        as? [String: Any]
+    else { throw HarnessError("grow dnd status --json failed: \(result)") }
+    return object
+  }
+
+  /// The daemon's log so far.
+  public var daemonLog: String { daemon?.stderr ?? "" }
+}

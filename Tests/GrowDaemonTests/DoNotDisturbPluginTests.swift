@@ -1,0 +1,193 @@
+import Foundation
+import GrowTestSupport
+import Testing
+
+/// The dnd plugin, watched through the notification servers themselves: dunst and
+/// xfce4-notifyd are real (they need DISPLAY, which `make test` provides); GNOME and KDE are
+/// dbusmock stand-ins, and their tests say so.
+// Serialized: each test runs its own dunst and daemon; in parallel they load a 2-core machine.
+@Suite(.serialized, .enabled(if: NotificationServers.haveDisplay, "dunst needs an X display"))
+struct DoNotDisturbPluginTests {
+  static let cycle = """
+    [timer]
+    focus = 3s
+    short-break = 30s
+    auto-start-breaks = true
+    """
+  static let longFocus = "[timer]\nfocus = 10m\n"
+
+  private func dunstHarness(_ config: String) throws -> (DaemonHarness, BackgroundProcess) {
+    let harness = try DaemonHarness(config: config, startDaemon: false)
+    let dunst = try NotificationServers.dunst(harness)
+    try harness.start()
+    #expect(try harness.eventually { try harness.dndStatus()["backend"] as? String == "dunst" })
+    return (harness, dunst)
+  }
+
+  @Test func dunstIsPausedExactlyDuringFocus() throws {
+    let (harness, dunst) = try dunstHarness(Self.cycle)
+    #expect(try harness.dunstIsPaused() == false)
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    #expect(try harness.status()["state"] as? String == "focus")
+    #expect(try harness.eventually { try harness.status()["state"] as? String == "short-break" })
+    #expect(try harness.eventually { try harness.dunstIsPaused() == false })
+    #expect(try harness.dndStatus()["enabled"] as? Bool == false)
+    _ = dunst
+  }
+
+  @Test func sigtermDuringFocusUnpausesDunst() throws {
+    let (harness, dunst) = try dunstHarness(Self.longFocus)
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    #expect(harness.daemon?.terminate(timeout: 10) == 0)
+    #expect(try harness.dunstIsPaused() == false)
+    _ = dunst
+  }
+
+  @Test func afterKillNineTheNextStartPutsDunstBack() throws {
+    let (harness, dunst) = try dunstHarness(Self.longFocus)
+    let record = harness.bus.environment["XDG_STATE_HOME", default: ""] + "/grow/dnd-restore.json"
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    #expect(try harness.eventually { FileManager.default.fileExists(atPath: record) })
+    let mode = try FileManager.default.attributesOfItem(atPath: record)[.posixPermissions] as? Int
+    #expect(mode == 0o600)
+    harness.daemon?.kill()
+    #expect(try harness.dunstIsPaused() == true, "a killed daemon cannot restore by itself")
+    // The timer does not survive the kill, so the restored session is idle: the person's own
+    // earlier state (not paused) comes back.
+    try harness.start()
+    #expect(try harness.eventually { try harness.dunstIsPaused() == false })
+    #expect(try harness.eventually { !FileManager.default.fileExists(atPath: record) })
+    _ = dunst
+  }
+
+  @Test func unpausingByHandDuringFocusIsRespected() throws {
+    let (harness, dunst) = try dunstHarness(Self.longFocus)
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    try harness.run("dunstctl", ["set-paused", "false"])
+    #expect(try harness.eventually { try harness.dndStatus()["enabled"] as? Bool == false })
+    Thread.sleep(forTimeInterval: 0.5)
+    #expect(try harness.dunstIsPaused() == false, "Grow does not fight the person")
+    #expect(harness.daemonLog.contains("grow[dnd] info: Do-Not-Disturb turned off by hand"))
+    try harness.grow("stop")
+    #expect(try harness.dunstIsPaused() == false)
+    _ = dunst
+  }
+
+  @Test func aServerPausedBeforeFocusStaysPausedAfterIt() throws {
+    let (harness, dunst) = try dunstHarness(Self.longFocus)
+    try harness.run("dunstctl", ["set-paused", "true"])
+    #expect(try harness.eventually { try harness.dndStatus()["enabled"] as? Bool == true })
+    try harness.grow("start")
+    Thread.sleep(forTimeInterval: 0.3)
+    try harness.grow("stop")
+    Thread.sleep(forTimeInterval: 0.5)
+    #expect(try harness.dunstIsPaused() == true)
+    _ = dunst
+  }
+
+  @Test func growDndDrivesDunstAndTheDBusInterface() throws {
+    let (harness, dunst) = try dunstHarness(Self.longFocus)
+    #expect(try harness.grow("dnd", "status").stdout == "Do-Not-Disturb: off\nbackend: dunst (dunst)\n")
+    #expect(try harness.grow("dnd", "on", "--for", "30m").status == 0)
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    let status = try harness.dndStatus()
+    #expect(status["enabled"] as? Bool == true)
+    #expect(status["until"] is String)
+    #expect(try harness.grow("dnd", "off").status == 0)
+    #expect(try harness.eventually { try harness.dunstIsPaused() == false })
+    #expect(try harness.grow("dnd", "toggle").stdout.hasPrefix("Do-Not-Disturb: on\n"))
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    let busctl = ["--user", "call", "org.grow.Grow1", "/org/grow/Grow1",
+                  "org.grow.Grow1.DoNotDisturb"]
+    #expect(try harness.run("busctl", busctl + ["Disable"]).status == 0)
+    #expect(try harness.eventually { try harness.dunstIsPaused() == false })
+    #expect(try harness.run("busctl", busctl + ["Enable", "u", "0"]).status == 0)
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    let property = ["--user", "get-property", "org.grow.Grow1", "/org/grow/Grow1",
+                    "org.grow.Grow1.DoNotDisturb"]
+    #expect(try harness.run("busctl", property + ["Enabled"]).stdout == "b true\n")
+    #expect(try harness.run("busctl", property + ["Backend"]).stdout == "s \"dunst\"\n")
+    #expect(try harness.run("busctl", property + ["Until"]).stdout == "x 0\n")
+    #expect(try harness.run("busctl", [
+      "--user", "set-property", "org.grow.Grow1", "/org/grow/Grow1",
+      "org.grow.Grow1.DoNotDisturb", "Enabled", "b", "false",
+    ]).status == 0)
+    #expect(try harness.eventually { try harness.dunstIsPaused() == false })
+    #expect(try harness.grow("dnd", "on", "--for", "soon").stderr
+      .contains("--for:"))
+    _ = dunst
+  }
+
+  @Test func aCardWithPolicyNeverLeavesDunstAlone() throws {
+    let (harness, dunst) = try dunstHarness(
+      Self.longFocus + "\n[card.chat]\nfocus = 10m\n\n[plugin.dnd]\ncard.chat = never\n")
+    try harness.grow("start", "chat")
+    Thread.sleep(forTimeInterval: 0.5)
+    #expect(try harness.dunstIsPaused() == false)
+    _ = dunst
+  }
+
+  @Test func withoutAServerGrowKeepsItsOwnState() throws {
+    let harness = try DaemonHarness(config: Self.longFocus)
+    #expect(try harness.eventually {
+      try harness.grow("dnd", "status").stdout.contains("backend: none: no notification server")
+    })
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.dndStatus()["enabled"] as? Bool == true })
+    #expect(try harness.status()["state"] as? String == "focus")
+  }
+
+  @Test func xfce4NotifydIsSilencedThroughXfconf() throws {
+    let harness = try DaemonHarness(config: Self.longFocus, startDaemon: false)
+    let servers = try NotificationServers.xfce(harness)
+    try harness.start()
+    #expect(try harness.eventually {
+      try harness.dndStatus()["backend"] as? String == "xfce4-notifyd"
+    })
+    let query = ["-c", "xfce4-notifyd", "-p", "/do-not-disturb"]
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.run("xfconf-query", query).stdout == "true\n" })
+    try harness.grow("stop")
+    #expect(try harness.eventually { try harness.run("xfconf-query", query).stdout == "false\n" })
+    _ = servers
+  }
+
+  @Test func kdePlasmaMockedWithDbusmockIsInhibitedAndReleased() throws {
+    let harness = try DaemonHarness(config: Self.longFocus, startDaemon: false)
+    let mock = try NotificationServers.mock(
+      harness, name: "Plasma", vendor: "KDE",
+      extraMethods: [
+        ("Inhibit", "ssa{sv}", "u", "ret = 42"), ("UnInhibit", "u", "", ""),
+      ])
+    try harness.start()
+    #expect(try harness.eventually { try harness.dndStatus()["backend"] as? String == "kde" })
+    try harness.grow("start")
+    #expect(try harness.eventually {
+      try NotificationServers.mockCalls(harness).contains("'Inhibit', [<'grow'>, <'Focus session'>")
+    })
+    try harness.grow("stop")
+    #expect(try harness.eventually {
+      try NotificationServers.mockCalls(harness).contains("'UnInhibit', [<uint32 42>]")
+    })
+    _ = mock
+  }
+
+  @Test func gnomeShellMockedWithDbusmockTurnsOffBanners() throws {
+    let harness = try DaemonHarness(config: Self.longFocus, startDaemon: false)
+    // A keyfile GSettings backend stands in for dconf, so the test can read what was written.
+    harness.environment["GSETTINGS_BACKEND"] = "keyfile"
+    let mock = try NotificationServers.mock(harness, name: "gnome-shell", vendor: "GNOME")
+    try harness.start()
+    #expect(try harness.eventually { try harness.dndStatus()["backend"] as? String == "gnome" })
+    let key = ["get", "org.gnome.desktop.notifications", "show-banners"]
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.run("gsettings", key).stdout == "false\n" })
+    try harness.grow("stop")
+    #expect(try harness.eventually { try harness.run("gsettings", key).stdout == "true\n" })
+    _ = mock
+  }
+}

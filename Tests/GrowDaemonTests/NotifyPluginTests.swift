@@ -1,0 +1,144 @@
+import Foundation
+import GrowTestSupport
+import Testing
+
+/// The notify plugin against a real dunst on each test's private bus (needs DISPLAY: `make test`
+/// runs the suite under Xvfb).
+// Serialized: each test runs its own dunst and daemon; in parallel they load a 2-core machine.
+@Suite(.serialized, .enabled(if: NotificationServers.haveDisplay, "dunst needs an X display"))
+struct NotifyPluginTests {
+  static let shortCycle = """
+    [timer]
+    focus = 2s
+    short-break = 2s
+    auto-start-breaks = false
+    auto-start-focus = false
+
+    [plugin.notify]
+    timeout = never
+    """
+
+  @Test func focusOverReachesDunstWithItsTextAndHints() throws {
+    let harness = try DaemonHarness(config: Self.shortCycle, startDaemon: false)
+    let dunst = try NotificationServers.dunst(harness)
+    // stdbuf: dbus-monitor's stdout is a file here, which stdio would buffer until exit.
+    let monitor = try BackgroundProcess(
+      "stdbuf", ["-oL", "dbus-monitor", "--session", "interface='org.freedesktop.Notifications',member='Notify'"],
+      environment: harness.environment)
+    try harness.start()
+    #expect(try harness.grow("start").status == 0)
+    #expect(try harness.eventually { try harness.status()["next"] as? String == "short-break" })
+    #expect(try harness.eventually { monitor.stdout.contains("grow-focus-over") })
+    let history = try harness.dunstHistory()
+    #expect(history.first?["summary"] == "Focus done")
+    #expect(history.first?["body"] == "Your 2s short break is waiting. Stand up and stretch.")
+    #expect(history.first?["appname"] == "Grow")
+    #expect(history.first?["category"] == "x-grow.focus-over")
+    // The Notify call as it went over the bus, whitespace folded.
+    let call = monitor.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    for hint in [
+      #"string "urgency" variant byte 1"#,
+      #"string "category" variant string "x-grow.focus-over""#,
+      #"string "desktop-entry" variant string "grow""#,
+      #"string "x-dunst-stack-tag" variant string "grow-focus-over""#,
+      #"string "x-canonical-private-synchronous" variant string "grow-focus-over""#,
+      #"string "sound-name" variant string "complete""#,
+    ] {
+      #expect(call.contains(hint), "\(hint)")
+    }
+    #expect(
+      call.contains(
+        #"string "default" string "Start break" string "start-break" string "Start break" "#
+          + #"string "remind-5m" string "+5 min""#))
+    _ = dunst
+  }
+
+  @Test func theNextFocusOverReplacesTheFirstInPlace() throws {
+    let harness = try DaemonHarness(config: Self.shortCycle, startDaemon: false)
+    let dunst = try NotificationServers.dunst(harness)
+    try harness.start()
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.status()["next"] as? String == "short-break" })
+    try harness.grow("resume")  // the break
+    #expect(try harness.eventually { try harness.status()["next"] as? String == "focus" })
+    try harness.grow("resume")  // the second focus
+    #expect(try harness.eventually(timeout: 15) {
+      try harness.status()["next"] as? String == "short-break"
+    })
+    // focus-over (replaced once) and break-over: two on screen, not three.
+    #expect(try harness.eventually {
+      try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("2")
+    })
+    let summaries = try harness.dunstHistory().compactMap { $0["summary"] }.sorted()
+    #expect(summaries == ["Break over", "Focus done"])
+    _ = dunst
+  }
+
+  @Test func anActionInvokedInDunstStartsTheBreak() throws {
+    let harness = try DaemonHarness(config: Self.shortCycle, startDaemon: false)
+    let dunst = try NotificationServers.dunst(harness)
+    try harness.start()
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.status()["next"] as? String == "short-break" })
+    #expect(try harness.eventually {
+      try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1")
+    })
+    #expect(try harness.run("dunstctl", ["action", "0"]).status == 0)
+    #expect(try harness.eventually { try harness.status()["state"] as? String == "short-break" })
+    #expect(harness.daemonLog.contains("grow[notify] info: focus-over notification: 'start-break' done"))
+    _ = dunst
+  }
+
+  @Test func theWarningComesBeforeFocusEnds() throws {
+    let harness = try DaemonHarness(
+      config: """
+        [timer]
+        focus = 30s
+
+        # Without the dnd plugin: a paused dunst would hold the warning until focus ends.
+        [plugins]
+        enable = notify
+
+        [plugin.notify]
+        timeout = never
+        warn-before = 28s
+        """, startDaemon: false)
+    let dunst = try NotificationServers.dunst(harness)
+    try harness.start()
+    try harness.grow("start")
+    #expect(try harness.eventually {
+      try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1")
+    })
+    #expect(try harness.status()["state"] as? String == "focus")
+    let warning = try harness.dunstHistory().first
+    #expect(warning?["summary"] == "Focus ends in 28s")
+    #expect(warning?["body"] == "Time to wrap up on 'work'.")
+    _ = dunst
+  }
+
+  @Test func withoutAServerTheTimerRunsOnAndTheNotificationComesWhenOneStarts() throws {
+    let harness = try DaemonHarness(config: Self.shortCycle)
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.status()["next"] as? String == "short-break" })
+    let line =
+      "grow[notify] warning: no notification server on the session bus"
+    #expect(harness.eventually { harness.daemonLog.contains(line) })
+    #expect(harness.daemonLog.components(separatedBy: line).count == 2, "one line only")
+    let dunst = try NotificationServers.dunst(harness)
+    #expect(try harness.eventually {
+      try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1")
+    })
+    #expect(try harness.dunstHistory().first?["summary"] == "Focus done")
+    _ = dunst
+  }
+
+  @Test func anUnknownKeyIsReportedWithFileAndLine() throws {
+    let harness = try DaemonHarness(config: "[plugin.notify]\nwarn_before = 1m\n")
+    let notify = try harness.plugins()["notify"]
+    #expect(notify?["state"] == "failed")
+    #expect(
+      notify?["error"]
+        == "\(harness.configPath):2: unknown key 'warn_before' in [plugin.notify]; "
+        + "did you mean 'warn-before'?")
+  }
+}

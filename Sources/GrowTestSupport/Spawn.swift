@@ -76,3 +76,20 @@ enum Spawn {
     return (ends[0], ends[1])
   }
 }
+
+/// Writes an executable script.
+///
+/// Not `String.write(toFile:)`: its descriptor is not close-on-exec, so a process that another
+/// test starts at that moment inherits it open for writing and keeps it for its whole life;
+/// running the script then fails with "Text file busy" for as long as that process lives.
+public func writeExecutable(_ text: String, to path: String) throws {
+  let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+  guard descriptor >= 0 else {
+    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+  }
+  defer { close(descriptor) }
+  let bytes = Array(text.utf8)
+  guard bytes.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == bytes.count
+  else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+  _ = fchmod(descriptor, 0o755)
+}

@@ -18,9 +18,7 @@ import Testing
       let home = harness.bus.environment["HOME", default: ""]
       eventsPath = home + "/events.jsonl"
       let recorder = home + "/record-events.sh"
-      try "#!/bin/sh\nexec cat >> \(eventsPath)\n".write(
-        toFile: recorder, atomically: true, encoding: .utf8)
-      try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: recorder)
+      try writeExecutable("#!/bin/sh\nexec cat >> \(eventsPath)\n", to: recorder)
       try harness.writeConfig(config + "\n[plugin.events]\nexec = \(recorder)\n")
     }
 

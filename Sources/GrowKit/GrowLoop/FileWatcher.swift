@@ -62,7 +62,13 @@ public final class FileWatcher {
   /// Several watches may share a descriptor (libdbus watches one socket for reading and for
   /// writing separately); epoll takes each descriptor once, with the union of their interests.
   private var watches: [Int32: [Watch]] = [:]
-  private var registered: [Int32: UInt32] = [:]
+  /// What epoll holds for each descriptor: the event mask and a registration number, which
+  /// epoll hands back with each event. Descriptor numbers are reused as soon as they are
+  /// closed; the number tells an event for the file registered now from a stale one already
+  /// queued for an earlier file with the same descriptor.
+  private var registered: [Int32: (mask: UInt32, id: UInt64)] = [:]
+  private var lastRegistrationID: UInt64 = 0
+  private var descriptors: [UInt64: Int32] = [:]
 
   private init() {
     epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
@@ -85,7 +91,7 @@ public final class FileWatcher {
     // The number may belong to a new file: if its last owner closed it without cancelling,
     // the kernel already dropped the old registration. Register afresh (ADD, or MOD on EEXIST)
     // instead of trusting what we recorded for the old one.
-    registered[descriptor] = nil
+    forget(descriptor)
     update(descriptor)
     return watch
   }
@@ -108,20 +114,37 @@ public final class FileWatcher {
     let current = registered[descriptor]
     if wanted.isEmpty {
       if current != nil { _ = epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, nil) }
-      registered[descriptor] = nil
+      forget(descriptor)
       return
     }
-    guard current != mask else { return }
+    guard current?.mask != mask else { return }
+    let id: UInt64
+    if let current {
+      id = current.id
+    } else {
+      lastRegistrationID += 1
+      id = lastRegistrationID
+    }
     var event = epoll_event()
     event.events = mask
-    event.data.fd = descriptor
+    event.data.u64 = id
     var result = epoll_ctl(epoll, current == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, descriptor, &event)
     // A descriptor closed without cancelling its watch left epoll by itself (ENOENT), or its
     // number was reused while epoll still knows it (EEXIST): try the other operation.
     if result != 0, errno == ENOENT || errno == EEXIST {
       result = epoll_ctl(epoll, errno == ENOENT ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, descriptor, &event)
     }
-    registered[descriptor] = result == 0 ? mask : nil
+    if result == 0 {
+      registered[descriptor] = (mask, id)
+      descriptors[id] = descriptor
+    } else {
+      forget(descriptor)
+    }
+  }
+
+  /// Drops what we recorded about the descriptor's registration (not epoll's own entry).
+  private func forget(_ descriptor: Int32) {
+    if let id = registered.removeValue(forKey: descriptor)?.id { descriptors[id] = nil }
   }
 
   /// Calls the handlers of every ready descriptor until none is ready. Draining completely
@@ -137,7 +160,9 @@ public final class FileWatcher {
       }
       guard count > 0 else { return }
       for event in events.prefix(Int(count)) {
-        let descriptor = event.data.fd
+        // Skip events for registrations that no longer stand (see `registered`).
+        let id = event.data.u64
+        guard let descriptor = descriptors[id], registered[descriptor]?.id == id else { continue }
         var ready = Readiness()
         let broken = EPOLLHUP.rawValue | EPOLLERR.rawValue
         if event.events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | broken) != 0 {
@@ -156,9 +181,9 @@ public final class FileWatcher {
         }
         // Nobody wanted this (a descriptor closed behind our back, or an error nobody asked
         // about): stop hearing it rather than being told again on every pass.
-        if !heard, registered[descriptor] != nil {
+        if !heard, registered[descriptor]?.id == id {
           _ = epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, nil)
-          registered[descriptor] = nil
+          forget(descriptor)
         }
       }
     }

@@ -28,7 +28,6 @@ enum DesktopFiles {
       marker,
       "[Unit]",
       "Description=Grow focus timer",
-      "Documentation=man:grow(1) man:grow.ini(5)",
       "PartOf=graphical-session.target",
       "After=graphical-session.target",
       "",

@@ -22,7 +22,15 @@ GROW := .build/debug/grow
 # Only the source directories that exist (Plugins/ and examples/ come later).
 FORMAT_DIRS := $(wildcard Sources Plugins Tests examples)
 
-.PHONY: help deps build run test bench format lint clean
+# make install: where to (GNU conventions; DESTDIR is a staging root, never written into
+# files) and which build to install. NO_BUILD=1 installs what is already built: the tests
+# stage the debug build that way, because `swift test` holds the build directory's lock.
+PREFIX ?= /usr/local
+DESTDIR ?=
+CONFIGURATION ?= release
+NO_BUILD ?=
+
+.PHONY: help deps build run test bench format lint clean install uninstall
 
 # List the targets.
 help:
@@ -33,6 +41,8 @@ help:
 	@echo "make format  - swift format, in place"
 	@echo "make lint    - swift format lint --strict"
 	@echo "make clean   - remove build output"
+	@echo "make install - build (release) and install into \$$DESTDIR\$$PREFIX (default /usr/local)"
+	@echo "make uninstall - remove exactly what make install installed there"
 
 # Install the Debian packages that are missing and check that swift is available.
 deps:
@@ -78,3 +88,15 @@ lint:
 # Remove build output (SwiftPM's .build, including the local GrowKit package's).
 clean:
 	rm -rf .build Sources/GrowKit/.build
+
+# The grow binary, libGrowKit.so with the Swift runtime, the plugins, man pages, completions,
+# a desktop entry, a systemd user unit and a D-Bus activation file; see scripts/install-grow.
+# Builds first (as the caller: run `make` before `sudo make install` to build as yourself).
+install:
+	@[[ "$(PREFIX)" == /* ]] || { echo "make install: PREFIX must be absolute" >&2; exit 2; }
+	$(if $(NO_BUILD),,$(SWIFT) build -c $(CONFIGURATION))
+	scripts/install-grow install .build/$(CONFIGURATION) "$(PREFIX)" "$(DESTDIR)"
+
+# Removes what the manifest of `make install` (PREFIX/lib/grow/install-manifest) lists.
+uninstall:
+	scripts/install-grow uninstall "$(PREFIX)" "$(DESTDIR)"

@@ -45,7 +45,11 @@ let package = Package(
     // App: the daemon (event loop, D-Bus service) and the command line.
     .target(name: "GrowDaemon", dependencies: [kit, "GrowHistory"]),
     .target(name: "GrowCLI", dependencies: [kit, "GrowDaemon", "GrowHistory"]),
-    .executableTarget(name: "grow", dependencies: ["GrowCLI"]),
+    // Installed as PREFIX/bin/grow with libGrowKit.so (and the Swift runtime) in
+    // PREFIX/lib/grow: the RUNPATH finds them there without LD_LIBRARY_PATH.
+    .executableTarget(
+      name: "grow", dependencies: ["GrowCLI"],
+      linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/grow"])]),
     // Benchmarks (make bench): prints figures, asserts nothing.
     .executableTarget(
       name: "grow-bench", dependencies: [kit, "GrowDaemon", "GrowHistory", "GrowTestSupport"]),

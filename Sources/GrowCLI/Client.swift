@@ -57,6 +57,8 @@ enum CLIError: Error, CustomStringConvertible {
   case refused(String)
   case bus(BusError)
   case failed(String)
+  /// Failed, and the output already said why (`grow doctor`): exit 1 without a message.
+  case silentFailure
 
   var description: String {
     switch self {
@@ -68,6 +70,7 @@ enum CLIError: Error, CustomStringConvertible {
     case .refused(let message): message
     case .bus(let error): "D-Bus error \(error.name): \(error.message)"
     case .failed(let message): message
+    case .silentFailure: ""
     }
   }
 
@@ -77,7 +80,7 @@ enum CLIError: Error, CustomStringConvertible {
     switch self {
     case .usage: 2
     case .daemonNotRunning, .noSessionBus: 3
-    case .refused, .bus, .failed: 1
+    case .refused, .bus, .failed, .silentFailure: 1
     }
   }
 }

@@ -5,7 +5,7 @@ import GrowDaemon
 import GrowPluginKit
 
 /// One `grow` subcommand. The table of these is the single source of truth for dispatch,
-/// `grow help` and (later) the man page and completions.
+/// `grow help`, the man page (`grow manpage 1`) and the shell completions.
 struct Command {
   let name: String
   /// Arguments after the name, as shown in usage lines.
@@ -13,6 +13,9 @@ struct Command {
   let summary: String
   /// Longer help: options and behaviour.
   let details: String
+  /// Plumbing for `make install` (man pages, generated files): runs, but is not listed by
+  /// `grow help`, the man page or the completions.
+  var hidden = false
   let run: @MainActor (_ words: [String]) throws(CLIError) -> Void
 }
 
@@ -66,9 +69,13 @@ enum Commands {
       name: "cards", synopsis: "[--json]", summary: "list the focus cards (* marks the default)",
       details: "  --json   a JSON array of cards, lengths in seconds", run: runCards),
     Command(
-      name: "config", synopsis: "check [PATH]",
-      summary: "check a config file without starting anything",
-      details: "Prints every problem as FILE:LINE: message and exits 1 if there is any.",
+      name: "config", synopsis: "check [PATH] | cards",
+      summary: "check a config file without starting anything, or list its card names",
+      details: """
+          check [PATH]   prints every problem as FILE:LINE: message and exits 1 if there is any
+          cards          prints the card names of config.ini, one a line (no daemon needed; for
+                         shell completion and scripts)
+        """,
       run: runConfig),
     Command(
       name: "plugins", synopsis: "[--json] | reload ID",
@@ -126,6 +133,44 @@ enum Commands {
       name: "report", synopsis: "--svg FILE [--week]",
       summary: "draw today (or the week) as an SVG picture: focus per day and card, and the garden",
       details: "  --week   the last 7 days instead of today", run: runReport),
+    Command(
+      name: "install", synopsis: "--user [--autostart | --systemd] [--remove]",
+      summary: "make the daemon start by itself: on first use (D-Bus) and at login",
+      details: """
+        Needs no root. Writes a D-Bus activation file, so the first 'grow start' (or any app
+        calling org.grow.Grow1) starts the daemon, and one way to start it at login:
+          --systemd     a systemd user unit (the default when a user systemd instance runs)
+          --autostart   an XDG autostart entry (the default otherwise)
+          --remove      delete what 'grow install --user' wrote, and nothing else
+        Prints every file it writes, the command that enables the unit, and the lines i3 users
+        add to their config. 'make install' installs Grow itself.
+        """, run: runInstall),
+    Command(
+      name: "doctor", synopsis: "[--json]",
+      summary: "check the desktop Grow runs in; one line per check, with a fix for each problem",
+      details: """
+        Checks the session bus, the daemon, the notification server and its capabilities, the
+        do-not-disturb backend, DISPLAY, the config, the data directory and the plugins.
+        ✔ fine, ! works with limits, ✘ a problem; exits 1 when any check fails.
+          --json   {"ok": BOOL, "checks": [{"check", "status", "message", "fix"}]} for scripts
+        """, run: runDoctor),
+    Command(
+      name: "completions", synopsis: "bash|zsh|fish",
+      summary: "print a shell completion script (commands, options, card names, plugin ids)",
+      details: """
+        make install puts them where each shell looks. By hand:
+          bash   grow completions bash > ~/.local/share/bash-completion/completions/grow
+          zsh    grow completions zsh > ~/.zfunc/_grow   (with ~/.zfunc on $fpath)
+          fish   grow completions fish > ~/.config/fish/completions/grow.fish
+        """, run: runCompletions),
+    Command(
+      name: "manpage", synopsis: "1|5", summary: "print the man page grow(1) or grow.ini(5)",
+      details: "Roff, generated from this command table and the config schema.", hidden: true,
+      run: runManpage),
+    Command(
+      name: "generate", synopsis: "dbus-service|systemd-unit|desktop-entry --exec PATH",
+      summary: "print a file make install ships, for the grow binary at PATH",
+      details: "", hidden: true, run: runGenerate),
     Command(
       name: "demo", synopsis: "",
       summary: "run a short, real focus → break → focus → long break cycle (seconds long)",
@@ -284,8 +329,9 @@ enum Commands {
   }
 
   static var usageText: String {
-    let width = all.map(\.name.count).max() ?? 0
-    let lines = all.map {
+    let listed = all.filter { !$0.hidden }
+    let width = listed.map(\.name.count).max() ?? 0
+    let lines = listed.map {
       "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.summary)"
     }
     return """
@@ -302,7 +348,8 @@ enum Commands {
   }
 
   static func suggestion(for name: String) -> String {
-    closestMatch(to: name, in: all.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
+    let listed = all.filter { !$0.hidden }.map(\.name)
+    return closestMatch(to: name, in: listed).map { "; did you mean '\($0)'?" } ?? ""
   }
 
   // MARK: Helpers

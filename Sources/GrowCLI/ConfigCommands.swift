@@ -20,11 +20,15 @@ extension Commands {
     }
   }
 
-  /// `grow config check [PATH]`.
+  /// `grow config check [PATH]` and `grow config cards`.
   static func runConfig(_ words: [String]) throws(CLIError) {
     let arguments = try parse(words, flags: ["json"], usage: "config")
+    if arguments.positionals.first == "cards" {
+      try expect(arguments, atMost: 1, "config")
+      return try printCardNames()
+    }
     guard arguments.positionals.first == "check" else {
-      throw .usage("usage: grow config check [PATH]")
+      throw .usage("usage: grow config check [PATH] | grow config cards")
     }
     try expect(arguments, atMost: 2, "config")
     let path = arguments.positionals.count > 1 ? arguments.positionals[1] : nil
@@ -43,6 +47,18 @@ extension Commands {
       throw error
     } catch {
       throw .failed("\(error)")
+    }
+  }
+}
+
+extension Commands {
+  /// `grow config cards`: the card names of config.ini, one a line, read without a daemon so
+  /// shell completion works before the daemon runs.
+  static func printCardNames() throws(CLIError) {
+    do {
+      say(try loadConfiguration(nil).deck.names.joined(separator: "\n"))
+    } catch {
+      throw .failed(error.description)
     }
   }
 }

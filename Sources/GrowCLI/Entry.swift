@@ -31,5 +31,6 @@ public func runGrow(_ arguments: [String]) -> Int32 {
 }
 
 func reportError(_ error: CLIError) {
+  if case .silentFailure = error { return }
   FileHandle.standardError.write(Data("grow: \(error.description)\n".utf8))
 }

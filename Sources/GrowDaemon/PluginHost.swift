@@ -296,6 +296,43 @@ public final class PluginHost {
     }
   }
 
+  /// What `grow doctor` reports about plugins without a daemon: each plugin the config would
+  /// know of, whether it is enabled, and why it would not start. Libraries are opened (dlopen,
+  /// and the entry point and API version checked) but never set up, so nothing runs.
+  public static func probe(config: GrowConfig, directories: PluginDirectories) -> [Probe] {
+    plan(config: config, available: discover(in: directories)).map { item in
+      var probe = Probe(id: item.id, source: item.source, enabled: true, problem: nil)
+      switch item.decision {
+      case .skip: probe.enabled = false
+      case .refuse(let reason): probe.problem = reason
+      case .load:
+        switch item.source {
+        case .builtIn(let path), .library(let path):
+          do {
+            _ = try PluginLibrary.load(path: path, expectedID: item.id)
+          } catch {
+            probe.problem = "\(error)"
+          }
+        case .executable(let arguments):
+          if let program = arguments.first, !FileManager.default.isExecutableFile(atPath: program) {
+            probe.problem = "\(program) is not an executable file"
+          }
+        case .unknown: break
+        }
+      }
+      return probe
+    }
+  }
+
+  /// One plugin as `probe` found it.
+  public struct Probe: Equatable, Sendable {
+    public var id: String
+    public var source: Source
+    public var enabled: Bool
+    /// Why it would not start; nil when it loads.
+    public var problem: String?
+  }
+
   /// The libraries found on disk, by id; built-in directories first.
   static func discover(in directories: PluginDirectories) -> [String: Source] {
     var found: [String: Source] = [:]

@@ -1,0 +1,388 @@
+import Foundation
+import GrowConfig
+import GrowDBus
+import GrowDaemon
+
+/// One line of `grow doctor`.
+struct DoctorCheck: Encodable, Equatable {
+  enum Status: String, Encodable {
+    case ok
+    /// Works, with limits (say, no daemon yet, or a plugin that waits for X).
+    case warning
+    case failed
+
+    var mark: String {
+      switch self {
+      case .ok: "✔"
+      case .warning: "!"
+      case .failed: "✘"
+      }
+    }
+  }
+
+  var check: String
+  var status: Status
+  var message: String
+  /// What to do about it; every warning and failure has one.
+  var fix: String?
+
+  static func ok(_ check: String, _ message: String) -> DoctorCheck {
+    DoctorCheck(check: check, status: .ok, message: message, fix: nil)
+  }
+
+  static func warning(_ check: String, _ message: String, fix: String) -> DoctorCheck {
+    DoctorCheck(check: check, status: .warning, message: message, fix: fix)
+  }
+
+  static func failed(_ check: String, _ message: String, fix: String) -> DoctorCheck {
+    DoctorCheck(check: check, status: .failed, message: message, fix: fix)
+  }
+
+  var line: String {
+    "\(status.mark) \(check): \(message)" + (fix.map { "; fix: \($0)" } ?? "")
+  }
+}
+
+/// `grow doctor`: checks the desktop Grow runs in, each problem with what to do about it.
+///
+/// Reads only: it asks the bus who owns which name (never calling a name nobody owns, which
+/// could auto-start a service), reads the daemon's properties, and probes the X socket.
+@MainActor
+struct Doctor {
+  static let notificationsName = "org.freedesktop.Notifications"
+  static let doNotDisturbInterface = "org.grow.Grow1.DoNotDisturb"
+
+  let environment: [String: String]
+  private var bus: BusConnection?
+  private var daemonRuns = false
+  private var serverName: String?
+
+  init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    self.environment = environment
+  }
+
+  mutating func run() -> [DoctorCheck] {
+    var checks = [checkBus()]
+    checks.append(checkDaemon())
+    checks.append(checkNotifications())
+    checks.append(checkDoNotDisturb())
+    checks.append(checkDisplay())
+    checks.append(checkConfig())
+    checks.append(checkDataDirectory())
+    checks += checkPlugins()
+    return checks
+  }
+
+  // MARK: Session bus and daemon
+
+  private mutating func checkBus() -> DoctorCheck {
+    do {
+      bus = try BusConnection.session(attachToLoop: false)
+      return .ok("session bus", "reachable")
+    } catch {
+      // The bus error's own advice comes after "; ", and the fix below says it.
+      let why = error.message.components(separatedBy: "; ").first ?? error.message
+      return .failed(
+        "session bus", why,
+        fix: "run grow inside your desktop session (or under dbus-run-session)")
+    }
+  }
+
+  private mutating func checkDaemon() -> DoctorCheck {
+    guard let bus else {
+      return .failed("daemon", "cannot be reached without a session bus", fix: "see session bus")
+    }
+    if hasOwner(GrowBusAPI.busName) {
+      daemonRuns = true
+      let pid = bus.processID(ofOwner: GrowBusAPI.busName).map { " (pid \($0))" } ?? ""
+      return .ok("daemon", "running\(pid)")
+    }
+    if isActivatable(GrowBusAPI.busName) {
+      return .ok("daemon", "not running; D-Bus activation starts it on first use")
+    }
+    return .warning(
+      "daemon", "not running, and nothing starts it",
+      fix: "run 'grow install --user' so it starts by itself, or start it with 'grow daemon &'")
+  }
+
+  // MARK: Notifications and do-not-disturb
+
+  private mutating func checkNotifications() -> DoctorCheck {
+    let check = "notifications"
+    guard bus != nil else {
+      return .failed(check, "cannot be checked without a session bus", fix: "see session bus")
+    }
+    guard hasOwner(Self.notificationsName) else {
+      if isActivatable(Self.notificationsName) {
+        return .ok(check, "no server yet; D-Bus starts one on the first notification")
+      }
+      return .failed(
+        check, "no notification server on the session bus",
+        fix: "start one (dunst, mako, swaync, xfce4-notifyd) from your session startup")
+    }
+    let path = "/org/freedesktop/Notifications"
+    guard
+      let info = call(Self.notificationsName, path, Self.notificationsName, "GetServerInformation"),
+      info.count == 4
+    else {
+      return .failed(
+        check, "the server that owns \(Self.notificationsName) does not answer",
+        fix: "restart your notification server")
+    }
+    let fields = info.map { $0.stringValue ?? "" }
+    serverName = fields[0]
+    var capabilities: [String] = []
+    if case .array(_, let items)? = call(
+      Self.notificationsName, path, Self.notificationsName, "GetCapabilities")?.first
+    {
+      capabilities = items.compactMap(\.stringValue)
+    }
+    return .ok(
+      check,
+      "\(fields[0]) \(fields[2]) by \(fields[1]), spec \(fields[3]); capabilities: "
+        + capabilities.joined(separator: ", "))
+  }
+
+  /// Notification servers by the name GetServerInformation gives, and the do-not-disturb
+  /// backend that drives each.
+  static let backendsByServer = [
+    "dunst": "dunst", "Xfce Notify Daemon": "xfce4-notifyd", "SwayNotificationCenter": "swaync",
+    "mako": "mako", "gnome-shell": "gnome-shell", "Plasma": "plasma",
+  ]
+
+  private func checkDoNotDisturb() -> DoctorCheck {
+    let check = "do not disturb"
+    if daemonRuns,
+      let reply = call(
+        GrowBusAPI.busName, GrowBusAPI.objectPath, "org.freedesktop.DBus.Properties", "Get",
+        [.string(Self.doNotDisturbInterface), .string("Backend")]),
+      let backend = reply.first?.unwrapped.stringValue
+    {
+      return .ok(check, "backend \(backend) (from the dnd plugin)")
+    }
+    guard let serverName else {
+      return .warning(
+        check, "no backend: there is no notification server to silence",
+        fix: "see notifications")
+    }
+    guard let backend = Self.backendsByServer[serverName] else {
+      return .warning(
+        check, "no backend for \(serverName); its notifications still show while you focus",
+        fix: "use dunst, mako, swaync, xfce4-notifyd, GNOME Shell or KDE Plasma for DND")
+    }
+    return .ok(check, "backend \(backend) (implied by the notification server)")
+  }
+
+  // MARK: Display
+
+  private func checkDisplay() -> DoctorCheck {
+    let check = "display"
+    guard let display = environment["DISPLAY"], !display.isEmpty else {
+      return .failed(
+        check, "DISPLAY is not set; idle detection and the active window need X",
+        fix: "run grow in your X session; for a daemon started by systemd or D-Bus, run "
+          + "'dbus-update-activation-environment --systemd DISPLAY XAUTHORITY' at login")
+    }
+    guard let socket = X11Socket(display: display) else {
+      return .warning(
+        check, "DISPLAY=\(display) is not a local display; grow cannot check it",
+        fix: "use a local display (:0) for idle detection and the active window")
+    }
+    guard socket.answers() else {
+      return .failed(
+        check, "DISPLAY=\(display), but no X server listens on \(socket.path)",
+        fix: "start the X server, or set DISPLAY to the one your session uses")
+    }
+    return .ok(check, "DISPLAY=\(display); the X server answers on \(socket.path)")
+  }
+
+  // MARK: Config, data, plugins
+
+  private func loadConfig() -> Result<GrowConfig, ConfigError> {
+    Result { () throws(ConfigError) in try GrowConfig.load(environment: environment) }
+  }
+
+  private func checkConfig() -> DoctorCheck {
+    let check = "config"
+    let path = GrowConfig.defaultPath(environment: environment)
+    switch loadConfig() {
+    case .failure(let error):
+      return .failed(
+        check, error.description.replacingOccurrences(of: "\n", with: "; "),
+        fix: "edit \(path); 'grow config check' lists every problem")
+    case .success(let config):
+      let problems = PluginHost.configurationProblems(in: config, directories: directories)
+      guard problems.isEmpty else {
+        return .failed(
+          check, problems.joined(separator: "; "),
+          fix: "edit \(path); 'grow config check' lists every problem")
+      }
+      let cards = "cards: " + config.deck.names.joined(separator: ", ")
+      return .ok(
+        check, config.path == nil ? "no file at \(path); the defaults (\(cards))" : "\(path): ok (\(cards))")
+    }
+  }
+
+  private func checkDataDirectory() -> DoctorCheck {
+    let check = "data directory"
+    let dataHome =
+      environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+    let directory = dataHome + "/grow"
+    var existing = directory
+    while access(existing, F_OK) != 0, existing != "/" {
+      existing = (existing as NSString).deletingLastPathComponent
+    }
+    guard access(existing, W_OK | X_OK) == 0 else {
+      return .failed(
+        check, "\(existing) is not writable, so the history cannot be kept",
+        fix: "chown \(NSUserName()) \(existing) && chmod u+rwx \(existing)")
+    }
+    return .ok(
+      check,
+      existing == directory
+        ? "\(directory) is writable" : "\(directory) will be created (\(existing) is writable)")
+  }
+
+  private var directories: PluginDirectories { .standard(environment: environment) }
+
+  private func checkPlugins() -> [DoctorCheck] {
+    if daemonRuns, let records = daemonPlugins() { return records }
+    let config = (try? loadConfig().get()) ?? .defaults
+    let probes = PluginHost.probe(config: config, directories: directories)
+    guard !probes.isEmpty else {
+      let searched = (directories.builtIn + directories.user).joined(separator: ", ")
+      return [
+        .warning(
+          "plugins", "none found in \(searched)",
+          fix: "install grow with 'make install', or set GROW_PLUGIN_PATH")
+      ]
+    }
+    return probes.map { probe in
+      let check = "plugin \(probe.id)"
+      if !probe.enabled { return .ok(check, "disabled in the config") }
+      if let problem = probe.problem {
+        return .failed(check, problem, fix: "fix what it says, then start the daemon")
+      }
+      return .ok(check, "loads (\(probe.source.kind) \(probe.source.location))")
+    }
+  }
+
+  /// The daemon's own view: what it loaded, and why not.
+  private func daemonPlugins() -> [DoctorCheck]? {
+    guard
+      case .array(_, let items)? = call(
+        GrowBusAPI.busName, GrowBusAPI.objectPath, GrowBusAPI.pluginsInterface, "List")?.first
+    else { return nil }
+    return items.compactMap(\.vardictEntries).map(PluginReport.init).map { plugin in
+      let check = "plugin \(plugin.id)"
+      let reason = plugin.error ?? "no reason given"
+      let reload = "then 'grow plugins reload \(plugin.id)'"
+      switch plugin.state {
+      case "running":
+        return .ok(check, "running (\(plugin.source) \(plugin.location))")
+      case "disabled": return .ok(check, "disabled in the config")
+      case "unavailable":
+        return .warning(check, "unavailable: \(reason)", fix: "provide what it needs, \(reload)")
+      default:
+        return .failed(check, "\(plugin.state): \(reason)", fix: "fix what it says, \(reload)")
+      }
+    }
+  }
+
+  // MARK: Bus helpers
+
+  private func call(
+    _ destination: String, _ path: String, _ interface: String, _ member: String,
+    _ arguments: [BusValue] = []
+  ) -> [BusValue]? {
+    guard let bus,
+      let message = try? BusMessage.methodCall(
+        destination: destination, path: path, interface: interface, member: member,
+        arguments: arguments),
+      let reply = try? bus.call(message, timeout: 2000)
+    else { return nil }
+    return reply.arguments
+  }
+
+  private func hasOwner(_ name: String) -> Bool {
+    call(
+      "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+      [.string(name)])?.first?.boolValue ?? false
+  }
+
+  private func isActivatable(_ name: String) -> Bool {
+    guard
+      case .array(_, let names)? = call(
+        "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+        "ListActivatableNames")?.first
+    else { return false }
+    return names.contains(.string(name))
+  }
+}
+
+/// The Unix socket of a local X display (`:0`, `:1.0`, `unix:0`), checked by connecting to it:
+/// no libX11 in the command line tool.
+struct X11Socket {
+  let path: String
+
+  init?(display: String) {
+    var text = Substring(display)
+    if text.hasPrefix("unix:") {
+      text = text.dropFirst(4)
+    } else if text.hasPrefix("/") {
+      // launchd-style /path/to/socket:0 displays are not used on Linux.
+      return nil
+    }
+    guard text.hasPrefix(":"), let number = Int(text.dropFirst().prefix { $0.isNumber }) else {
+      return nil
+    }
+    path = "/tmp/.X11-unix/X\(number)"
+  }
+
+  /// Whether something accepts connections on the socket (the path, or the abstract name
+  /// Xorg also listens on).
+  func answers() -> Bool { connects(abstract: false) || connects(abstract: true) }
+
+  private func connects(abstract: Bool) -> Bool {
+    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard descriptor >= 0 else { return false }
+    defer { close(descriptor) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    let offset = abstract ? 1 : 0
+    let capacity = MemoryLayout.size(ofValue: address.sun_path)
+    guard bytes.count + offset < capacity else { return false }
+    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+      for (index, byte) in bytes.enumerated() { buffer[index + offset] = byte }
+    }
+    let length = MemoryLayout<sa_family_t>.size + bytes.count + offset + (abstract ? 0 : 1)
+    return withUnsafePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(descriptor, $0, socklen_t(length)) == 0
+      }
+    }
+  }
+}
+
+extension Commands {
+  static func runDoctor(_ words: [String]) throws(CLIError) {
+    let arguments = try parse(words, flags: ["json"], usage: "doctor")
+    try expect(arguments, atMost: 0, "doctor")
+    var doctor = Doctor()
+    let checks = doctor.run()
+    let healthy = !checks.contains { $0.status == .failed }
+    if arguments.flag("json") {
+      struct Report: Encodable {
+        var ok: Bool
+        var checks: [DoctorCheck]
+      }
+      say(jsonText(Report(ok: healthy, checks: checks)))
+    } else {
+      say(checks.map(\.line).joined(separator: "\n"))
+    }
+    // The lines say what is wrong; exit 1 so scripts can tell too, without another message.
+    if !healthy { throw .silentFailure }
+  }
+}

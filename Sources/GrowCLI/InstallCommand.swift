@@ -1,0 +1,208 @@
+import Foundation
+
+/// Where `grow install --user` writes, from the XDG base directories of this environment.
+struct UserInstallPaths {
+  let dataHome: String
+  let configHome: String
+  let runtimeDirectory: String?
+
+  init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+    // The base-directory spec: relative or empty values are invalid and mean "unset".
+    func absolute(_ name: String) -> String? {
+      environment[name].flatMap { $0.hasPrefix("/") ? $0 : nil }
+    }
+    dataHome = absolute("XDG_DATA_HOME") ?? home + "/.local/share"
+    configHome = absolute("XDG_CONFIG_HOME") ?? home + "/.config"
+    runtimeDirectory = absolute("XDG_RUNTIME_DIR")
+  }
+
+  var dbusService: String { dataHome + "/dbus-1/services/" + DesktopFiles.dbusServiceFileName }
+  var systemdUnit: String { configHome + "/systemd/user/" + DesktopFiles.unitName }
+  var autostartEntry: String { configHome + "/autostart/grow.desktop" }
+
+  /// The user manager's private socket exists only while `systemd --user` runs; finding it
+  /// needs no child process and no bus call.
+  var userSystemdSocket: String? {
+    runtimeDirectory.map { $0 + "/systemd/private" }
+  }
+
+  var userSystemdIsRunning: Bool {
+    guard let socket = userSystemdSocket else { return false }
+    var info = stat()
+    return stat(socket, &info) == 0 && (info.st_mode & S_IFMT) == S_IFSOCK
+  }
+}
+
+/// Why `grow install --user` could not finish.
+enum InstallError: Error, CustomStringConvertible {
+  case cannotWrite(path: String, reason: String)
+  case cannotRemove(path: String, reason: String)
+  case unknownExecutable
+
+  var description: String {
+    switch self {
+    case .cannotWrite(let path, let reason):
+      "cannot write \(path): \(reason); check that you own its directory"
+    case .cannotRemove(let path, let reason):
+      "cannot remove \(path): \(reason)"
+    case .unknownExecutable:
+      "cannot tell where this grow binary is (/proc/self/exe is unreadable); run it by its full "
+        + "path"
+    }
+  }
+}
+
+/// `grow install --user`: D-Bus activation plus one way to start at login.
+@MainActor
+struct UserInstaller {
+  enum LoginStart { case systemd, autostart }
+
+  let paths: UserInstallPaths
+  let executable: String
+
+  /// The running binary, so the files name the grow that was actually run (and a moved or
+  /// reinstalled grow is fixed by running `grow install --user` again).
+  static func runningExecutable() throws(InstallError) -> String {
+    guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+    else { throw .unknownExecutable }
+    return path
+  }
+
+  func install(_ choice: LoginStart?) throws(InstallError) {
+    let start: LoginStart
+    if let choice {
+      start = choice
+      say(
+        choice == .systemd
+          ? "Starting at login with a systemd user unit (--systemd)."
+          : "Starting at login with an XDG autostart entry (--autostart).")
+    } else if paths.userSystemdIsRunning {
+      start = .systemd
+      say(
+        "Starting at login with a systemd user unit: a user systemd instance is running "
+          + "(\(paths.userSystemdSocket ?? "")). Use --autostart for an autostart entry instead.")
+    } else {
+      start = .autostart
+      say(
+        "Starting at login with an XDG autostart entry: no user systemd instance is running "
+          + "(no \(paths.userSystemdSocket ?? "$XDG_RUNTIME_DIR/systemd/private")). Desktops "
+          + "like GNOME, KDE and Xfce start these entries; use --systemd for a unit instead.")
+    }
+    let marker = DesktopFiles.userMarker
+    try write(
+      DesktopFiles.dbusService(executable: executable, systemd: start == .systemd, marker: marker),
+      to: paths.dbusService)
+    say(
+      "  D-Bus activation: the first 'grow start', or any app calling org.grow.Grow1, starts "
+        + "the daemon" + (start == .systemd ? " through grow.service." : "."))
+    switch start {
+    case .systemd:
+      try write(DesktopFiles.systemdUnit(executable: executable, marker: marker), to: paths.systemdUnit)
+      say("  The unit starts with your graphical session and restarts the daemon if it fails.")
+      try removeOurs(paths.autostartEntry, because: "the unit replaces it")
+      say("Enable it (grow does not run systemctl for you):")
+      say("  systemctl --user daemon-reload && systemctl --user enable --now grow.service")
+    case .autostart:
+      try write(
+        DesktopFiles.autostartEntry(executable: executable, marker: marker),
+        to: paths.autostartEntry)
+      say("  Your desktop starts it at login; set Hidden=true in it to switch it off.")
+      try removeOurs(paths.systemdUnit, because: "the autostart entry replaces it")
+    }
+    say("i3 does not start autostart entries or graphical-session.target; add to ~/.config/i3/config:")
+    say("  exec --no-startup-id dbus-update-activation-environment --systemd DISPLAY XAUTHORITY")
+    switch start {
+    case .systemd: say("  exec --no-startup-id systemctl --user start grow.service")
+    case .autostart: say("  exec --no-startup-id \(DesktopFiles.quotedForExec(executable)) daemon")
+    }
+    say("The first line gives a daemon started by D-Bus or systemd your DISPLAY.")
+    say("Check the result with 'grow doctor'; undo it with 'grow install --user --remove'.")
+  }
+
+  func remove() throws(InstallError) {
+    var removed = 0
+    for path in [paths.dbusService, paths.systemdUnit, paths.autostartEntry] {
+      if try removeOurs(path, because: nil) { removed += 1 }
+    }
+    if removed == 0 { say("Nothing to remove: grow install --user has written nothing here.") }
+    say("A unit you enabled stays enabled until: systemctl --user disable --now grow.service")
+  }
+
+  private func write(_ text: String, to path: String) throws(InstallError) {
+    let directory = (path as NSString).deletingLastPathComponent
+    do {
+      // 0700 for directories we create, as the base-directory spec asks.
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+      try text.write(toFile: path, atomically: true, encoding: .utf8)
+    } catch {
+      throw .cannotWrite(path: path, reason: Self.reason(error))
+    }
+    say("wrote \(path)")
+  }
+
+  /// Removes `path` if `grow install --user` wrote it; says what it did. Returns whether it
+  /// removed something.
+  @discardableResult
+  private func removeOurs(_ path: String, because reason: String?) throws(InstallError) -> Bool {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return false }
+    guard text.hasPrefix(DesktopFiles.userMarker) else {
+      say("left \(path) alone: grow install --user did not write it")
+      return false
+    }
+    do {
+      try FileManager.default.removeItem(atPath: path)
+    } catch {
+      throw .cannotRemove(path: path, reason: Self.reason(error))
+    }
+    say("removed \(path)" + (reason.map { " (\($0))" } ?? ""))
+    return true
+  }
+
+  private static func reason(_ error: any Error) -> String {
+    let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+    if let code = underlying?.code, underlying?.domain == NSPOSIXErrorDomain {
+      return String(cString: strerror(Int32(code)))
+    }
+    return error.localizedDescription
+  }
+}
+
+extension Commands {
+  static func runInstall(_ words: [String]) throws(CLIError) {
+    let arguments = try parse(
+      words, flags: ["user", "autostart", "systemd", "remove"], usage: "install")
+    try expect(arguments, atMost: 0, "install")
+    guard arguments.flag("user") else {
+      throw .usage(
+        "grow install sets up your user account only: run 'grow install --user' (to install "
+          + "grow itself, run 'make install' from the source tree)")
+    }
+    if arguments.flag("autostart"), arguments.flag("systemd") {
+      throw .usage("grow install: choose one of --autostart and --systemd")
+    }
+    do {
+      if arguments.flag("remove") {
+        if arguments.flag("autostart") || arguments.flag("systemd") {
+          throw CLIError.usage("grow install --remove removes everything it wrote; drop "
+            + "--autostart/--systemd")
+        }
+        try UserInstaller(paths: UserInstallPaths(), executable: "").remove()
+        return
+      }
+      let choice: UserInstaller.LoginStart? =
+        arguments.flag("systemd") ? .systemd : arguments.flag("autostart") ? .autostart : nil
+      let installer = UserInstaller(
+        paths: UserInstallPaths(), executable: try UserInstaller.runningExecutable())
+      try installer.install(choice)
+    } catch let error as InstallError {
+      throw .failed(error.description)
+    } catch let error as CLIError {
+      throw error
+    } catch {
+      throw .failed("\(error)")
+    }
+  }
+}

@@ -1,0 +1,164 @@
+import GrowConfig
+import GrowDaemon
+
+/// grow(1) and grow.ini(5) in roff (man(7) macros), generated from the command table and the
+/// config schema so that `man grow` says exactly what `grow help` says.
+@MainActor
+enum ManPages {
+  static func page(section: Int) -> String? {
+    switch section {
+    case 1: growPage
+    case 5: configPage
+    default: nil
+    }
+  }
+
+  private static var growPage: String {
+    var lines = [
+      header("GROW", 1, "User Commands"),
+      ".SH NAME", "grow \\- a focus timer that gets out of the way",
+      ".SH SYNOPSIS", ".B grow", ".I COMMAND", ".RI [ ARGS ]",
+      ".SH DESCRIPTION",
+      text(
+        "Grow runs focus cycles (focus, short break, focus, ..., long break) for a focus card. "
+          + "A small daemon owns org.grow.Grow1 on the session bus; the grow command and other "
+          + "programs drive it over D-Bus. Plugins add notifications, do-not-disturb, idle "
+          + "detection and a status file."),
+      ".SH COMMANDS",
+    ]
+    for command in Commands.all where !command.hidden {
+      lines.append(".TP")
+      let synopsis = command.synopsis.isEmpty ? "" : " " + escape(command.synopsis)
+      lines.append("\\fBgrow \(escape(command.name))\\fR\(synopsis)")
+      lines.append(text(command.summary))
+      if !command.details.isEmpty {
+        let detailLines = command.details.split(separator: "\n", omittingEmptySubsequences: false)
+        lines += [".RS", ".nf"] + detailLines.map { escape(String($0)) } + [".fi", ".RE"]
+      }
+    }
+    lines += [
+      ".SH EXIT STATUS",
+      ".TP", "0", "done", ".TP", "1", "refused or failed; the message says why",
+      ".TP", "2", "wrong command line", ".TP", "3", "no daemon or no session bus to talk to",
+      ".SH ENVIRONMENT",
+      ".TP", ".B DBUS_SESSION_BUS_ADDRESS", "the session bus grow talks to",
+      ".TP", ".B DISPLAY", "the X display the x11 plugin watches (idle time, active window)",
+      ".TP", ".B XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_RUNTIME_DIR",
+      text("where the config, the history and plugins, and the status files live"),
+      ".TP", ".B GROW_PLUGIN_PATH", "colon-separated directories searched for plugin libraries",
+      ".TP", ".B GROW_LOG", "debug: the daemon logs more",
+      ".SH FILES",
+      ".TP", ".I $XDG_CONFIG_HOME/grow/config.ini", "the configuration; see grow.ini(5)",
+      ".TP", ".I $XDG_DATA_HOME/grow/history.sqlite", "every ended phase",
+      ".TP", ".I $XDG_DATA_HOME/grow/plugins/", "plugin libraries of your own",
+      ".SH SEE ALSO", "grow.ini(5), dbus-daemon(1), systemd.service(5)",
+    ]
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  private static var configPage: String {
+    var lines = [
+      header("GROW.INI", 5, "File Formats"),
+      ".SH NAME", "grow.ini \\- configuration of the grow focus timer",
+      ".SH SYNOPSIS", ".I $XDG_CONFIG_HOME/grow/config.ini",
+      "(usually", ".IR ~/.config/grow/config.ini )",
+      ".SH DESCRIPTION",
+      text(
+        "An INI file: [section] lines, key = value lines, and comments after ; or #. Without a "
+          + "file grow runs one card with the defaults below. A card inherits every key it does "
+          + "not set from [timer]. Durations read like 25m, 90s or 1h30m; a bare number is "
+          + "minutes. Every problem is reported with file, line and key; check a file with "
+          + "grow config check."),
+    ]
+    for section in ConfigSectionKind.allCases {
+      lines.append(".SH [\(escape(section.rawValue))]")
+      lines.append(text(sectionDescription(section)))
+      for key in ConfigSchema.keys(in: section) {
+        lines.append(".TP")
+        let shownDefault = key.defaultValue.isEmpty ? "" : " (default: \(escape(key.defaultValue)))"
+        lines.append("\\fB\(escape(key.key))\\fR = \\fI\(valueName(key.kind))\\fR\(shownDefault)")
+        lines.append(text(key.help))
+      }
+      if section == .plugin {
+        lines += [
+          ".TP", "\\fBenabled\\fR = \\fIbool\\fR (default: true)",
+          "false: the plugin is never loaded.",
+          ".TP", "\\fBexec\\fR = \\fIcommand line\\fR",
+          text(
+            "Runs a program of your own as plugin ID: events in, commands out, as JSON lines. "
+              + "~ stands for your home directory."),
+        ]
+      }
+    }
+    lines += [
+      ".SH EXAMPLE", ".nf",
+      "[timer]", "default-card = work", "focus = 25m", "", "[card.math]", "focus = 50m",
+      "daily-goal = 2h", "intention = Chapter 3 exercises", "", "[plugins]",
+      "enable = notify, dnd, statusbar", ".fi",
+      ".SH SEE ALSO", "grow(1)",
+    ]
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  private static func sectionDescription(_ section: ConfigSectionKind) -> String {
+    switch section {
+    case .timer: "The defaults of every card, and which card grow start uses."
+    case .card: "One focus card named NAME (letters, digits, - and _)."
+    case .plugins:
+      "Which plugins run. Built-in: " + PluginHost.builtInIDs.joined(separator: ", ")
+        + ". Without enable, every plugin found runs."
+    case .plugin: "Settings of plugin ID; each plugin reads its own keys. Every plugin knows:"
+    }
+  }
+
+  private static func valueName(_ kind: ConfigValueKind) -> String {
+    switch kind {
+    case .duration: "duration"
+    case .goal: "duration or none"
+    case .count(let range): "\(range.lowerBound)..\(range.upperBound)"
+    case .bool: "bool"
+    case .text: "text"
+    case .name: "name"
+    case .nameList: "name, name, ..."
+    }
+  }
+
+  private static func header(_ title: String, _ section: Int, _ manual: String) -> String {
+    ".TH \(title) \(section) \"\" \"grow \(growVersion)\" \"\(manual)\""
+  }
+
+  /// A paragraph of running text.
+  private static func text(_ paragraph: String) -> String { escape(paragraph) }
+
+  /// Escapes what roff would read as markup: backslashes, dashes (so options render as
+  /// minus signs and copy-paste correctly), and a leading dot or quote (a request). Non-ASCII
+  /// characters become `\[uXXXX]`, so the page needs no preconv to render.
+  static func escape(_ line: String) -> String {
+    var escaped = ""
+    for scalar in line.unicodeScalars {
+      switch scalar {
+      case "\\": escaped += "\\e"
+      case "-": escaped += "\\-"
+      case _ where scalar.isASCII: escaped.unicodeScalars.append(scalar)
+      default:
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        escaped += "\\[u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "]"
+      }
+    }
+    if escaped.hasPrefix(".") || escaped.hasPrefix("'") { escaped = "\\&" + escaped }
+    return escaped
+  }
+}
+
+extension Commands {
+  static func runManpage(_ words: [String]) throws(CLIError) {
+    let arguments = try parse(words, usage: "manpage")
+    try expect(arguments, atMost: 1, "manpage")
+    guard let section = arguments.positionals.first.flatMap({ Int($0) }),
+      let page = ManPages.page(section: section)
+    else {
+      throw .usage("usage: grow manpage 1|5 (grow(1) or grow.ini(5))")
+    }
+    sayExactly(page)
+  }
+}

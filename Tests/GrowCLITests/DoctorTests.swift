@@ -1,0 +1,135 @@
+import Foundation
+import GrowTestSupport
+import Testing
+
+/// `grow doctor` in a healthy headless desktop and in a broken one.
+@Suite struct DoctorTests {
+  /// The built-in plugin libraries, as the doctor names them.
+  func pluginPath(_ id: String) -> String {
+    let directory = URL(fileURLWithPath: Binaries.grow).resolvingSymlinksInPath()
+      .deletingLastPathComponent().path
+    return "\(directory)/libgrow-plugin-\(id).so"
+  }
+
+  static let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
+
+  @Test(.enabled(if: !display.isEmpty, "needs the X server of make test (Xvfb)"))
+  func aHealthyDesktopPassesEveryCheck() throws {
+    let harness = try DaemonHarness(startDaemon: false, environment: ["DISPLAY": Self.display])
+    let dunst = try BackgroundProcess("dunst", [], environment: harness.environment)
+    defer { dunst.terminate() }
+    let owned = dunst.waitUntil(timeout: 10) {
+      let reply = try? harness.run(
+        "dbus-send",
+        ["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+         "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.Notifications"])
+      return reply?.stdout.contains("boolean true") ?? false
+    }
+    #expect(owned, "dunst did not start: \(dunst.stderr)")
+    try harness.start()
+    let data = harness.environment["XDG_DATA_HOME", default: ""]
+    let number = Self.display.dropFirst().prefix { $0.isNumber }
+    let doctor = try harness.grow("doctor")
+    #expect(doctor.status == 0)
+    #expect(doctor.stderr == "")
+    let lines = doctor.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+      .map(String.init)
+    #expect(lines[0] == "✔ session bus: reachable")
+    #expect(lines[1] == "✔ daemon: running (pid \(harness.daemon?.pid ?? 0))")
+    // Debian 12's dunst.
+    #expect(
+      lines[2]
+        == "✔ notifications: dunst 1.9.0 (2022-06-27) by knopwob, spec 1.2; capabilities: "
+        + "actions, body, body-hyperlinks, icon-static, synchronous, private-synchronous, "
+        + "x-canonical-private-synchronous, x-dunst-stack-tag, body-markup")
+    // From the dnd plugin's Backend property once it exports one; from the server before.
+    #expect(
+      lines[3] == "✔ do not disturb: backend dunst (implied by the notification server)"
+        || lines[3] == "✔ do not disturb: backend dunst (from the dnd plugin)")
+    #expect(
+      lines[4]
+        == "✔ display: DISPLAY=\(Self.display); the X server answers on /tmp/.X11-unix/X\(number)")
+    #expect(
+      lines[5]
+        == "✔ config: no file at \(harness.configPath); the defaults (cards: work)")
+    #expect(lines[6] == "✔ data directory: \(data)/grow is writable")
+    #expect(
+      Array(lines[7...])
+        == ["notify", "dnd", "x11", "statusbar"].map {
+          "✔ plugin \($0): running (built-in \(pluginPath($0)))"
+        } + [""])
+
+    let json = try harness.grow("doctor", "--json")
+    let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+    #expect(report?["ok"] as? Bool == true)
+    let checks = report?["checks"] as? [[String: Any]]
+    #expect(checks?.count == 11)
+    #expect(checks?.first?["check"] as? String == "session bus")
+    #expect(checks?.first?["status"] as? String == "ok")
+  }
+
+  @Test func aBrokenDesktopGetsAFixForEveryProblemAndExitsOne() throws {
+    let harness = try DaemonHarness(startDaemon: false, environment: ["DISPLAY": ""])
+    let data = harness.environment["XDG_DATA_HOME", default: ""]
+    let doctor = try harness.grow("doctor")
+    #expect(doctor.status == 1)
+    #expect(doctor.stderr == "")
+    #expect(
+      doctor.stdout == """
+        ✔ session bus: reachable
+        ! daemon: not running, and nothing starts it; fix: run 'grow install --user' so it \
+        starts by itself, or start it with 'grow daemon &'
+        ✘ notifications: no notification server on the session bus; fix: start one (dunst, \
+        mako, swaync, xfce4-notifyd) from your session startup
+        ! do not disturb: no backend: there is no notification server to silence; fix: see \
+        notifications
+        ✘ display: DISPLAY is not set; idle detection and the active window need X; fix: run \
+        grow in your X session; for a daemon started by systemd or D-Bus, run \
+        'dbus-update-activation-environment --systemd DISPLAY XAUTHORITY' at login
+        ✔ config: no file at \(harness.configPath); the defaults (cards: work)
+        ✔ data directory: \(data)/grow will be created (\(data) is writable)
+        ✔ plugin notify: loads (built-in \(pluginPath("notify")))
+        ✔ plugin dnd: loads (built-in \(pluginPath("dnd")))
+        ✔ plugin x11: loads (built-in \(pluginPath("x11")))
+        ✔ plugin statusbar: loads (built-in \(pluginPath("statusbar")))
+
+        """)
+    let json = try harness.grow("doctor", "--json")
+    #expect(json.status == 1)
+    let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+    #expect(report?["ok"] as? Bool == false)
+    let display = (report?["checks"] as? [[String: Any]])?.first { $0["check"] as? String == "display" }
+    #expect(display?["status"] as? String == "failed")
+    #expect((display?["fix"] as? String)?.hasPrefix("run grow in your X session") == true)
+  }
+
+  @Test func noSessionBusAndABrokenConfigAreFailuresWithFixes() throws {
+    let harness = try DaemonHarness(
+      config: "[plugins]\nenable = notfy\n", startDaemon: false,
+      environment: ["DISPLAY": "", "DBUS_SESSION_BUS_ADDRESS": ""])
+    let doctor = try harness.grow("doctor")
+    #expect(doctor.status == 1)
+    let lines = doctor.stdout.split(separator: "\n").map(String.init)
+    #expect(
+      lines[0]
+        == "✘ session bus: no session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no "
+        + "$XDG_RUNTIME_DIR/bus; fix: run grow inside your desktop session (or under "
+        + "dbus-run-session)")
+    #expect(lines[1] == "✘ daemon: cannot be reached without a session bus; fix: see session bus")
+    #expect(
+      lines[5]
+        == "✘ config: \(harness.configPath): [plugins] enable: unknown plugin 'notfy'; did you "
+        + "mean 'notify'? (known: dnd, notify, statusbar, x11); fix: edit \(harness.configPath); "
+        + "'grow config check' lists every problem")
+    #expect(lines.contains { $0.hasPrefix("✘ plugin notfy: unknown plugin 'notfy'") })
+  }
+
+  @Test func aDisplayWithNoServerIsAFailure() throws {
+    let harness = try DaemonHarness(startDaemon: false, environment: ["DISPLAY": ":4242"])
+    let lines = try harness.grow("doctor").stdout.split(separator: "\n").map(String.init)
+    #expect(
+      lines[4]
+        == "✘ display: DISPLAY=:4242, but no X server listens on /tmp/.X11-unix/X4242; fix: "
+        + "start the X server, or set DISPLAY to the one your session uses")
+  }
+}

@@ -1,0 +1,322 @@
+import Foundation
+import GrowTestSupport
+import Testing
+
+/// `grow install --user` into private HOME and XDG directories, and D-Bus activation for real.
+@Suite struct InstallTests {
+  struct Paths {
+    let dbusService: String
+    let unit: String
+    let autostart: String
+
+    init(_ harness: DaemonHarness) {
+      let data = harness.environment["XDG_DATA_HOME", default: ""]
+      let config = harness.environment["XDG_CONFIG_HOME", default: ""]
+      dbusService = data + "/dbus-1/services/org.grow.Grow1.service"
+      unit = config + "/systemd/user/grow.service"
+      autostart = config + "/autostart/grow.desktop"
+    }
+  }
+
+  static let marker =
+    "# Written by 'grow install --user'; 'grow install --user --remove' deletes it.\n"
+
+  /// The grow that runs, as /proc/self/exe names it (symlinks resolved).
+  var growPath: String {
+    URL(fileURLWithPath: Binaries.grow).resolvingSymlinksInPath().path
+  }
+
+  func read(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
+
+  @Test func autostartWritesActivationAndAnEntryAndExplainsEachChoice() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    let paths = Paths(harness)
+    let runtime = harness.environment["XDG_RUNTIME_DIR", default: ""]
+    let result = try harness.grow("install", "--user")
+    #expect(result.status == 0)
+    #expect(result.stderr == "")
+    #expect(
+      result.stdout == """
+        Starting at login with an XDG autostart entry: no user systemd instance is running \
+        (no \(runtime)/systemd/private). Desktops like GNOME, KDE and Xfce start these \
+        entries; use --systemd for a unit instead.
+        wrote \(paths.dbusService)
+          D-Bus activation: the first 'grow start', or any app calling org.grow.Grow1, starts \
+        the daemon.
+        wrote \(paths.autostart)
+          Your desktop starts it at login; set Hidden=true in it to switch it off.
+        i3 does not start autostart entries or graphical-session.target; add to \
+        ~/.config/i3/config:
+          exec --no-startup-id dbus-update-activation-environment --systemd DISPLAY XAUTHORITY
+          exec --no-startup-id \(growPath) daemon
+        The first line gives a daemon started by D-Bus or systemd your DISPLAY.
+        Check the result with 'grow doctor'; undo it with 'grow install --user --remove'.
+
+        """)
+    #expect(
+      read(paths.dbusService)
+        == Self.marker + "[D-BUS Service]\nName=org.grow.Grow1\nExec=\(growPath) daemon\n")
+    #expect(
+      read(paths.autostart) == Self.marker + """
+        [Desktop Entry]
+        Type=Application
+        Name=Grow
+        Comment=Grow focus timer daemon
+        Exec=\(growPath) daemon
+        TryExec=\(growPath)
+        NoDisplay=true
+        Hidden=false
+        Terminal=false
+
+        """)
+    #expect(read(paths.unit) == nil)
+    let validation = try Command.run("desktop-file-validate", [paths.autostart])
+    #expect(validation.status == 0)
+    #expect(validation.stdout + validation.stderr == "")
+  }
+
+  @Test func systemdWhenAUserManagerRunsAndTheUnitVerifies() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    let paths = Paths(harness)
+    // What the user manager leaves in the runtime dir: a socket at systemd/private.
+    let runtime = harness.environment["XDG_RUNTIME_DIR", default: ""]
+    let socket = runtime + "/systemd/private"
+    try FileManager.default.createDirectory(
+      atPath: runtime + "/systemd", withIntermediateDirectories: true)
+    let bound = try Command.run(
+      "python3", ["-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", socket])
+    #expect(bound.status == 0)
+
+    let result = try harness.grow("install", "--user")
+    #expect(result.status == 0)
+    let lines = result.stdout.split(separator: "\n").map(String.init)
+    #expect(
+      lines.first
+        == "Starting at login with a systemd user unit: a user systemd instance is running "
+        + "(\(socket)). Use --autostart for an autostart entry instead.")
+    #expect(lines.contains("wrote \(paths.unit)"))
+    #expect(lines.contains("  systemctl --user daemon-reload && systemctl --user enable --now grow.service"))
+    #expect(lines.contains("  exec --no-startup-id systemctl --user start grow.service"))
+    #expect(
+      read(paths.dbusService) == Self.marker
+        + "[D-BUS Service]\nName=org.grow.Grow1\nExec=\(growPath) daemon\n"
+        + "SystemdService=grow.service\n")
+    #expect(
+      read(paths.unit) == Self.marker + """
+        [Unit]
+        Description=Grow focus timer
+        PartOf=graphical-session.target
+        After=graphical-session.target
+
+        [Service]
+        Type=dbus
+        BusName=org.grow.Grow1
+        ExecStart=\(growPath) daemon
+        ExecReload=/bin/kill -HUP $MAINPID
+        Restart=on-failure
+
+        [Install]
+        WantedBy=graphical-session.target
+
+        """)
+    #expect(read(paths.autostart) == nil)
+    try verifyUnit(paths.unit, environment: harness.environment)
+  }
+
+  /// `systemd-analyze --user verify` needs a user manager, which a root CI container lacks;
+  /// the system manager's `verify` reads the same unit syntax, so fall back to it.
+  func verifyUnit(_ path: String, environment: [String: String]) throws {
+    let user = try Command.run("systemd-analyze", ["--user", "verify", path], environment: environment)
+    if user.status == 0 {
+      #expect(user.stderr == "")
+      return
+    }
+    print("systemd-analyze --user verify cannot run here (\(user.stderr.trimmingCharacters(in: .newlines))); using systemd-analyze verify")
+    let system = try Command.run("systemd-analyze", ["verify", path], environment: environment)
+    #expect(system.status == 0, "\(system.stderr)")
+    #expect(system.stderr == "")
+  }
+
+  @Test func switchingToAutostartRemovesTheUnitAndRemoveUndoesEverything() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    let paths = Paths(harness)
+    #expect(try harness.grow("install", "--user", "--systemd").status == 0)
+    #expect(read(paths.unit) != nil)
+    let switched = try harness.grow("install", "--user", "--autostart")
+    #expect(switched.stdout.contains("removed \(paths.unit) (the autostart entry replaces it)\n"))
+    #expect(read(paths.unit) == nil)
+
+    // A file of the person's own at one of the paths is never touched.
+    try FileManager.default.createDirectory(
+      atPath: (paths.unit as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try "[Unit]\n".write(toFile: paths.unit, atomically: true, encoding: .utf8)
+    let removed = try harness.grow("install", "--user", "--remove")
+    #expect(removed.status == 0)
+    #expect(
+      removed.stdout == """
+        removed \(paths.dbusService)
+        left \(paths.unit) alone: grow install --user did not write it
+        removed \(paths.autostart)
+        A unit you enabled stays enabled until: systemctl --user disable --now grow.service
+
+        """)
+    #expect(read(paths.dbusService) == nil)
+    #expect(read(paths.autostart) == nil)
+    #expect(read(paths.unit) == "[Unit]\n")
+  }
+
+  @Test func withoutUserItSaysWhatToRun() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    let result = try harness.grow("install")
+    #expect(result.status == 2)
+    #expect(
+      result.stderr
+        == "grow: grow install sets up your user account only: run 'grow install --user' (to "
+        + "install grow itself, run 'make install' from the source tree) (see 'grow help')\n")
+  }
+
+  @Test func dbusActivationStartsTheDaemonOnTheFirstStatus() throws {
+    // No daemon and no bus yet: the harness provides the private XDG dirs.
+    let harness = try DaemonHarness(startDaemon: false)
+    #expect(try harness.grow("install", "--user", "--autostart").status == 0)
+    let serviceDirectory = harness.environment["XDG_DATA_HOME", default: ""] + "/dbus-1/services"
+
+    // A bus of our own whose only service directory is the one grow install wrote to.
+    let configPath = harness.bus.directory.appendingPathComponent("activation-bus.conf").path
+    try """
+      <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+       "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+      <busconfig>
+        <type>session</type>
+        <listen>unix:tmpdir=/tmp</listen>
+        <auth>EXTERNAL</auth>
+        <servicedir>\(serviceDirectory)</servicedir>
+        <policy context="default">
+          <allow send_destination="*" eavesdrop="true"/>
+          <allow eavesdrop="true"/>
+          <allow own="*"/>
+        </policy>
+      </busconfig>
+      """.write(toFile: configPath, atomically: true, encoding: .utf8)
+    var environment = harness.environment
+    environment["DISPLAY"] = ""
+    // Not the harness's bus: the activated daemon must get this bus's address from dbus-daemon.
+    environment["DBUS_SESSION_BUS_ADDRESS"] = ""
+    let bus = try BackgroundProcess(
+      "dbus-daemon", ["--config-file=\(configPath)", "--nofork", "--print-address=1"],
+      environment: environment)
+    defer { bus.terminate() }
+    #expect(bus.waitUntil(timeout: 10) { bus.stdout.contains("\n") })
+    environment["DBUS_SESSION_BUS_ADDRESS"] = String(bus.stdout.prefix { $0 != "\n" })
+
+    let activatable = try Command.run(
+      "dbus-send",
+      ["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+       "org.freedesktop.DBus.ListActivatableNames"], environment: environment)
+    #expect(activatable.stdout.contains("string \"org.grow.Grow1\""))
+
+    let status = try Command.run(Binaries.grow, ["status"], environment: environment)
+    #expect(status.status == 0, "\(status.stderr)")
+    #expect(status.stdout.hasPrefix("○ idle"), "\(status.stdout)")
+    let owner = try Command.run(
+      "dbus-send",
+      ["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+       "org.freedesktop.DBus.GetConnectionUnixProcessID", "string:org.grow.Grow1"],
+      environment: environment)
+    let pid = owner.stdout.split(separator: " ").last.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    #expect(pid != nil)
+    // The daemon dbus-daemon started is the grow that was installed.
+    if let pid {
+      let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+      #expect(executable == growPath)
+      kill(pid, SIGTERM)
+    }
+  }
+}
+
+/// `make install` into a DESTDIR staging root, and `make uninstall` from it.
+@Suite struct MakeInstallTests {
+  static let expectedFiles = [
+    "usr/bin/grow",
+    "usr/lib/grow/install-manifest",
+    "usr/lib/grow/libGrowKit.so",
+    "usr/lib/grow/plugins/libgrow-plugin-dnd.so",
+    "usr/lib/grow/plugins/libgrow-plugin-notify.so",
+    "usr/lib/grow/plugins/libgrow-plugin-statusbar.so",
+    "usr/lib/grow/plugins/libgrow-plugin-x11.so",
+    "usr/lib/systemd/user/grow.service",
+    "usr/share/applications/grow.desktop",
+    "usr/share/bash-completion/completions/grow",
+    "usr/share/dbus-1/services/org.grow.Grow1.service",
+    "usr/share/fish/vendor_completions.d/grow.fish",
+    "usr/share/man/man1/grow.1",
+    "usr/share/man/man5/grow.ini.5",
+    "usr/share/zsh/site-functions/_grow",
+  ]
+
+  func files(under root: String) -> [String] {
+    let enumerator = FileManager.default.enumerator(atPath: root)
+    var found: [String] = []
+    while let path = enumerator?.nextObject() as? String {
+      var isDirectory: ObjCBool = false
+      _ = FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDirectory)
+      if !isDirectory.boolValue { found.append(path) }
+    }
+    return found.sorted()
+  }
+
+  @Test func installStagesARunnableGrowThatLoadsItsPluginsAndUninstallRemovesIt() throws {
+    let harness = try DaemonHarness(startDaemon: false, environment: ["DISPLAY": ""])
+    let stage = harness.bus.directory.appendingPathComponent("stage").path
+    // NO_BUILD: the debug build is there already, and a nested swift build would wait for
+    // the lock this swift test holds.
+    let make = [
+      "-C", RepoPaths.root.path, "DESTDIR=\(stage)", "PREFIX=/usr", "CONFIGURATION=debug",
+      "NO_BUILD=1",
+    ]
+    let install = try Command.run("make", ["install"] + make, timeout: 120)
+    #expect(install.status == 0, "\(install.stderr)")
+
+    let installed = files(under: stage)
+    // Everything but the Swift runtime, which is whatever the toolchain needs.
+    #expect(installed.filter { !$0.hasPrefix("usr/lib/grow/lib") || $0.contains("GrowKit") }
+      == Self.expectedFiles.filter { !$0.hasPrefix("usr/lib/grow/lib") || $0.contains("GrowKit") })
+    #expect(installed.contains("usr/lib/grow/libswiftCore.so"))
+    #expect(installed.contains("usr/lib/grow/libFoundation.so"))
+    #expect(!installed.contains { $0.contains("growtest") })
+
+    let grow = stage + "/usr/bin/grow"
+    let runpath = try Command.run("readelf", ["-d", grow]).stdout
+    #expect(runpath.contains("$ORIGIN/../lib/grow"))
+    let version = try Command.run(grow, ["--version"], environment: harness.environment)
+    #expect(version.stdout == "grow 0.1.0\n")
+    let service = try String(
+      contentsOfFile: stage + "/usr/share/dbus-1/services/org.grow.Grow1.service", encoding: .utf8)
+    #expect(
+      service
+        == "[D-BUS Service]\nName=org.grow.Grow1\nExec=/usr/bin/grow daemon\n"
+        + "SystemdService=grow.service\n")
+    let desktop = try Command.run("desktop-file-validate", [stage + "/usr/share/applications/grow.desktop"])
+    #expect(desktop.status == 0 && desktop.stdout.isEmpty, "\(desktop.stdout)")
+
+    // The staged daemon finds its plugins in ../lib/grow/plugins, not in the build dir.
+    let daemon = try BackgroundProcess(grow, ["daemon"], environment: harness.environment)
+    defer { daemon.kill() }
+    #expect(daemon.waitUntil(timeout: 10) {
+      (try? Command.run(grow, ["status"], environment: harness.environment).status) == 0
+    }, "\(daemon.stderr)")
+    let plugins = try Command.run(grow, ["plugins", "--json"], environment: harness.environment)
+    let list = try JSONSerialization.jsonObject(with: Data(plugins.stdout.utf8)) as? [[String: String]]
+    let locations = Dictionary(uniqueKeysWithValues: (list ?? []).map { ($0["id"] ?? "", $0) })
+    for id in ["notify", "dnd", "statusbar", "x11"] {
+      #expect(locations[id]?["location"] == "\(stage)/usr/lib/grow/plugins/libgrow-plugin-\(id).so")
+    }
+    #expect(locations["statusbar"]?["state"] == "running")
+    daemon.terminate()
+
+    let uninstall = try Command.run("make", ["uninstall"] + make, timeout: 60)
+    #expect(uninstall.status == 0, "\(uninstall.stderr)")
+    let left = try FileManager.default.contentsOfDirectory(atPath: stage)
+    #expect(left == [])
+  }
+}

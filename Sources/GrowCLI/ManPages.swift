@@ -120,11 +120,14 @@ enum ManPages {
     case .text: "text"
     case .name: "name"
     case .nameList: "name, name, ..."
+    case .choice(let choices): choices.joined(separator: " | ")
+    case .windowPatterns: "app, app:/title regex/, /title regex/, ..."
     }
   }
 
   private static func header(_ title: String, _ section: Int, _ manual: String) -> String {
-    ".TH \(title) \(section) \"\" \"grow \(growVersion)\" \"\(manual)\""
+    // Left-adjusted: justified lines would stretch `grow stats` into `grow  stats`.
+    ".TH \(title) \(section) \"\" \"grow \(growVersion)\" \"\(manual)\"\n.ad l"
   }
 
   /// A paragraph of running text.

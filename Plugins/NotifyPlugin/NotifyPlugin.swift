@@ -81,6 +81,8 @@ public final class NotifyPlugin: GrowPlugin {
       self?.cancelWarning()
       self?.cancelReminder()
     }
+    context.subscribe(DistractionStarted.self) { [weak self] event in self?.distraction(event) }
+    context.subscribe(AwayResumed.self) { [weak self] event in self?.welcomeBack(event) }
     context.subscribeToAll { [weak self] event in self?.other(event) }
   }
 
@@ -135,11 +137,6 @@ public final class NotifyPlugin: GrowPlugin {
       // Published by the dnd plugin. Hold back only when the server itself was not silenced;
       // a paused server queues Grow's notifications like everyone else's.
       heldBack = fields["enabled"] == .bool(true) && fields["silences_server"] == .bool(false)
-    case "distraction-started":
-      // DISTRACTION: the X11 monitor (written separately) is expected to publish an event
-      // named "distraction-started"; its fields are read if it has any ("title", "class").
-      // Nothing else about that plugin is assumed here.
-      distraction(fields)
     default:
       break
     }
@@ -181,17 +178,22 @@ public final class NotifyPlugin: GrowPlugin {
     show(.breakOver, content)
   }
 
-  private func distraction(_ fields: [String: JSONValue]) {
-    var what = "Something else took your attention"
-    if case .string(let title)? = fields["title"], !title.isEmpty {
-      what = "'\(title)' took your attention"
-    } else if case .string(let name)? = fields["class"], !name.isEmpty {
-      what = "\(name) took your attention"
-    }
-    let status = timer.status
-    let focus = status.state == .focus ? " during focus on '\(status.card)'" : ""
+  /// One gentle nudge per distraction (the X11 monitor flags it after its grace period).
+  private func distraction(_ event: DistractionStarted) {
+    let what = event.app.isEmpty ? "Something else" : event.app
     show(.distraction, Content(
-      summary: "Distraction", body: "\(what)\(focus).", icon: "dialog-warning", actions: []))
+      summary: "Distraction",
+      body: "\(what) took your attention during focus on '\(event.card)'.",
+      icon: "dialog-warning", actions: []))
+  }
+
+  /// Focus paused itself while nobody was there; say how long, once the person is back.
+  private func welcomeBack(_ event: AwayResumed) {
+    show(.away, Content(
+      summary: "Welcome back",
+      body: "You were away \(DurationText.format(event.awaySeconds)); focus on "
+        + "'\(event.card)' goes on.",
+      icon: "appointment-soon", actions: []))
   }
 
   private func warn() {

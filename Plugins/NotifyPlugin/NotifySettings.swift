@@ -10,6 +10,8 @@ enum NotificationKind: String, CaseIterable {
   case breakOver = "break-over"
   case longBreakDue = "long-break-due"
   case distraction
+  /// Back after focus paused itself while nobody was there.
+  case away
   case warning
 
   /// `x-dunst-stack-tag` and `x-canonical-private-synchronous`: servers that know them keep
@@ -27,7 +29,7 @@ struct NotifySettings {
     "Walk around the room.", "Roll your shoulders and breathe out slowly.",
   ]
 
-  var kinds: Set<NotificationKind> = [.focusOver, .breakOver, .longBreakDue, .distraction]
+  var kinds: Set<NotificationKind> = [.focusOver, .breakOver, .longBreakDue, .distraction, .away]
   /// How long before a phase ends the warning comes; nil for none.
   var warnBefore: TimeInterval?
   /// Milliseconds; -1 for the server's default, 0 for never.

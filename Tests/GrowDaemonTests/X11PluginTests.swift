@@ -133,6 +133,33 @@ import Testing
     #expect(phase.pauseCount == 1)
   }
 
+  @Test(.enabled(if: NotificationServers.haveDisplay, "dunst needs an X display"))
+  func theNotifyPluginNudgesOnADistractionAndWelcomesBackAfterAway() throws {
+    // Without dnd: a paused dunst would hold the notifications back until focus ends.
+    let desktop = try Desktop(
+      Self.distracting + "\nidle-pause = 2s\n\n[plugins]\nenable = x11, notify, events\n")
+    let dunst = try NotificationServers.dunst(desktop.harness)
+    defer { dunst.kill() }
+    let editor = try desktop.display.openWindow(class: "Editor", title: "notes.md")
+    let game = try desktop.display.openWindow(class: "Game", title: "Level 3")
+    try desktop.display.activate(editor)
+    try desktop.start()
+    #expect(try desktop.harness.grow("start").status == 0)
+    // Input now, so the 1s grace runs out well before the 2s idle pause.
+    try desktop.display.xdotool("mousemove", "100", "100")
+    try desktop.display.activate(game)
+    _ = try desktop.waitFor("distraction-started")
+    try desktop.display.activate(editor)
+    _ = try desktop.waitFor("away-paused")
+    try desktop.display.xdotool("mousemove", "300", "300")
+    _ = try desktop.waitFor("away-resumed")
+    let bodies = try desktop.harness.dunstHistory().map {
+      ($0["summary"] ?? "") + ": " + ($0["body"] ?? "")
+    }
+    #expect(bodies.contains("Distraction: Game took your attention during focus on 'work'."))
+    #expect(bodies.contains { $0.hasPrefix("Welcome back: You were away ") })
+  }
+
   @Test func strictModeMinimisesTheWindowUnderOpenbox() throws {
     let desktop = try Desktop(Self.distracting + "\n[card.work]\nblock = minimize\n")
     let game = try desktop.display.openWindow(class: "Game", title: "Level 3")

@@ -190,6 +190,23 @@ final class X11Display {
     return String(decoding: bytes, as: UTF8.self)
   }
 
+  /// Whether the window manager says it keeps `_NET_ACTIVE_WINDOW` up to date (EWMH
+  /// `_NET_SUPPORTED`); without it no active window can be followed.
+  func publishesActiveWindow() -> Bool {
+    guard let supported = property(root, "_NET_SUPPORTED", type: XA_ATOM) else { return false }
+    let wanted = atom("_NET_ACTIVE_WINDOW")
+    // Format-32 properties arrive as C longs.
+    return supported.withUnsafeBytes { Array($0.bindMemory(to: Int.self)) }
+      .contains { UInt($0) == wanted }
+  }
+
+  /// Whether the MIT-SCREEN-SAVER extension is there (the idle fallback).
+  var hasScreenSaverExtension: Bool {
+    var eventBase: Int32 = 0
+    var errorBase: Int32 = 0
+    return XScreenSaverQueryExtension(display, &eventBase, &errorBase) != 0
+  }
+
   /// Asks the window manager to minimise `window` (ICCCM WM_CHANGE_STATE).
   func iconify(_ window: XWindowID) {
     XIconifyWindow(display, window, XDefaultScreen(display))

@@ -61,8 +61,19 @@ public final class X11Plugin: GrowPlugin {
     self.display = display
     windowManager = display.windowManagerName() ?? "no window manager"
     context.log.info("watching X display \(name) (window manager: \(windowManager))")
+    // What `grow plugins` and `grow doctor` show: what this X session gives the monitor.
+    let activeWindow =
+      display.publishesActiveWindow() ? "publishes _NET_ACTIVE_WINDOW" : "NO _NET_ACTIVE_WINDOW"
+    var facts = [
+      "\(windowManager) \(activeWindow)",
+      display.hasIdleAlarms ? "XSync idle alarms" : "NO XSync IDLETIME",
+      display.hasScreenSaverExtension ? "XScreenSaver" : "no XScreenSaver",
+    ]
     if windowManager.lowercased().hasPrefix("i3") {
-      context.setNote("i3 ignores minimise requests: block = minimize only flags windows here")
+      facts.append("i3 ignores minimise requests: block = minimize only flags windows here")
+    }
+    context.setNote(facts.joined(separator: "; "))
+    if windowManager.lowercased().hasPrefix("i3") {
       context.log.warning("i3 ignores minimise requests; block = minimize only flags windows")
     }
     if !display.hasIdleAlarms {

@@ -280,7 +280,16 @@ struct Doctor {
       let reload = "then 'grow plugins reload \(plugin.id)'"
       switch plugin.state {
       case "running":
-        return .ok(check, "running (\(plugin.source) \(plugin.location))")
+        let detail =
+          "running (\(plugin.source) \(plugin.location))" + (plugin.note.map { "; \($0)" } ?? "")
+        // The x11 plugin's note says what the X session lacks in capitals ("NO XSync …").
+        if plugin.id == "x11", plugin.note?.contains("NO ") == true {
+          return .warning(
+            check, detail,
+            fix: "use a window manager that follows EWMH (openbox, i3, xfwm4, kwin, mutter) "
+              + "and an X server with the SYNC extension")
+        }
+        return .ok(check, detail)
       case "disabled": return .ok(check, "disabled in the config")
       case "unavailable":
         return .warning(check, "unavailable: \(reason)", fix: "provide what it needs, \(reload)")

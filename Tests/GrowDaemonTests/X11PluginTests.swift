@@ -180,7 +180,8 @@ import Testing
     let human = try desktop.harness.grow("plugins")
     #expect(
       human.stdout.contains(
-        "    note: i3 ignores minimise requests: block = minimize only flags windows here"))
+        "    note: i3 publishes _NET_ACTIVE_WINDOW; XSync idle alarms; XScreenSaver; "
+          + "i3 ignores minimise requests: block = minimize only flags windows here"))
   }
 
   @Test func thePluginSurvivesADestroyedWindowAndTheServerGoingAway() throws {

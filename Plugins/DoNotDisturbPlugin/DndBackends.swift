@@ -114,7 +114,9 @@ final class XfceBackend: DndBackend {
       }
     }
     if blocking {
-      do { answer(.success(try bus.call(message, timeout: 1500))) } catch { answer(.failure(error)) }
+      do { answer(.success(try bus.call(message, timeout: 1500))) } catch {
+        answer(.failure(error))
+      }
     } else {
       bus.call(message, timeout: 3000, reply: answer)
     }

@@ -70,7 +70,8 @@ public final class DoNotDisturbPlugin: GrowPlugin {
     log = context.log
     timer = context.timer
     do {
-      (defaultPolicy, cardPolicies) = try Self.readPolicies(context.config, deck: context.timer.deck)
+      (defaultPolicy, cardPolicies) = try Self.readPolicies(
+        context.config, deck: context.timer.deck)
     } catch {
       throw PluginError.misconfigured(error.description)
     }

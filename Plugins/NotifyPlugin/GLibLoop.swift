@@ -57,7 +57,9 @@ final class GLibLoop {
     guard isRunning else { return }
     if descriptorCount > 0 {
       _ = descriptors.withUnsafeMutableBufferPointer { buffer in
-        buffer.withMemoryRebound(to: pollfd.self) { poll($0.baseAddress, nfds_t(descriptorCount), 0) }
+        buffer.withMemoryRebound(to: pollfd.self) {
+          poll($0.baseAddress, nfds_t(descriptorCount), 0)
+        }
       }
     }
     let ready = descriptors.withUnsafeMutableBufferPointer { buffer in

@@ -75,11 +75,13 @@ final class DesktopNotification {
     // notify_notification_new only returns NULL when GLib cannot allocate, which aborts first.
     raw = notify_notification_new("", nil, nil)
     let box = Unmanaged.passUnretained(self).toOpaque()
-    cnotify_connect_closed(raw, { _, data in
-      guard let data else { return }
-      let notification = Unmanaged<DesktopNotification>.fromOpaque(data).takeUnretainedValue()
-      MainActor.assumeIsolated { notification.onClosed?() }
-    }, box)
+    cnotify_connect_closed(
+      raw,
+      { _, data in
+        guard let data else { return }
+        let notification = Unmanaged<DesktopNotification>.fromOpaque(data).takeUnretainedValue()
+        MainActor.assumeIsolated { notification.onClosed?() }
+      }, box)
   }
 
   isolated deinit {
@@ -108,19 +110,22 @@ final class DesktopNotification {
       // The variant is floating; set_hint sinks it.
       switch hint {
       case .string(let text): notify_notification_set_hint(raw, name, g_variant_new_string(text))
-      case .bool(let flag): notify_notification_set_hint(raw, name, g_variant_new_boolean(flag ? 1 : 0))
+      case .bool(let flag):
+        notify_notification_set_hint(raw, name, g_variant_new_boolean(flag ? 1 : 0))
       }
     }
     notify_notification_clear_actions(raw)
     let box = Unmanaged.passUnretained(self).toOpaque()
     for action in actions {
-      notify_notification_add_action(raw, action.key, action.label, { _, key, data in
-        guard let key, let data else { return }
-        let notification = Unmanaged<DesktopNotification>.fromOpaque(data)
-          .takeUnretainedValue()
-        let name = String(cString: key)
-        MainActor.assumeIsolated { notification.onAction?(name) }
-      }, box, nil)
+      notify_notification_add_action(
+        raw, action.key, action.label,
+        { _, key, data in
+          guard let key, let data else { return }
+          let notification = Unmanaged<DesktopNotification>.fromOpaque(data)
+            .takeUnretainedValue()
+          let name = String(cString: key)
+          MainActor.assumeIsolated { notification.onAction?(name) }
+        }, box, nil)
     }
   }
 

@@ -89,7 +89,7 @@ public final class NotifyPlugin: GrowPlugin {
   public func stop() {
     cancelWarning()
     cancelReminder()
-    notifications.values.forEach { $0.close() }
+    for notification in notifications.values { notification.close() }
     notifications.removeAll()
   }
 
@@ -181,30 +181,37 @@ public final class NotifyPlugin: GrowPlugin {
   /// One gentle nudge per distraction (the X11 monitor flags it after its grace period).
   private func distraction(_ event: DistractionStarted) {
     let what = event.app.isEmpty ? "Something else" : event.app
-    show(.distraction, Content(
-      summary: "Distraction",
-      body: "\(what) took your attention during focus on '\(event.card)'.",
-      icon: "dialog-warning", actions: []))
+    show(
+      .distraction,
+      Content(
+        summary: "Distraction",
+        body: "\(what) took your attention during focus on '\(event.card)'.",
+        icon: "dialog-warning", actions: []))
   }
 
   /// Focus paused itself while nobody was there; say how long, once the person is back.
   private func welcomeBack(_ event: AwayResumed) {
-    show(.away, Content(
-      summary: "Welcome back",
-      body: "You were away \(DurationText.format(event.awaySeconds)); focus on "
-        + "'\(event.card)' goes on.",
-      icon: "appointment-soon", actions: []))
+    show(
+      .away,
+      Content(
+        summary: "Welcome back",
+        body: "You were away \(DurationText.format(event.awaySeconds)); focus on "
+          + "'\(event.card)' goes on.",
+        icon: "appointment-soon", actions: []))
   }
 
   private func warn() {
     guard let phase = timerPhase(), let deadline = phase.deadline else { return }
     let left = DurationText.format(max(1, deadline.timeIntervalSinceNow.rounded()))
     let focus = phase.kind == .focus
-    show(.warning, Content(
-      summary: focus ? "Focus ends in \(left)" : "\(phase.kind.displayName.capitalized) ends in \(left)",
-      body: focus ? "Time to wrap up on '\(phase.card)'." : "Get ready to focus again.",
-      icon: "appointment-soon",
-      actions: focus ? [(.extendFocus, "+5 min")] : []))
+    show(
+      .warning,
+      Content(
+        summary: focus
+          ? "Focus ends in \(left)" : "\(phase.kind.displayName.capitalized) ends in \(left)",
+        body: focus ? "Time to wrap up on '\(phase.card)'." : "Get ready to focus again.",
+        icon: "appointment-soon",
+        actions: focus ? [(.extendFocus, "+5 min")] : []))
   }
 
   private func nextSuggestion() -> String? {
@@ -302,7 +309,8 @@ public final class NotifyPlugin: GrowPlugin {
       MainActor.assumeIsolated {
         guard let self, let next = self.timer.status.next, next.isBreak else { return }
         let card = self.timer.status.card
-        let length = (try? self.timer.deck.card(named: card))
+        let length =
+          (try? self.timer.deck.card(named: card))
           .map { next == .longBreak ? $0.longBreak : $0.shortBreak } ?? 0
         self.focusOver(next: next, length: length, waiting: true)
       }

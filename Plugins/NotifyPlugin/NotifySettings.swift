@@ -48,7 +48,8 @@ struct NotifySettings {
       for name in section.list("events") where name != "none" {
         guard let kind = NotificationKind(rawValue: name) else {
           throw Self.invalid(
-            section, entry, "unknown event '\(name)'; known: none, "
+            section, entry,
+            "unknown event '\(name)'; known: none, "
               + NotificationKind.allCases.map(\.rawValue).joined(separator: ", "))
         }
         kinds.insert(kind)

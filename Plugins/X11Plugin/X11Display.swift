@@ -141,7 +141,8 @@ final class X11Display {
     guard XGetClassHint(display, window, &hint) != 0 else {
       // No WM_CLASS (or BadWindow): still a window when it has a title.
       guard let title = title(of: window) else { return nil }
-      return WindowInfo(id: window, instance: "", windowClass: "", title: title, pid: pid(of: window))
+      return WindowInfo(
+        id: window, instance: "", windowClass: "", title: title, pid: pid(of: window))
     }
     let instance = hint.res_name.map { String(cString: $0) } ?? ""
     let windowClass = hint.res_class.map { String(cString: $0) } ?? ""

@@ -183,7 +183,8 @@ public final class X11Plugin: GrowPlugin {
     if status.state == .focus, !status.paused, let window = active,
       let card = try? context.timer.deck.card(named: status.card),
       DistractionRules(distractions: card.distractions, allowed: card.allowed)
-        .distraction(instance: window.instance, windowClass: window.windowClass, title: window.title)
+        .distraction(
+          instance: window.instance, windowClass: window.windowClass, title: window.title)
         != nil
     {
       match = (card, window)

@@ -143,7 +143,8 @@ enum Completions {
     for command in commands {
       var lines: [String] = []
       if !command.actionWords.isEmpty {
-        lines.append("(( CURRENT == 3 )) && compadd -- \(command.actionWords.joined(separator: " "))")
+        lines.append(
+          "(( CURRENT == 3 )) && compadd -- \(command.actionWords.joined(separator: " "))")
       }
       if command.takesCard { lines.append("compadd -- ${(f)\"$(_grow_cards)\"}") }
       if command.takesCommand { lines.append("_describe 'command' commands") }
@@ -204,7 +205,8 @@ enum Completions {
     ]
     for command in commands {
       lines.append(
-        "complete -c grow -n __fish_use_subcommand -a \(command.name) -d \(fishQuoted(command.summary))")
+        "complete -c grow -n __fish_use_subcommand -a \(command.name) -d \(fishQuoted(command.summary))"
+      )
     }
     for command in commands {
       let when = "-n '__fish_seen_subcommand_from \(command.name)'"
@@ -233,7 +235,8 @@ enum Completions {
   }
 
   private static func fishQuoted(_ text: String) -> String {
-    "'" + text.replacingOccurrences(of: "\\", with: "\\\\")
+    "'"
+      + text.replacingOccurrences(of: "\\", with: "\\\\")
       .replacingOccurrences(of: "'", with: "\\'") + "'"
   }
 }

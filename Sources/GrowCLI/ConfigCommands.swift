@@ -38,8 +38,10 @@ extension Commands {
       let problems = PluginHost.configurationProblems(in: config, directories: .standard())
       guard problems.isEmpty else { throw CLIError.failed(problems.joined(separator: "\n")) }
       let source =
-        config.path == nil ? "no config file at \(shownPath); using the defaults" : "\(shownPath): ok"
-      say("\(source) (cards: \(config.deck.names.joined(separator: ", ")); default: "
+        config.path == nil
+        ? "no config file at \(shownPath); using the defaults" : "\(shownPath): ok"
+      say(
+        "\(source) (cards: \(config.deck.names.joined(separator: ", ")); default: "
           + "\(config.deck.defaultCardName))")
     } catch let error as ConfigError {
       throw .failed(error.description)

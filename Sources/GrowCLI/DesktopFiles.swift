@@ -6,7 +6,8 @@ import GrowDaemon
 enum DesktopFiles {
   /// The first line of every file `grow install --user` writes: `--remove` deletes only files
   /// that carry it, so it never deletes something the person wrote.
-  static let userMarker = "# Written by 'grow install --user'; 'grow install --user --remove' deletes it."
+  static let userMarker =
+    "# Written by 'grow install --user'; 'grow install --user --remove' deletes it."
 
   static let unitName = "grow.service"
   static let dbusServiceFileName = "\(GrowBusAPI.busName).service"

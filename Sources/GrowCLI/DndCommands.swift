@@ -33,7 +33,10 @@ extension Commands {
     }
     let values: [String: BusValue]
     do {
-      values = try client.call("GetAll", [.string(interface)], interface: "org.freedesktop.DBus.Properties")
+      values =
+        try client.call(
+          "GetAll", [.string(interface)], interface: "org.freedesktop.DBus.Properties"
+        )
         .first?.vardictEntries ?? [:]
     } catch {
       throw dndError(error)
@@ -42,14 +45,16 @@ extension Commands {
     let backend = values["Backend"]?.stringValue ?? "none"
     let server = values["Server"]?.stringValue ?? ""
     let untilMicroseconds = values["Until"]?.integerValue ?? 0
-    let until = untilMicroseconds > 0
+    let until =
+      untilMicroseconds > 0
       ? Date(timeIntervalSince1970: TimeInterval(untilMicroseconds) / 1_000_000) : nil
     if arguments.flag("json") {
       let object: [String: Any] = [
         "enabled": enabled, "backend": backend, "server": server.isEmpty ? NSNull() : server,
         "until": until.map { $0.formatted(Date.ISO8601FormatStyle()) } ?? NSNull(),
       ]
-      let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+      let data =
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
       return say(String(decoding: data, as: UTF8.self))
     }
     var line = "Do-Not-Disturb: " + (enabled ? "on" : "off")

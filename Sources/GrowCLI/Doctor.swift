@@ -219,7 +219,9 @@ struct Doctor {
       }
       let cards = "cards: " + config.deck.names.joined(separator: ", ")
       return .ok(
-        check, config.path == nil ? "no file at \(path); the defaults (\(cards))" : "\(path): ok (\(cards))")
+        check,
+        config.path == nil
+          ? "no file at \(path); the defaults (\(cards))" : "\(path): ok (\(cards))")
     }
   }
 

@@ -98,7 +98,8 @@ struct UserInstaller {
         + "the daemon" + (start == .systemd ? " through grow.service." : "."))
     switch start {
     case .systemd:
-      try write(DesktopFiles.systemdUnit(executable: executable, marker: marker), to: paths.systemdUnit)
+      try write(
+        DesktopFiles.systemdUnit(executable: executable, marker: marker), to: paths.systemdUnit)
       say("  The unit starts with your graphical session and restarts the daemon if it fails.")
       try removeOurs(paths.autostartEntry, because: "the unit replaces it")
       say("Enable it (grow does not run systemctl for you):")
@@ -110,7 +111,9 @@ struct UserInstaller {
       say("  Your desktop starts it at login; set Hidden=true in it to switch it off.")
       try removeOurs(paths.systemdUnit, because: "the autostart entry replaces it")
     }
-    say("i3 does not start autostart entries or graphical-session.target; add to ~/.config/i3/config:")
+    say(
+      "i3 does not start autostart entries or graphical-session.target; add to ~/.config/i3/config:"
+    )
     say("  exec --no-startup-id dbus-update-activation-environment --systemd DISPLAY XAUTHORITY")
     switch start {
     case .systemd: say("  exec --no-startup-id systemctl --user start grow.service")
@@ -186,8 +189,9 @@ extension Commands {
     do {
       if arguments.flag("remove") {
         if arguments.flag("autostart") || arguments.flag("systemd") {
-          throw CLIError.usage("grow install --remove removes everything it wrote; drop "
-            + "--autostart/--systemd")
+          throw CLIError.usage(
+            "grow install --remove removes everything it wrote; drop "
+              + "--autostart/--systemd")
         }
         try UserInstaller(paths: UserInstallPaths(), executable: "").remove()
         return

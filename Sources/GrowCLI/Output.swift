@@ -14,7 +14,7 @@ func sayExactly(_ text: String) {
   var offset = 0
   while offset < bytes.count {
     let written = bytes.withUnsafeMutableBytes { buffer in
-      write(1, buffer.baseAddress! + offset, buffer.count - offset)
+      write(1, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
     }
     if written < 0, errno == EINTR { continue }
     if written < 0, errno == EPIPE { exit(0) }

@@ -32,7 +32,8 @@ extension Commands {
       guard arguments.positionals.count == 2 else {
         throw .usage("usage: grow plugins reload ID")
       }
-      try client.call("Reload", [.string(arguments.positionals[1])], interface: GrowBusAPI.pluginsInterface)
+      try client.call(
+        "Reload", [.string(arguments.positionals[1])], interface: GrowBusAPI.pluginsInterface)
     } else {
       try expect(arguments, atMost: 0, "plugins")
     }
@@ -51,7 +52,9 @@ extension Commands {
       say(line)
       if let summary = plugin.summary { say("    \(summary)") }
       if let note = plugin.note { say("    note: \(note)") }
-      if let error = plugin.error { say("    \(plugin.state == "failed" ? "error" : "why"): \(error)") }
+      if let error = plugin.error {
+        say("    \(plugin.state == "failed" ? "error" : "why"): \(error)")
+      }
     }
   }
 }

@@ -192,13 +192,19 @@ struct StatusBarRenderer {
   private struct I3barBlock: Encodable {
     let name = "grow"
     let instance = "timer"
-    let full_text: String
+    let fullText: String
     let color: String
     let markup = "none"
+
+    // The i3bar protocol's own key names.
+    enum CodingKeys: String, CodingKey {
+      case name, instance, color, markup
+      case fullText = "full_text"
+    }
   }
 
   private func i3barLine(_ text: String, _ snapshot: StatusSnapshot) -> String {
-    "[" + Self.json(I3barBlock(full_text: text, color: Self.color(snapshot.displayState))) + "]"
+    "[" + Self.json(I3barBlock(fullText: text, color: Self.color(snapshot.displayState))) + "]"
   }
 
   static func color(_ state: DisplayState) -> String {

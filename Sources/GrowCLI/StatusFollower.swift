@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 import GrowCore
 import GrowDBus
-import GrowLoop
 import GrowDaemon
+import GrowLoop
 import GrowPluginKit
 
 /// `grow status --follow`: one line per change for a bar that reads a never-ending script.

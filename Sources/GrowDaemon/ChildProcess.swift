@@ -45,7 +45,8 @@ enum ChildExit: Equatable, CustomStringConvertible {
     switch self {
     case .statusUnavailable: "exited"
     case .exited(let code): "exited with status \(code)"
-    case .killed(let signal): "was killed by signal \(signal) (\(String(cString: strsignal(signal))))"
+    case .killed(let signal):
+      "was killed by signal \(signal) (\(String(cString: strsignal(signal))))"
     }
   }
 }
@@ -60,7 +61,10 @@ enum ChildProcess {
     var pipes: [(read: Int32, write: Int32)] = []
     defer {
       // The child's ends are closed in the parent whatever happens; ours survive below.
-      for pair in pipes { close(pair.read); close(pair.write) }
+      for pair in pipes {
+        close(pair.read)
+        close(pair.write)
+      }
     }
     for _ in 0..<3 {
       var ends: [Int32] = [-1, -1]

@@ -122,7 +122,8 @@ public final class ExternalPlugin {
     ChildProcess.signalGroup(run.child.pid, SIGTERM)
     run.killTimer = Self.oneShot(after: limits.stopGracePeriod) { [weak self, weak run] in
       guard let self, let run, self.run === run else { return }
-      self.context.log.warning("did not exit \(self.limits.stopGracePeriod)s after SIGTERM; killing it")
+      self.context.log.warning(
+        "did not exit \(self.limits.stopGracePeriod)s after SIGTERM; killing it")
       ChildProcess.signalGroup(run.child.pid, SIGKILL)
     }
   }
@@ -166,7 +167,8 @@ public final class ExternalPlugin {
     guard let run, run.cutOffReason == nil, !run.inputClosed else { return }
     run.outgoing.append(contentsOf: line.utf8)
     if run.outgoing.count - run.outgoingSent > limits.outgoingBuffer {
-      cutOff(run, "stopped reading its input (\(limits.outgoingBuffer / 1024) KiB of events waiting)")
+      cutOff(
+        run, "stopped reading its input (\(limits.outgoingBuffer / 1024) KiB of events waiting)")
       return
     }
     flush(run)
@@ -175,7 +177,8 @@ public final class ExternalPlugin {
   private func flush(_ run: Run) {
     while run.outgoingSent < run.outgoing.count {
       let result = run.outgoing.withUnsafeBytes { bytes in
-        ChildProcess.write(run.child.stdin, UnsafeRawBufferPointer(rebasing: bytes[run.outgoingSent...]))
+        ChildProcess.write(
+          run.child.stdin, UnsafeRawBufferPointer(rebasing: bytes[run.outgoingSent...]))
       }
       switch result {
       case .done(let count):

@@ -19,13 +19,16 @@ public struct PluginDirectories: Sendable, Equatable {
   public static func standard(
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> PluginDirectories {
-    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+    let executable =
+      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
       ?? CommandLine.arguments[0]
     let binDirectory = (executable as NSString).deletingLastPathComponent
-    let installed = ((binDirectory as NSString).appendingPathComponent("../lib/grow/plugins")
+    let installed =
+      ((binDirectory as NSString).appendingPathComponent("../lib/grow/plugins")
       as NSString).standardizingPath
     var user = (environment["GROW_PLUGIN_PATH"] ?? "").split(separator: ":").map(String.init)
-    let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+    let dataHome =
+      environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
       ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
     user.append(dataHome + "/grow/plugins")
     return PluginDirectories(builtIn: [binDirectory, installed], user: user)
@@ -196,7 +199,8 @@ public final class PluginHost {
   private func load(_ id: String) {
     guard let record = records[id] else { return }
     let section =
-      config.pluginSections[id] ?? ConfigSection(name: "plugin.\(id)", path: config.path ?? "", line: 0)
+      config.pluginSections[id]
+      ?? ConfigSection(name: "plugin.\(id)", path: config.path ?? "", line: 0)
     switch record.source {
     case .builtIn(let path), .library(let path):
       do {
@@ -345,8 +349,8 @@ public final class PluginHost {
           builtIn && Self.builtInIDs.contains(id) ? .builtIn(path: path) : .library(path: path)
       }
     }
-    directories.builtIn.forEach { scan($0, true) }
-    directories.user.forEach { scan($0, false) }
+    for directory in directories.builtIn { scan(directory, true) }
+    for directory in directories.user { scan(directory, false) }
     return found
   }
 

@@ -33,7 +33,10 @@ final class TimerService {
     bus.subscribe(PhaseEnded.self, as: "dbus") { [weak self] event in
       self?.object.emit(
         "PhaseEnded", on: GrowBusAPI.timerInterface,
-        [.string(event.phase.kind.rawValue), .string(event.phase.card), .string(event.outcome.rawValue)])
+        [
+          .string(event.phase.kind.rawValue), .string(event.phase.card),
+          .string(event.outcome.rawValue),
+        ])
     }
     // Streak and BestStreak need no subscription of their own: a phase is recorded while its
     // PhaseEnded is delivered, and the timer's TimerChanged always follows, so they go out
@@ -95,7 +98,9 @@ final class TimerService {
           [
             .array(
               element: "a{sv}",
-              timer.deck.cards.map { Self.encode($0, isDefault: $0.name == timer.deck.defaultCardName) })
+              timer.deck.cards.map {
+                Self.encode($0, isDefault: $0.name == timer.deck.defaultCardName)
+              })
           ]
         },
       ],

@@ -93,7 +93,8 @@ public final class HistoryRecorder {
       card: phase.card, kind: phase.kind, plannedSeconds: phase.duration,
       actualSeconds: phase.elapsed(at: end), startedAt: phase.startedAt, endedAt: end,
       outcome: outcome, pauseCount: pauseCount, pausedSeconds: phase.pausedTotal + pausedNow,
-      awaySeconds: awaySeconds, intention: phase.kind == .focus ? intention : nil, timeZone: timeZone())
+      awaySeconds: awaySeconds, intention: phase.kind == .focus ? intention : nil,
+      timeZone: timeZone())
     pauseCount = 0
     phaseStartedAt = nil
     let ended = distractions

@@ -15,8 +15,10 @@ let package = Package(
   ],
   targets: [
     // C libraries, each behind a thin Swift wrapper.
-    .systemLibrary(name: "CInih", path: "CInih", pkgConfig: "inih", providers: [.apt(["libinih-dev"])]),
-    .systemLibrary(name: "CDBus", path: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+    .systemLibrary(
+      name: "CInih", path: "CInih", pkgConfig: "inih", providers: [.apt(["libinih-dev"])]),
+    .systemLibrary(
+      name: "CDBus", path: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
     // epoll and pidfd_open, which Swift's Glibc module leaves out.
     .systemLibrary(name: "CLinux", path: "CLinux"),
 

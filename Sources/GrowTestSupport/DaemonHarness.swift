@@ -57,7 +57,9 @@ public final class DaemonHarness {
     return try Command.run("cat", ["/proc/\(pid)/maps"]).stdout
   }
 
-  public var configPath: String { bus.environment["XDG_CONFIG_HOME", default: ""] + "/grow/config.ini" }
+  public var configPath: String {
+    bus.environment["XDG_CONFIG_HOME", default: ""] + "/grow/config.ini"
+  }
 
   public func writeConfig(_ text: String) throws {
     let url = URL(fileURLWithPath: configPath)
@@ -79,7 +81,8 @@ public final class DaemonHarness {
 
   /// Runs the `grow` CLI against this bus.
   @discardableResult
-  public func grow(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
+  public func grow(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String)
+  {
     try Command.run(Binaries.grow, arguments, environment: environment)
   }
 

@@ -21,7 +21,8 @@ public enum NotificationServers {
   /// Starts xfconfd and xfce4-notifyd (both need no activation this way).
   public static func xfce(_ harness: DaemonHarness) throws -> [BackgroundProcess] {
     let library = "/usr/lib/x86_64-linux-gnu/xfce4"
-    let xfconf = try BackgroundProcess("\(library)/xfconf/xfconfd", [], environment: harness.environment)
+    let xfconf = try BackgroundProcess(
+      "\(library)/xfconf/xfconfd", [], environment: harness.environment)
     try waitForName("org.xfce.Xfconf", harness, process: xfconf)
     let notifyd = try BackgroundProcess(
       "\(library)/notifyd/xfce4-notifyd", [], environment: harness.environment)
@@ -37,22 +38,27 @@ public enum NotificationServers {
   ) throws -> BackgroundProcess {
     let mock = try BackgroundProcess(
       "/usr/bin/python3",
-      ["-m", "dbusmock", "--session", "org.freedesktop.Notifications",
-       "/org/freedesktop/Notifications", "org.freedesktop.Notifications"],
+      [
+        "-m", "dbusmock", "--session", "org.freedesktop.Notifications",
+        "/org/freedesktop/Notifications", "org.freedesktop.Notifications",
+      ],
       environment: harness.environment)
     try waitForName("org.freedesktop.Notifications", harness, process: mock)
-    let methods: [(String, String, String, String)] = [
-      ("GetServerInformation", "", "ssss", "ret = ('\(name)', '\(vendor)', '1.0', '1.2')"),
-      ("GetCapabilities", "", "as", "ret = ['body', 'actions']"),
-      ("Notify", "susssasa{sv}i", "u", "ret = 7"),
-      ("CloseNotification", "u", "", ""),
-    ] + extraMethods
+    let methods: [(String, String, String, String)] =
+      [
+        ("GetServerInformation", "", "ssss", "ret = ('\(name)', '\(vendor)', '1.0', '1.2')"),
+        ("GetCapabilities", "", "as", "ret = ['body', 'actions']"),
+        ("Notify", "susssasa{sv}i", "u", "ret = 7"),
+        ("CloseNotification", "u", "", ""),
+      ] + extraMethods
     for (method, inSignature, outSignature, code) in methods {
       let result = try harness.run(
         "gdbus",
-        ["call", "--session", "-d", "org.freedesktop.Notifications", "-o",
-         "/org/freedesktop/Notifications", "-m", "org.freedesktop.DBus.Mock.AddMethod",
-         "org.freedesktop.Notifications", method, inSignature, outSignature, code])
+        [
+          "call", "--session", "-d", "org.freedesktop.Notifications", "-o",
+          "/org/freedesktop/Notifications", "-m", "org.freedesktop.DBus.Mock.AddMethod",
+          "org.freedesktop.Notifications", method, inSignature, outSignature, code,
+        ])
       guard result.status == 0 else { throw HarnessError("AddMethod \(method): \(result)") }
     }
     return mock
@@ -62,8 +68,10 @@ public enum NotificationServers {
   public static func mockCalls(_ harness: DaemonHarness) throws -> String {
     try harness.run(
       "gdbus",
-      ["call", "--session", "-d", "org.freedesktop.Notifications", "-o",
-       "/org/freedesktop/Notifications", "-m", "org.freedesktop.DBus.Mock.GetCalls"]
+      [
+        "call", "--session", "-d", "org.freedesktop.Notifications", "-o",
+        "/org/freedesktop/Notifications", "-m", "org.freedesktop.DBus.Mock.GetCalls",
+      ]
     ).stdout
   }
 
@@ -73,8 +81,10 @@ public enum NotificationServers {
     let owned = try process.waitUntil(timeout: timeout, interval: 0.1) {
       try harness.run(
         "dbus-send",
-        ["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-         "org.freedesktop.DBus.NameHasOwner", "string:\(name)"]
+        [
+          "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+          "org.freedesktop.DBus.NameHasOwner", "string:\(name)",
+        ]
       ).stdout.contains("boolean true")
     }
     guard owned else {
@@ -98,7 +108,8 @@ extension DaemonHarness {
 
   /// `dunstctl is-paused`, as dunst itself says it.
   public func dunstIsPaused() throws -> Bool? {
-    switch try run("dunstctl", ["is-paused"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) {
+    switch try run("dunstctl", ["is-paused"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    {
     case "true": true
     case "false": false
     default: nil

@@ -37,12 +37,12 @@ struct ExternalPluginBenchmark {
     try FileManager.default.createDirectory(
       atPath: configDirectory, withIntermediateDirectories: true)
     try """
-      [plugins]
-      enable = probe
+    [plugins]
+    enable = probe
 
-      [plugin.probe]
-      exec = python3 -u \(probe) \(results)
-      """.write(toFile: configDirectory + "/config.ini", atomically: true, encoding: .utf8)
+    [plugin.probe]
+    exec = python3 -u \(probe) \(results)
+    """.write(toFile: configDirectory + "/config.ini", atomically: true, encoding: .utf8)
 
     let daemon = try BackgroundProcess(
       Binaries.grow, ["daemon"], environment: bus.environment)

@@ -1,3 +1,4 @@
-import GrowCLI
 import Foundation
+import GrowCLI
+
 exit(MainActor.assumeIsolated { runGrow(Array(CommandLine.arguments.dropFirst())) })

@@ -81,22 +81,26 @@ import Testing
     let harness = try DaemonHarness(startDaemon: false)
     let unknown = try harness.grow("strat")
     #expect(unknown.status == 2)
-    #expect(unknown.stderr == "grow: unknown command 'strat'; did you mean 'start'? (see 'grow help')\n")
+    #expect(
+      unknown.stderr == "grow: unknown command 'strat'; did you mean 'start'? (see 'grow help')\n")
     let badDuration = try harness.grow("extend", "5x")
     #expect(badDuration.status == 2)
     #expect(badDuration.stderr.contains("'5x' is not a duration"))
     let badOption = try harness.grow("status", "--jsn")
     #expect(badOption.status == 2)
-    #expect(badOption.stderr.contains("unknown option --jsn (this command takes --follow, --format, --json, --template)"))
+    #expect(
+      badOption.stderr.contains(
+        "unknown option --jsn (this command takes --follow, --format, --json, --template)"))
   }
 
   @Test func helpAndVersionNeedNoDaemon() throws {
     let harness = try DaemonHarness(startDaemon: false)
     let help = try harness.grow("help")
     #expect(help.status == 0)
-    for command in ["daemon", "start", "pause", "resume", "toggle", "skip", "stop", "extend",
-      "status", "cards", "config", "demo"]
-    {
+    for command in [
+      "daemon", "start", "pause", "resume", "toggle", "skip", "stop", "extend",
+      "status", "cards", "config", "demo",
+    ] {
       #expect(help.stdout.contains("\n  \(command) "), "help lists \(command)")
     }
     let startHelp = try harness.grow("help", "start")

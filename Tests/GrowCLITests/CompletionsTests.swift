@@ -112,7 +112,9 @@ import Testing
     let (text, warnings) = try render("1")
     #expect(warnings == "")
     let help = try DaemonHarness(startDaemon: false).grow("help").stdout
-    let commands = help.split(separator: "\n", omittingEmptySubsequences: false).drop { $0 != "commands:" }.dropFirst()
+    let commands = help.split(separator: "\n", omittingEmptySubsequences: false).drop {
+      $0 != "commands:"
+    }.dropFirst()
       .prefix { !$0.isEmpty }.map { $0.split(separator: " ").first.map(String.init) ?? "" }
     #expect(commands.count > 15)
     for command in commands {

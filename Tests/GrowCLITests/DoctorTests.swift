@@ -21,8 +21,10 @@ import Testing
     let owned = dunst.waitUntil(timeout: 10) {
       let reply = try? harness.run(
         "dbus-send",
-        ["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-         "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.Notifications"])
+        [
+          "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+          "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.Notifications",
+        ])
       return reply?.stdout.contains("boolean true") ?? false
     }
     #expect(owned, "dunst did not start: \(dunst.stderr)")
@@ -101,7 +103,9 @@ import Testing
     #expect(json.status == 1)
     let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
     #expect(report?["ok"] as? Bool == false)
-    let display = (report?["checks"] as? [[String: Any]])?.first { $0["check"] as? String == "display" }
+    let display = (report?["checks"] as? [[String: Any]])?.first {
+      $0["check"] as? String == "display"
+    }
     #expect(display?["status"] as? String == "failed")
     #expect((display?["fix"] as? String)?.hasPrefix("run grow in your X session") == true)
   }

@@ -84,7 +84,8 @@ import Testing
     try FileManager.default.createDirectory(
       atPath: runtime + "/systemd", withIntermediateDirectories: true)
     let bound = try Command.run(
-      "python3", ["-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", socket])
+      "python3",
+      ["-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", socket])
     #expect(bound.status == 0)
 
     let result = try harness.grow("install", "--user")
@@ -95,7 +96,9 @@ import Testing
         == "Starting at login with a systemd user unit: a user systemd instance is running "
         + "(\(socket)). Use --autostart for an autostart entry instead.")
     #expect(lines.contains("wrote \(paths.unit)"))
-    #expect(lines.contains("  systemctl --user daemon-reload && systemctl --user enable --now grow.service"))
+    #expect(
+      lines.contains(
+        "  systemctl --user daemon-reload && systemctl --user enable --now grow.service"))
     #expect(lines.contains("  exec --no-startup-id systemctl --user start grow.service"))
     #expect(
       read(paths.dbusService) == Self.marker
@@ -126,12 +129,15 @@ import Testing
   /// `systemd-analyze --user verify` needs a user manager, which a root CI container lacks;
   /// the system manager's `verify` reads the same unit syntax, so fall back to it.
   func verifyUnit(_ path: String, environment: [String: String]) throws {
-    let user = try Command.run("systemd-analyze", ["--user", "verify", path], environment: environment)
+    let user = try Command.run(
+      "systemd-analyze", ["--user", "verify", path], environment: environment)
     if user.status == 0 {
       #expect(user.stderr == "")
       return
     }
-    print("systemd-analyze --user verify cannot run here (\(user.stderr.trimmingCharacters(in: .newlines))); using systemd-analyze verify")
+    print(
+      "systemd-analyze --user verify cannot run here (\(user.stderr.trimmingCharacters(in: .newlines))); using systemd-analyze verify"
+    )
     let system = try Command.run("systemd-analyze", ["verify", path], environment: environment)
     #expect(system.status == 0, "\(system.stderr)")
     #expect(system.stderr == "")
@@ -184,20 +190,20 @@ import Testing
     // A bus of our own whose only service directory is the one grow install wrote to.
     let configPath = harness.bus.directory.appendingPathComponent("activation-bus.conf").path
     try """
-      <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-       "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-      <busconfig>
-        <type>session</type>
-        <listen>unix:tmpdir=/tmp</listen>
-        <auth>EXTERNAL</auth>
-        <servicedir>\(serviceDirectory)</servicedir>
-        <policy context="default">
-          <allow send_destination="*" eavesdrop="true"/>
-          <allow eavesdrop="true"/>
-          <allow own="*"/>
-        </policy>
-      </busconfig>
-      """.write(toFile: configPath, atomically: true, encoding: .utf8)
+    <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+     "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+    <busconfig>
+      <type>session</type>
+      <listen>unix:tmpdir=/tmp</listen>
+      <auth>EXTERNAL</auth>
+      <servicedir>\(serviceDirectory)</servicedir>
+      <policy context="default">
+        <allow send_destination="*" eavesdrop="true"/>
+        <allow eavesdrop="true"/>
+        <allow own="*"/>
+      </policy>
+    </busconfig>
+    """.write(toFile: configPath, atomically: true, encoding: .utf8)
     var environment = harness.environment
     environment["DISPLAY"] = ""
     // Not the harness's bus: the activated daemon must get this bus's address from dbus-daemon.
@@ -211,8 +217,10 @@ import Testing
 
     let activatable = try Command.run(
       "dbus-send",
-      ["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-       "org.freedesktop.DBus.ListActivatableNames"], environment: environment)
+      [
+        "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+        "org.freedesktop.DBus.ListActivatableNames",
+      ], environment: environment)
     #expect(activatable.stdout.contains("string \"org.grow.Grow1\""))
 
     let status = try Command.run(Binaries.grow, ["status"], environment: environment)
@@ -220,10 +228,14 @@ import Testing
     #expect(status.stdout.hasPrefix("○ idle"), "\(status.stdout)")
     let owner = try Command.run(
       "dbus-send",
-      ["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-       "org.freedesktop.DBus.GetConnectionUnixProcessID", "string:org.grow.Grow1"],
+      [
+        "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+        "org.freedesktop.DBus.GetConnectionUnixProcessID", "string:org.grow.Grow1",
+      ],
       environment: environment)
-    let pid = owner.stdout.split(separator: " ").last.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    let pid = owner.stdout.split(separator: " ").last.flatMap {
+      Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
     #expect(pid != nil)
     // The daemon dbus-daemon started is the grow that was installed.
     if let pid {
@@ -279,8 +291,10 @@ import Testing
 
     let installed = files(under: stage)
     // Everything but the Swift runtime, which is whatever the toolchain needs.
-    #expect(installed.filter { !$0.hasPrefix("usr/lib/grow/lib") || $0.contains("GrowKit") }
-      == Self.expectedFiles.filter { !$0.hasPrefix("usr/lib/grow/lib") || $0.contains("GrowKit") })
+    #expect(
+      installed.filter { !$0.hasPrefix("usr/lib/grow/lib") || $0.contains("GrowKit") }
+        == Self.expectedFiles.filter { !$0.hasPrefix("usr/lib/grow/lib") || $0.contains("GrowKit") }
+    )
     #expect(installed.contains("usr/lib/grow/libswiftCore.so"))
     #expect(installed.contains("usr/lib/grow/libFoundation.so"))
     #expect(!installed.contains { $0.contains("growtest") })
@@ -296,17 +310,20 @@ import Testing
       service
         == "[D-BUS Service]\nName=org.grow.Grow1\nExec=/usr/bin/grow daemon\n"
         + "SystemdService=grow.service\n")
-    let desktop = try Command.run("desktop-file-validate", [stage + "/usr/share/applications/grow.desktop"])
+    let desktop = try Command.run(
+      "desktop-file-validate", [stage + "/usr/share/applications/grow.desktop"])
     #expect(desktop.status == 0 && desktop.stdout.isEmpty, "\(desktop.stdout)")
 
     // The staged daemon finds its plugins in ../lib/grow/plugins, not in the build dir.
     let daemon = try BackgroundProcess(grow, ["daemon"], environment: harness.environment)
     defer { daemon.kill() }
-    #expect(daemon.waitUntil(timeout: 10) {
-      (try? Command.run(grow, ["status"], environment: harness.environment).status) == 0
-    }, "\(daemon.stderr)")
+    #expect(
+      daemon.waitUntil(timeout: 10) {
+        (try? Command.run(grow, ["status"], environment: harness.environment).status) == 0
+      }, "\(daemon.stderr)")
     let plugins = try Command.run(grow, ["plugins", "--json"], environment: harness.environment)
-    let list = try JSONSerialization.jsonObject(with: Data(plugins.stdout.utf8)) as? [[String: String]]
+    let list =
+      try JSONSerialization.jsonObject(with: Data(plugins.stdout.utf8)) as? [[String: String]]
     let locations = Dictionary(uniqueKeysWithValues: (list ?? []).map { ($0["id"] ?? "", $0) })
     for id in ["notify", "dnd", "statusbar", "x11"] {
       #expect(locations[id]?["location"] == "\(stage)/usr/lib/grow/plugins/libgrow-plugin-\(id).so")

@@ -16,8 +16,11 @@ struct FocusTimerCycleTests {
         "focus 3 @190", "short-break 3 @215", "focus 4 @220", "long-break 4 @245",
         "focus 1 @260",
       ])
-    #expect(rig.ends.prefix(3) == ["focus 1 completed @25", "short-break 1 completed @30",
-      "focus 2 completed @55"])
+    #expect(
+      rig.ends.prefix(3) == [
+        "focus 1 completed @25", "short-break 1 completed @30",
+        "focus 2 completed @55",
+      ])
     #expect(rig.log.all(PhaseEnded.self).allSatisfy { $0.outcome == .completed })
   }
 
@@ -35,9 +38,10 @@ struct FocusTimerCycleTests {
       #expect(next.phase.startedAt == end.endedAt)
       #expect(end.endedAt == end.phase.startedAt.addingTimeInterval(end.phase.duration))
     }
-    #expect(rig.starts.suffix(5) == [
-      "focus 1 @520", "short-break 1 @545", "focus 2 @550", "short-break 2 @575", "focus 3 @580",
-    ])
+    #expect(
+      rig.starts.suffix(5) == [
+        "focus 1 @520", "short-break 1 @545", "focus 2 @550", "short-break 2 @575", "focus 3 @580",
+      ])
     let status = rig.timer.status
     #expect(status.state == .focus)
     #expect(status.cycle == 3)
@@ -327,9 +331,10 @@ struct FocusTimerExtendTests {
     try rig.timer.start()
     try rig.timer.extend(by: 24 * hour - 25 * minute)
     #expect(rig.timer.status.duration == 24 * hour)
-    #expect(throws: TimerError.invalidArgument(
-      "can only extend by 1s or more, up to a phase of 24h (asked for 1s)"))
-    {
+    #expect(
+      throws: TimerError.invalidArgument(
+        "can only extend by 1s or more, up to a phase of 24h (asked for 1s)")
+    ) {
       try rig.timer.extend(by: 1)
     }
   }
@@ -461,17 +466,19 @@ struct FocusTimerSkipStopTests {
     let rig = Rig()
     try rig.timer.start()
     rig.advance(minutes: 10)
-    #expect(throws: TimerError.invalidState(
-      "focus on 'work' is already running (15:00 left); "
-        + "use 'grow stop' to end it or 'grow skip' to move on"))
-    {
+    #expect(
+      throws: TimerError.invalidState(
+        "focus on 'work' is already running (15:00 left); "
+          + "use 'grow stop' to end it or 'grow skip' to move on")
+    ) {
       try rig.timer.start()
     }
     rig.time.advance(by: 15 * minute + 0.5)
-    #expect(throws: TimerError.invalidState(
-      "short break on 'work' is already running (5:00 left); "
-        + "use 'grow stop' to end it or 'grow skip' to move on"))
-    {
+    #expect(
+      throws: TimerError.invalidState(
+        "short break on 'work' is already running (5:00 left); "
+          + "use 'grow stop' to end it or 'grow skip' to move on")
+    ) {
       try rig.timer.start(card: "work")
     }
   }
@@ -720,7 +727,7 @@ private final class ScriptedClock: TimeSource {
   func fireAll() {
     let due = alarms.compactMap(\.action)
     alarms.removeAll()
-    due.forEach { $0() }
+    for action in due { action() }
   }
 }
 

@@ -27,7 +27,8 @@ func date(
   var calendar = Calendar(identifier: .gregorian)
   calendar.timeZone = timeZone
   let parts = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute)
-  return calendar.date(from: parts)!
+  guard let date = calendar.date(from: parts) else { fatalError("no such date: \(parts)") }
+  return date
 }
 
 let minute: TimeInterval = 60

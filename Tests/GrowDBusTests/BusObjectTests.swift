@@ -35,7 +35,8 @@ import Testing
           },
         ],
         properties: [
-          .init("Mode", "s", get: { .string(mode) }, set: { value in mode = value.stringValue ?? "" })
+          .init(
+            "Mode", "s", get: { .string(mode) }, set: { value in mode = value.stringValue ?? "" })
         ],
         signals: [.init("Said", [.init("text", "s")])]))
   }
@@ -85,7 +86,8 @@ import Testing
 
   @Test func unknownMethodsAndInterfacesAreNamed() async throws {
     #expect(try await call("Nothing").failure?.name == BusError.unknownMethod)
-    #expect(try await call("Echo", interface: "test.Other").failure?.name == BusError.unknownInterface)
+    #expect(
+      try await call("Echo", interface: "test.Other").failure?.name == BusError.unknownInterface)
   }
 
   @Test func propertiesCanBeReadWrittenAndAnnounced() async throws {

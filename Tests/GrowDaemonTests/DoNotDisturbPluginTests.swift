@@ -91,7 +91,8 @@ struct DoNotDisturbPluginTests {
 
   @Test func growDndDrivesDunstAndTheDBusInterface() throws {
     let (harness, dunst) = try dunstHarness(Self.longFocus)
-    #expect(try harness.grow("dnd", "status").stdout == "Do-Not-Disturb: off\nbackend: dunst (dunst)\n")
+    #expect(
+      try harness.grow("dnd", "status").stdout == "Do-Not-Disturb: off\nbackend: dunst (dunst)\n")
     #expect(try harness.grow("dnd", "on", "--for", "30m").status == 0)
     #expect(try harness.eventually { try harness.dunstIsPaused() == true })
     let status = try harness.dndStatus()
@@ -101,24 +102,33 @@ struct DoNotDisturbPluginTests {
     #expect(try harness.eventually { try harness.dunstIsPaused() == false })
     #expect(try harness.grow("dnd", "toggle").stdout.hasPrefix("Do-Not-Disturb: on\n"))
     #expect(try harness.eventually { try harness.dunstIsPaused() == true })
-    let busctl = ["--user", "call", "org.grow.Grow1", "/org/grow/Grow1",
-                  "org.grow.Grow1.DoNotDisturb"]
+    let busctl = [
+      "--user", "call", "org.grow.Grow1", "/org/grow/Grow1",
+      "org.grow.Grow1.DoNotDisturb",
+    ]
     #expect(try harness.run("busctl", busctl + ["Disable"]).status == 0)
     #expect(try harness.eventually { try harness.dunstIsPaused() == false })
     #expect(try harness.run("busctl", busctl + ["Enable", "u", "0"]).status == 0)
     #expect(try harness.eventually { try harness.dunstIsPaused() == true })
-    let property = ["--user", "get-property", "org.grow.Grow1", "/org/grow/Grow1",
-                    "org.grow.Grow1.DoNotDisturb"]
+    let property = [
+      "--user", "get-property", "org.grow.Grow1", "/org/grow/Grow1",
+      "org.grow.Grow1.DoNotDisturb",
+    ]
     #expect(try harness.run("busctl", property + ["Enabled"]).stdout == "b true\n")
     #expect(try harness.run("busctl", property + ["Backend"]).stdout == "s \"dunst\"\n")
     #expect(try harness.run("busctl", property + ["Until"]).stdout == "x 0\n")
-    #expect(try harness.run("busctl", [
-      "--user", "set-property", "org.grow.Grow1", "/org/grow/Grow1",
-      "org.grow.Grow1.DoNotDisturb", "Enabled", "b", "false",
-    ]).status == 0)
+    #expect(
+      try harness.run(
+        "busctl",
+        [
+          "--user", "set-property", "org.grow.Grow1", "/org/grow/Grow1",
+          "org.grow.Grow1.DoNotDisturb", "Enabled", "b", "false",
+        ]
+      ).status == 0)
     #expect(try harness.eventually { try harness.dunstIsPaused() == false })
-    #expect(try harness.grow("dnd", "on", "--for", "soon").stderr
-      .contains("--for:"))
+    #expect(
+      try harness.grow("dnd", "on", "--for", "soon").stderr
+        .contains("--for:"))
     _ = dunst
   }
 
@@ -133,9 +143,10 @@ struct DoNotDisturbPluginTests {
 
   @Test func withoutAServerGrowKeepsItsOwnState() throws {
     let harness = try DaemonHarness(config: Self.longFocus)
-    #expect(try harness.eventually {
-      try harness.grow("dnd", "status").stdout.contains("backend: none: no notification server")
-    })
+    #expect(
+      try harness.eventually {
+        try harness.grow("dnd", "status").stdout.contains("backend: none: no notification server")
+      })
     try harness.grow("start")
     #expect(try harness.eventually { try harness.dndStatus()["enabled"] as? Bool == true })
     #expect(try harness.status()["state"] as? String == "focus")
@@ -145,9 +156,10 @@ struct DoNotDisturbPluginTests {
     let harness = try DaemonHarness(config: Self.longFocus, startDaemon: false)
     let servers = try NotificationServers.xfce(harness)
     try harness.start()
-    #expect(try harness.eventually {
-      try harness.dndStatus()["backend"] as? String == "xfce4-notifyd"
-    })
+    #expect(
+      try harness.eventually {
+        try harness.dndStatus()["backend"] as? String == "xfce4-notifyd"
+      })
     let query = ["-c", "xfce4-notifyd", "-p", "/do-not-disturb"]
     try harness.grow("start")
     #expect(try harness.eventually { try harness.run("xfconf-query", query).stdout == "true\n" })
@@ -166,13 +178,16 @@ struct DoNotDisturbPluginTests {
     try harness.start()
     #expect(try harness.eventually { try harness.dndStatus()["backend"] as? String == "kde" })
     try harness.grow("start")
-    #expect(try harness.eventually {
-      try NotificationServers.mockCalls(harness).contains("'Inhibit', [<'grow'>, <'Focus session'>")
-    })
+    #expect(
+      try harness.eventually {
+        try NotificationServers.mockCalls(harness).contains(
+          "'Inhibit', [<'grow'>, <'Focus session'>")
+      })
     try harness.grow("stop")
-    #expect(try harness.eventually {
-      try NotificationServers.mockCalls(harness).contains("'UnInhibit', [<uint32 42>]")
-    })
+    #expect(
+      try harness.eventually {
+        try NotificationServers.mockCalls(harness).contains("'UnInhibit', [<uint32 42>]")
+      })
     _ = mock
   }
 

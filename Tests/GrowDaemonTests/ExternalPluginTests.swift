@@ -122,7 +122,8 @@ import Testing
     try setup.harness.writeConfig("[plugin.quitter]\nexec = \(script)\n")
     try setup.harness.start()
     try setup.wait("two runs") { setup.read("runs").split(separator: "\n").count >= 2 }
-    #expect(setup.daemonLog.contains("grow[quitter] warning: exited with status 3; restarting in 1s"))
+    #expect(
+      setup.daemonLog.contains("grow[quitter] warning: exited with status 3; restarting in 1s"))
     try setup.wait("the third run, 2 s later") {
       setup.read("runs").split(separator: "\n").count >= 3
     }
@@ -195,9 +196,10 @@ import Testing
     #expect(errors[3].hasPrefix(#""seconds" must be a number"#))
     #expect(errors[4] == "nothing is running to pause; start with 'grow start [CARD]'")
     #expect(errors[5].hasPrefix("line of 70000 bytes refused"))
-    #expect(results.map { $0["command"] as? String } == [
-      nil, nil, "explode", "extend", "pause", nil, "log",
-    ])
+    #expect(
+      results.map { $0["command"] as? String } == [
+        nil, nil, "explode", "extend", "pause", nil, "log",
+      ])
     #expect(setup.daemonLog.contains("grow[garbage] info: hi there"))
     #expect(setup.daemonLog.contains("grow[garbage] warning: refused a command line: not JSON"))
     #expect(try setup.harness.status()["state"] as? String == "idle")

@@ -23,7 +23,11 @@ struct NotifyPluginTests {
     let dunst = try NotificationServers.dunst(harness)
     // stdbuf: dbus-monitor's stdout is a file here, which stdio would buffer until exit.
     let monitor = try BackgroundProcess(
-      "stdbuf", ["-oL", "dbus-monitor", "--session", "interface='org.freedesktop.Notifications',member='Notify'"],
+      "stdbuf",
+      [
+        "-oL", "dbus-monitor", "--session",
+        "interface='org.freedesktop.Notifications',member='Notify'",
+      ],
       environment: harness.environment)
     try harness.start()
     #expect(try harness.grow("start").status == 0)
@@ -62,13 +66,15 @@ struct NotifyPluginTests {
     try harness.grow("resume")  // the break
     #expect(try harness.eventually { try harness.status()["next"] as? String == "focus" })
     try harness.grow("resume")  // the second focus
-    #expect(try harness.eventually(timeout: 15) {
-      try harness.status()["next"] as? String == "short-break"
-    })
+    #expect(
+      try harness.eventually(timeout: 15) {
+        try harness.status()["next"] as? String == "short-break"
+      })
     // focus-over (replaced once) and break-over: two on screen, not three.
-    #expect(try harness.eventually {
-      try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("2")
-    })
+    #expect(
+      try harness.eventually {
+        try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("2")
+      })
     let summaries = try harness.dunstHistory().compactMap { $0["summary"] }.sorted()
     #expect(summaries == ["Break over", "Focus done"])
     _ = dunst
@@ -80,12 +86,14 @@ struct NotifyPluginTests {
     try harness.start()
     try harness.grow("start")
     #expect(try harness.eventually { try harness.status()["next"] as? String == "short-break" })
-    #expect(try harness.eventually {
-      try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1")
-    })
+    #expect(
+      try harness.eventually {
+        try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1")
+      })
     #expect(try harness.run("dunstctl", ["action", "0"]).status == 0)
     #expect(try harness.eventually { try harness.status()["state"] as? String == "short-break" })
-    #expect(harness.daemonLog.contains("grow[notify] info: focus-over notification: 'start-break' done"))
+    #expect(
+      harness.daemonLog.contains("grow[notify] info: focus-over notification: 'start-break' done"))
     _ = dunst
   }
 
@@ -106,9 +114,10 @@ struct NotifyPluginTests {
     let dunst = try NotificationServers.dunst(harness)
     try harness.start()
     try harness.grow("start")
-    #expect(try harness.eventually {
-      try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1")
-    })
+    #expect(
+      try harness.eventually {
+        try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1")
+      })
     #expect(try harness.status()["state"] as? String == "focus")
     let warning = try harness.dunstHistory().first
     #expect(warning?["summary"] == "Focus ends in 28s")
@@ -125,9 +134,10 @@ struct NotifyPluginTests {
     #expect(harness.eventually { harness.daemonLog.contains(line) })
     #expect(harness.daemonLog.components(separatedBy: line).count == 2, "one line only")
     let dunst = try NotificationServers.dunst(harness)
-    #expect(try harness.eventually {
-      try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1")
-    })
+    #expect(
+      try harness.eventually {
+        try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1")
+      })
     #expect(try harness.dunstHistory().first?["summary"] == "Focus done")
     _ = dunst
   }

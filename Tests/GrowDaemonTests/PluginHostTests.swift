@@ -94,9 +94,10 @@ import Testing
     try harness.installPlugin(library: "libgrowtest-future-api.so", as: "future-api")
     try harness.start()
     let error = try harness.plugins()["future-api"]?["error"] ?? ""
-    #expect(error.hasSuffix(
-      "libgrow-plugin-future-api.so was built for Grow plugin API 99, but this grow provides "
-        + "API 1; rebuild the plugin against this version of GrowKit"))
+    #expect(
+      error.hasSuffix(
+        "libgrow-plugin-future-api.so was built for Grow plugin API 99, but this grow provides "
+          + "API 1; rebuild the plugin against this version of GrowKit"))
   }
 
   @Test func librariesThatAreNotPluginsOrAreUnsafeAreRefused() throws {

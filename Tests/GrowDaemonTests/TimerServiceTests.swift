@@ -51,14 +51,20 @@ import Testing
     let get = { (name: String) throws -> String in
       try harness.run(
         "busctl",
-        ["--user", "get-property", "org.grow.Grow1", "/org/grow/Grow1", "org.grow.Grow1.Timer", name]
+        [
+          "--user", "get-property", "org.grow.Grow1", "/org/grow/Grow1", "org.grow.Grow1.Timer",
+          name,
+        ]
       ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
     #expect(try get("State") == "s \"idle\"")
     #expect(try get("EndsAt") == "x 0")
     let start = try harness.run(
       "busctl",
-      ["--user", "call", "org.grow.Grow1", "/org/grow/Grow1", "org.grow.Grow1.Timer", "Start", "s", ""])
+      [
+        "--user", "call", "org.grow.Grow1", "/org/grow/Grow1", "org.grow.Grow1.Timer", "Start", "s",
+        "",
+      ])
     #expect(start.status == 0)
     #expect(try get("State") == "s \"focus\"")
     #expect(try get("Card") == "s \"work\"")
@@ -101,22 +107,28 @@ import Testing
 
     let wrongType = try harness.run(
       "dbus-send",
-      ["--session", "--print-reply", "--dest=org.grow.Grow1", "/org/grow/Grow1",
-        "org.grow.Grow1.Timer.Extend", "string:five"])
+      [
+        "--session", "--print-reply", "--dest=org.grow.Grow1", "/org/grow/Grow1",
+        "org.grow.Grow1.Timer.Extend", "string:five",
+      ])
     #expect(wrongType.status != 0)
     #expect(wrongType.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs"))
     #expect(wrongType.stderr.contains("Extend takes arguments of type 'u', got 's'"))
 
     let missing = try harness.run(
       "dbus-send",
-      ["--session", "--print-reply", "--dest=org.grow.Grow1", "/org/grow/Grow1",
-        "org.grow.Grow1.Timer.Start"])
+      [
+        "--session", "--print-reply", "--dest=org.grow.Grow1", "/org/grow/Grow1",
+        "org.grow.Grow1.Timer.Start",
+      ])
     #expect(missing.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs"))
 
     let extra = try harness.run(
       "dbus-send",
-      ["--session", "--print-reply", "--dest=org.grow.Grow1", "/org/grow/Grow1",
-        "org.grow.Grow1.Timer.Pause", "int32:1"])
+      [
+        "--session", "--print-reply", "--dest=org.grow.Grow1", "/org/grow/Grow1",
+        "org.grow.Grow1.Timer.Pause", "int32:1",
+      ])
     #expect(extra.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs"))
 
     let unknownMethod = try gdbus(harness, "Frobnicate")
@@ -124,8 +136,10 @@ import Testing
 
     let readOnly = try harness.run(
       "busctl",
-      ["--user", "set-property", "org.grow.Grow1", "/org/grow/Grow1", "org.grow.Grow1.Timer",
-        "State", "s", "idle"])
+      [
+        "--user", "set-property", "org.grow.Grow1", "/org/grow/Grow1", "org.grow.Grow1.Timer",
+        "State", "s", "idle",
+      ])
     #expect(readOnly.status != 0)
     #expect(readOnly.stderr.contains("State is read-only"))
 

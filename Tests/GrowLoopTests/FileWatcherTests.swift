@@ -20,7 +20,10 @@ import Testing
 
   @Test func readableFiresWhenDataArrivesAndNotBefore() async throws {
     let (reader, writer) = makePipe()
-    defer { close(reader); close(writer) }
+    defer {
+      close(reader)
+      close(writer)
+    }
     var seen: [String] = []
     let watch = FileWatcher.shared.watch(reader, for: .readable) { _ in
       var buffer = [UInt8](repeating: 0, count: 64)
@@ -37,7 +40,10 @@ import Testing
 
   @Test func writableIsOnlyReportedWhileAskedFor() async throws {
     let (reader, writer) = makePipe()
-    defer { close(reader); close(writer) }
+    defer {
+      close(reader)
+      close(writer)
+    }
     var writableCount = 0
     let box = WatchBox()
     let watch = FileWatcher.shared.watch(writer, for: []) { _ in
@@ -103,7 +109,10 @@ import Testing
 
   @Test func twoWatchesOnOneDescriptorEachGetWhatTheyAskFor() async throws {
     let (reader, writer) = makePipe()
-    defer { close(reader); close(writer) }
+    defer {
+      close(reader)
+      close(writer)
+    }
     var first = 0
     var second = 0
     let a = FileWatcher.shared.watch(reader, for: .readable) { _ in first += 1 }

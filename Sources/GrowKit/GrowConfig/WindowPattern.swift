@@ -75,8 +75,9 @@ public struct WindowPattern: @unchecked Sendable {
   /// Whether a window with this WM_CLASS and title is what the pattern describes.
   public func matches(instance: String, windowClass: String, title: String) -> Bool {
     if let name {
-      guard name.caseInsensitiveCompare(instance) == .orderedSame
-        || name.caseInsensitiveCompare(windowClass) == .orderedSame
+      guard
+        name.caseInsensitiveCompare(instance) == .orderedSame
+          || name.caseInsensitiveCompare(windowClass) == .orderedSame
       else { return false }
     }
     if let titleRegex {
@@ -131,9 +132,11 @@ public struct DistractionRules: Sendable {
 
   /// The pattern that makes this window a distraction, if any.
   public func distraction(instance: String, windowClass: String, title: String) -> WindowPattern? {
-    guard !allowed.contains(where: {
-      $0.matches(instance: instance, windowClass: windowClass, title: title)
-    }) else { return nil }
+    guard
+      !allowed.contains(where: {
+        $0.matches(instance: instance, windowClass: windowClass, title: title)
+      })
+    else { return nil }
     return distractions.first {
       $0.matches(instance: instance, windowClass: windowClass, title: title)
     }

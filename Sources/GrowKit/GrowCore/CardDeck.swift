@@ -11,7 +11,8 @@ public struct CardDeck: Sendable, Equatable {
   }
 
   /// One default card and nothing else: what Grow runs on with no config file.
-  public static let standard = CardDeck(cards: [.standard], defaultCardName: FocusCard.standard.name)
+  public static let standard = CardDeck(
+    cards: [.standard], defaultCardName: FocusCard.standard.name)
 
   public var names: [String] { cards.map(\.name) }
 

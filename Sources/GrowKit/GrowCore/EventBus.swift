@@ -48,8 +48,9 @@ public final class EventBus {
   ) -> Subscription {
     nextID += 1
     let entry = Entry(id: nextID, subscriber: subscriber) { event in
-      // The bus only hands an entry the events stored under its type.
-      try handler(event as! E)  // swift-format-ignore: NeverForceUnwrap
+      // The bus only hands an entry the events stored under its type, so this always casts.
+      guard let typed = event as? E else { return }
+      try handler(typed)
     }
     byType[ObjectIdentifier(type), default: []].append(entry)
     return Subscription(id: nextID)

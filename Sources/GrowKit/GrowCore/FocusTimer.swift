@@ -19,7 +19,9 @@ public struct SessionOverrides: Sendable, Equatable {
 
   func applied(to card: FocusCard) throws(TimerError) -> FocusCard {
     var card = card
-    for (label, value) in [("focus", focus), ("short-break", shortBreak), ("long-break", longBreak)] {
+    for (label, value) in [
+      ("focus", focus), ("short-break", shortBreak), ("long-break", longBreak),
+    ] {
       if let value, !(1...DurationText.maximum).contains(value) {
         throw .invalidArgument("\(label) must be between 1s and 24h, not \(shownSeconds(value))")
       }

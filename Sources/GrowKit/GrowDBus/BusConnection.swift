@@ -78,16 +78,19 @@ public final class BusConnection {
     bridge.connection = self
     // libdbus holds the bridge, not the connection, so its callbacks (which also run while
     // the connection is being torn down) never touch a half-deallocated object.
-    dbus_connection_add_filter(raw, { _, message, data in
-      guard let message, let data else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
-      dbus_message_ref(message)
-      let wrapped = BusMessage(taking: message)
-      let bridge = Unmanaged<LoopBridge>.fromOpaque(data).takeUnretainedValue()
-      MainActor.assumeIsolated { bridge.connection?.filter(wrapped) }
-      return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
-    }, Unmanaged.passRetained(bridge).toOpaque(), { data in
-      data.map { Unmanaged<LoopBridge>.fromOpaque($0).release() }
-    })
+    dbus_connection_add_filter(
+      raw,
+      { _, message, data in
+        guard let message, let data else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+        dbus_message_ref(message)
+        let wrapped = BusMessage(taking: message)
+        let bridge = Unmanaged<LoopBridge>.fromOpaque(data).takeUnretainedValue()
+        MainActor.assumeIsolated { bridge.connection?.filter(wrapped) }
+        return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+      }, Unmanaged.passRetained(bridge).toOpaque(),
+      { data in
+        data.map { Unmanaged<LoopBridge>.fromOpaque($0).release() }
+      })
   }
 
   /// Sends what is queued, then closes the connection. Called automatically when the object
@@ -171,12 +174,14 @@ public final class BusConnection {
       return
     }
     let box = Unmanaged.passRetained(ReplyBox(reply)).toOpaque()
-    dbus_pending_call_set_notify(pending, { pending, data in
-      guard let pending, let data else { return }
-      let box = Unmanaged<ReplyBox>.fromOpaque(data).takeUnretainedValue()
-      let message = dbus_pending_call_steal_reply(pending).map(BusMessage.init(taking:))
-      MainActor.assumeIsolated { box.deliver(message) }
-    }, box, { data in data.map { Unmanaged<ReplyBox>.fromOpaque($0).release() } })
+    dbus_pending_call_set_notify(
+      pending,
+      { pending, data in
+        guard let pending, let data else { return }
+        let box = Unmanaged<ReplyBox>.fromOpaque(data).takeUnretainedValue()
+        let message = dbus_pending_call_steal_reply(pending).map(BusMessage.init(taking:))
+        MainActor.assumeIsolated { box.deliver(message) }
+      }, box, { data in data.map { Unmanaged<ReplyBox>.fromOpaque($0).release() } })
     dbus_pending_call_unref(pending)
   }
 
@@ -323,9 +328,9 @@ private final class LoopBridge {
 
   func cancelAll() {
     cancelled = true
-    watches.values.forEach { $0.cancel() }
+    for watch in watches.values { watch.cancel() }
     watches.removeAll()
-    timeouts.values.forEach { $0.cancel() }
+    for timeout in timeouts.values { timeout.cancel() }
     timeouts.removeAll()
   }
 

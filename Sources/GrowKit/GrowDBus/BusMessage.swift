@@ -101,7 +101,8 @@ public final class BusMessage: @unchecked Sendable {
     for argument in arguments {
       guard BusCodec.append(argument, to: &iterator) else {
         throw BusError(
-          name: BusError.invalidArgs, message: "cannot encode a value of type '\(argument.signature)'")
+          name: BusError.invalidArgs,
+          message: "cannot encode a value of type '\(argument.signature)'")
       }
     }
   }

@@ -22,7 +22,8 @@ public struct BusInterface {
 
     public init(
       _ name: String, inputs: [Argument] = [], outputs: [Argument] = [],
-      handler: @escaping (_ arguments: [BusValue], _ call: BusMessage) throws(BusError) -> [BusValue]
+      handler:
+        @escaping (_ arguments: [BusValue], _ call: BusMessage) throws(BusError) -> [BusValue]
     ) {
       self.name = name
       self.inputs = inputs
@@ -146,8 +147,10 @@ public final class BusObject {
     let reply: BusMessage?
     switch result {
     case .success(let values):
-      reply = (try? call.reply(values)) ?? call.errorReply(
-        BusError(name: BusError.failed, message: "could not encode the reply"))
+      reply =
+        (try? call.reply(values))
+        ?? call.errorReply(
+          BusError(name: BusError.failed, message: "could not encode the reply"))
     case .failure(let error):
       reply = call.errorReply(error)
     }
@@ -244,10 +247,12 @@ public final class BusObject {
       for method in interface.methods {
         xml += "    <method name=\"\(method.name)\">\n"
         for argument in method.inputs {
-          xml += "      <arg name=\"\(argument.name)\" type=\"\(argument.signature)\" direction=\"in\"/>\n"
+          xml +=
+            "      <arg name=\"\(argument.name)\" type=\"\(argument.signature)\" direction=\"in\"/>\n"
         }
         for argument in method.outputs {
-          xml += "      <arg name=\"\(argument.name)\" type=\"\(argument.signature)\" direction=\"out\"/>\n"
+          xml +=
+            "      <arg name=\"\(argument.name)\" type=\"\(argument.signature)\" direction=\"out\"/>\n"
         }
         xml += "    </method>\n"
       }
@@ -260,7 +265,8 @@ public final class BusObject {
       }
       for property in interface.properties {
         let access = property.set == nil ? "read" : "readwrite"
-        xml += "    <property name=\"\(property.name)\" type=\"\(property.signature)\" access=\"\(access)\"/>\n"
+        xml +=
+          "    <property name=\"\(property.name)\" type=\"\(property.signature)\" access=\"\(access)\"/>\n"
       }
       xml += "  </interface>\n"
     }

@@ -1,5 +1,5 @@
-import Dispatch
 import CLinux
+import Dispatch
 import Glibc
 
 /// Calls back on the main queue when file descriptors become readable or writable.
@@ -128,7 +128,8 @@ public final class FileWatcher {
     var event = epoll_event()
     event.events = mask
     event.data.u64 = id
-    var result = epoll_ctl(epoll, current == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, descriptor, &event)
+    var result = epoll_ctl(
+      epoll, current == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, descriptor, &event)
     // A descriptor closed without cancelling its watch left epoll by itself (ENOENT), or its
     // number was reused while epoll still knows it (EEXIST): try the other operation.
     if result != 0, errno == ENOENT || errno == EEXIST {

@@ -82,7 +82,12 @@ public enum PluginCommand: Equatable, Sendable {
   /// A JSON value as read from a plugin. JSONDecoder keeps `true` and `1` apart, which
   /// JSONSerialization's NSNumbers do not.
   private indirect enum InputValue: Decodable {
-    case null, bool(Bool), number(Double), string(String), object([String: InputValue]), array
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case object([String: InputValue])
+    case array
 
     init(from decoder: any Decoder) throws {
       let container = try decoder.singleValueContainer()

@@ -172,20 +172,7 @@ struct StatusBarRenderer {
     return lines.joined(separator: "\n")
   }
 
-  static func pangoEscaped(_ text: String) -> String {
-    var escaped = ""
-    for character in text {
-      switch character {
-      case "&": escaped += "&amp;"
-      case "<": escaped += "&lt;"
-      case ">": escaped += "&gt;"
-      case "'": escaped += "&#39;"
-      case "\"": escaped += "&quot;"
-      default: escaped.append(character)
-      }
-    }
-    return escaped
-  }
+  static func pangoEscaped(_ text: String) -> String { text.markupEscaped }
 
   // MARK: i3bar
 

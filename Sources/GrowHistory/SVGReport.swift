@@ -232,19 +232,7 @@ public struct SVGReport {
       + "fill=\"\(fill)\" text-anchor=\"\(anchor)\">\(Self.escaped(content))</text>"
   }
 
-  static func escaped(_ text: String) -> String {
-    var result = ""
-    for character in text {
-      switch character {
-      case "&": result += "&amp;"
-      case "<": result += "&lt;"
-      case ">": result += "&gt;"
-      case "\"": result += "&quot;"
-      default: result.append(character)
-      }
-    }
-    return result
-  }
+  static func escaped(_ text: String) -> String { text.markupEscaped }
 }
 
 /// Coordinates with at most one decimal, so the file stays small and readable.

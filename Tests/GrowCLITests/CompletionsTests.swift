@@ -69,6 +69,23 @@ import Testing
         == "statusbar\ndnd\nnotify\nx11\n")
   }
 
+  @Test func theZshScriptParsesAndFishCompletesWithIt() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    let directory = harness.bus.directory.path
+    try harness.grow("completions", "zsh").stdout.write(
+      toFile: directory + "/_grow", atomically: true, encoding: .utf8)
+    let zsh = try Command.run("zsh", ["-n", directory + "/_grow"])
+    #expect(zsh.status == 0, "\(zsh.stderr)")
+    try harness.grow("completions", "fish").stdout.write(
+      toFile: directory + "/grow.fish", atomically: true, encoding: .utf8)
+    let fish = try Command.run(
+      "fish", ["-c", "source \(directory)/grow.fish; complete -C 'grow sta'"],
+      environment: harness.environment)
+    #expect(fish.stderr == "")
+    let offered = fish.stdout.split(separator: "\n").map { $0.split(separator: "\t")[0] }
+    #expect(offered == ["start", "stats", "status"])
+  }
+
   @Test func zshAndFishScriptsListEveryPublicCommandAndNoHiddenOne() throws {
     let harness = try DaemonHarness(startDaemon: false)
     let zsh = try harness.grow("completions", "zsh").stdout

@@ -22,7 +22,8 @@ let package = Package(
     // Test fixtures: broken plugins. Named so the daemon never finds them by itself; tests
     // copy them into a private plugin directory under a plugin's name.
     .library(name: "growtest-throws-on-init", type: .dynamic, targets: ["ThrowsOnInitPlugin"]),
-    .library(name: "growtest-throws-in-handler", type: .dynamic, targets: ["ThrowsInHandlerPlugin"]),
+    .library(
+      name: "growtest-throws-in-handler", type: .dynamic, targets: ["ThrowsInHandlerPlugin"]),
     .library(name: "growtest-future-api", type: .dynamic, targets: ["FutureAPIPlugin"]),
   ],
   dependencies: [
@@ -57,7 +58,8 @@ let package = Package(
     // Built-in plugins, in Plugins/ (run-time plugins, not SwiftPM package plugins).
     .target(name: "NotifyPlugin", dependencies: [kit, "CNotify"], path: "Plugins/NotifyPlugin"),
     .target(
-      name: "DoNotDisturbPlugin", dependencies: [kit, "CNotify"], path: "Plugins/DoNotDisturbPlugin"),
+      name: "DoNotDisturbPlugin", dependencies: [kit, "CNotify"], path: "Plugins/DoNotDisturbPlugin"
+    ),
     .target(name: "X11Plugin", dependencies: [kit, "CX11"], path: "Plugins/X11Plugin"),
     .target(name: "StatusBarPlugin", dependencies: [kit], path: "Plugins/StatusBarPlugin"),
 
@@ -65,9 +67,11 @@ let package = Package(
     .target(name: "GrowTestSupport", dependencies: [kit]),
 
     // Plugins that fail on purpose, for the plugin host's tests.
-    .target(name: "ThrowsOnInitPlugin", dependencies: [kit], path: "Tests/Fixtures/ThrowsOnInitPlugin"),
     .target(
-      name: "ThrowsInHandlerPlugin", dependencies: [kit], path: "Tests/Fixtures/ThrowsInHandlerPlugin"),
+      name: "ThrowsOnInitPlugin", dependencies: [kit], path: "Tests/Fixtures/ThrowsOnInitPlugin"),
+    .target(
+      name: "ThrowsInHandlerPlugin", dependencies: [kit],
+      path: "Tests/Fixtures/ThrowsInHandlerPlugin"),
     .target(name: "FutureAPIPlugin", dependencies: [kit], path: "Tests/Fixtures/FutureAPIPlugin"),
 
     // Tests mirror Sources/ and Plugins/.

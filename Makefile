@@ -75,6 +75,7 @@ bench: deps
 	$(SWIFT) build -c release --product grow
 	$(SWIFT) build -c release --product grow-bench
 	$(SWIFT) build -c release --product grow  # grow-bench times `grow stats --year` as a process
+	$(SWIFT) build -c release --product grow-plugin-x11  # the x11 section runs the plugin
 	.build/release/grow-bench
 
 # Rewrite the sources with the project style (.swift-format).

@@ -36,6 +36,8 @@ enum X11Notice {
   case titleChanged(XWindowID)
   /// The idle alarm fired: the IDLETIME counter reached or crossed the armed value.
   case idleAlarm(milliseconds: Int64)
+  /// The recheck alarm fired: still idle after another threshold while an inhibitor held.
+  case recheckAlarm(milliseconds: Int64)
 }
 
 /// The thin Swift face of Xlib, XSync and MIT-SCREEN-SAVER for the x11 plugin. Everything that
@@ -57,6 +59,9 @@ final class X11Display {
   private var syncEventBase: Int32 = 0
   private var idleCounter: XSyncCounter = 0
   private var alarm: XSyncAlarm = 0
+  /// A second alarm, so that "input again" stays armed while we wait to look at the
+  /// inhibitors once more.
+  private var recheckAlarm: XSyncAlarm = 0
   private var closed = false
 
   private static var errorHandlerInstalled = false
@@ -91,6 +96,7 @@ final class X11Display {
     guard !closed else { return }
     closed = true
     if alarm != 0, !connectionLost { XSyncDestroyAlarm(display, alarm) }
+    if recheckAlarm != 0, !connectionLost { XSyncDestroyAlarm(display, recheckAlarm) }
     XCloseDisplay(display)
   }
 
@@ -114,8 +120,11 @@ final class X11Display {
         }
       } else if syncEventBase != 0, event.type == syncEventBase + Int32(XSyncAlarmNotify) {
         let alarmEvent = withUnsafePointer(to: &event) { grow_x11_alarm_event($0) }
+        let milliseconds = grow_x11_sync_value(alarmEvent.counter_value)
         if alarmEvent.alarm == alarm {
-          notices.append(.idleAlarm(milliseconds: grow_x11_sync_value(alarmEvent.counter_value)))
+          notices.append(.idleAlarm(milliseconds: milliseconds))
+        } else if recheckAlarm != 0, alarmEvent.alarm == recheckAlarm {
+          notices.append(.recheckAlarm(milliseconds: milliseconds))
         }
       }
     }
@@ -249,24 +258,43 @@ final class X11Display {
   /// Arms the one idle alarm: `becomingIdle` fires when IDLETIME reaches `milliseconds`;
   /// otherwise it fires when IDLETIME drops below it (input again).
   func armIdleAlarm(becomingIdle: Bool, milliseconds: Int64) {
-    guard idleCounter != 0 else { return }
+    alarm = arm(alarm, positive: becomingIdle, milliseconds: milliseconds)
+  }
+
+  /// Arms the recheck alarm: fires when IDLETIME reaches `milliseconds`.
+  func armRecheckAlarm(milliseconds: Int64) {
+    recheckAlarm = arm(recheckAlarm, positive: true, milliseconds: milliseconds)
+  }
+
+  /// Destroys the recheck alarm (input came): left armed, it would fire in a later idle spell.
+  func cancelRecheckAlarm() {
+    guard recheckAlarm != 0 else { return }
+    if !connectionLost { XSyncDestroyAlarm(display, recheckAlarm) }
+    recheckAlarm = 0
+  }
+
+  /// Creates (`existing == 0`) or changes an absolute alarm on IDLETIME; returns its id.
+  private func arm(_ existing: XSyncAlarm, positive: Bool, milliseconds: Int64) -> XSyncAlarm {
+    guard idleCounter != 0 else { return existing }
     var attributes = XSyncAlarmAttributes()
     attributes.trigger.counter = idleCounter
     attributes.trigger.value_type = XSyncAbsolute
     XSyncIntToValue(&attributes.trigger.wait_value, Int32(clamping: milliseconds))
     attributes.trigger.test_type =
-      becomingIdle ? XSyncPositiveComparison : XSyncNegativeComparison
+      positive ? XSyncPositiveComparison : XSyncNegativeComparison
     XSyncIntToValue(&attributes.delta, 0)
     attributes.events = 1
     let mask = UInt(
       XSyncCACounter | XSyncCAValueType | XSyncCAValue | XSyncCATestType | XSyncCADelta
         | XSyncCAEvents)
-    if alarm == 0 {
-      alarm = XSyncCreateAlarm(display, mask, &attributes)
+    var armed = existing
+    if armed == 0 {
+      armed = XSyncCreateAlarm(display, mask, &attributes)
     } else {
-      XSyncChangeAlarm(display, alarm, mask, &attributes)
+      XSyncChangeAlarm(display, armed, mask, &attributes)
     }
     XFlush(display)
+    return armed
   }
 
   private func setUpIdleCounter() {

@@ -18,6 +18,7 @@ public final class X11Plugin: GrowPlugin {
   private let grace: TimeInterval
   private let idlePause: TimeInterval
   private let recordTitles: Bool
+  private let respectsInhibitors: Bool
   private var display: X11Display?
   private var watch: FileWatcher.Watch?
   private let windowManager: String
@@ -33,6 +34,12 @@ public final class X11Plugin: GrowPlugin {
   private var idleSince: Date?
   /// Set while focus is paused because nobody was there.
   private var awayPause: (card: String, since: Date)?
+  /// Counts idle spells, so an inhibitor answer that arrives after input is dropped.
+  private var idleSpell = 0
+  /// Why the last check did not pause, so the log says it once and not at every recheck.
+  private var loggedInhibitor: String?
+  /// The idle spell in which an inhibitor held (its pause counts only the last threshold).
+  private var idleSpellInhibited = -1
 
   public init(context: PluginContext) throws {
     self.context = context
@@ -40,9 +47,7 @@ public final class X11Plugin: GrowPlugin {
     grace = try context.config.duration("grace", default: 10)
     idlePause = try context.config.duration("idle-pause", default: 180, minimum: 1)
     recordTitles = try context.config.bool("record-titles", default: false)
-    // MPRIS and screensaver inhibitors are not consulted yet; the key is accepted so configs
-    // written for it stay valid (see the README).
-    _ = try context.config.bool("idle-respects-inhibitors", default: true)
+    respectsInhibitors = try context.config.bool("idle-respects-inhibitors", default: true)
 
     let name = context.environment["DISPLAY"] ?? ""
     guard !name.isEmpty else {
@@ -127,6 +132,9 @@ public final class X11Plugin: GrowPlugin {
         break
       case .idleAlarm(let milliseconds):
         idleAlarmFired(counter: milliseconds)
+      case .recheckAlarm:
+        // Only meaningful while still idle; input cancels the alarm, a late notice is dropped.
+        if idleSince != nil { pauseUnlessInhibited() }
       }
       if display.connectionLost { return serverGone() }
     }
@@ -280,9 +288,45 @@ public final class X11Plugin: GrowPlugin {
     waitingForIdle = false
     armIdleAlarm()
     context.publish(UserIdle(idleSeconds: idleSeconds))
+    pauseUnlessInhibited()
+  }
+
+  /// Pauses a running focus phase, unless a player plays or an application inhibits idleness:
+  /// then it looks again after another `idle-pause` without input.
+  private func pauseUnlessInhibited() {
     let status = context.timer.status
     // During a break being away is fine; a paused focus is already paused.
     guard status.state == .focus, !status.paused else { return }
+    guard respectsInhibitors, let bus = context.sessionBus else {
+      return pauseForAway(idleSeconds: Date().timeIntervalSince(idleSince ?? Date()))
+    }
+    let spell = idleSpell
+    IdleInhibitors.check(bus: bus) { [weak self] reason in
+      guard let self, let display, spell == idleSpell, idleSince != nil else { return }
+      guard let reason else {
+        loggedInhibitor = nil
+        // The idle spell may have lasted long while a video played; away is what came after
+        // the inhibitor ended, and that is at most the last threshold: count that.
+        let idleSeconds = min(
+          Date().timeIntervalSince(idleSince ?? Date()),
+          spell == idleSpellInhibited ? idlePause : .infinity)
+        return pauseForAway(idleSeconds: idleSeconds)
+      }
+      idleSpellInhibited = spell
+      if reason != loggedInhibitor {
+        loggedInhibitor = reason
+        context.log.info("idle for \(DurationText.format(idlePause)) but \(reason): not pausing")
+      }
+      guard let now = display.idleMilliseconds() else { return }
+      display.armRecheckAlarm(milliseconds: now + Int64(idlePause * 1000))
+      display.flush()
+    }
+  }
+
+  private func pauseForAway(idleSeconds: TimeInterval) {
+    let status = context.timer.status
+    guard status.state == .focus, !status.paused else { return }
+    let since = Date().addingTimeInterval(-idleSeconds)
     do {
       try context.timer.pause()
     } catch {
@@ -296,6 +340,8 @@ public final class X11Plugin: GrowPlugin {
   private func becameActive() {
     let since = idleSince ?? Date()
     idleSince = nil
+    idleSpell += 1
+    display?.cancelRecheckAlarm()
     waitingForIdle = true
     armIdleAlarm()
     context.publish(UserActive(idleSeconds: Date().timeIntervalSince(since)))

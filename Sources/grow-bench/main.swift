@@ -4,7 +4,7 @@ import Foundation
 // Figures are medians of repeated runs in one process; compare them as ratios, since the
 // machines this runs on are shared and noisy.
 //
-//   grow-bench [--json] [--quick] [bus] [history] [external] [statusbar]
+//   grow-bench [--json] [--quick] [bus] [history] [external] [statusbar] [x11]
 //
 // Without a section name, all of them.
 
@@ -25,6 +25,7 @@ struct Report: Encodable {
   var history: HistoryBenchmark.Sample?
   var externalPlugin: ExternalPluginBenchmark.Sample?
   var statusBarWakeUpsPerMinute: [StatusBarBenchmark.Row] = []
+  var x11: X11Benchmark.Sample?
 }
 var report = Report()
 
@@ -51,6 +52,13 @@ if wanted("statusbar") {
   let window = Int(statusBar.seconds)
   progress("status bar: \(window) s with a focus phase running, then \(window) s idle…")
   report.statusBarWakeUpsPerMinute = try statusBar.run()
+}
+let x11 = X11Benchmark(runs: quick ? 5 : 20, seconds: quick ? 5 : 20)
+if wanted("x11") {
+  progress(
+    "x11: \(x11.runs) window switches, \(x11.runs) returns after idleness, "
+      + "\(Int(x11.seconds)) s of a quiet desktop…")
+  report.x11 = try x11.run()
 }
 
 if json {
@@ -103,5 +111,29 @@ func printTables(_ report: Report) {
         row.process.padding(toLength: 26, withPad: " ", startingAt: 0)
           + String(format: "  %13.1f  %5.1f", row.focusPerMinute, row.idlePerMinute))
     }
+  }
+  if let x11 = report.x11 {
+    let polling = X11Benchmark.pollingLatencyMilliseconds
+    print("x11 plugin (Xvfb + openbox; medians of \(x11.runs) runs; vs polling X once a second)")
+    print(
+      String(
+        format: "window switch → active-window-changed: %.1f ms (polling: %.0f ms, %.0f× slower)",
+        x11.windowSwitchMedianMilliseconds, polling, polling / x11.windowSwitchMedianMilliseconds))
+    print(
+      String(
+        format: "input after idleness → user-active:    %.1f ms (polling: %.0f ms, %.0f× slower)",
+        x11.inputAfterIdleMedianMilliseconds, polling,
+        polling / x11.inputAfterIdleMedianMilliseconds))
+    let perSecond = x11.contextSwitchesPerSecond
+    let ratio =
+      perSecond > 0
+      ? String(format: "%.0f× fewer", X11Benchmark.pollingWakeUpsPerSecond / perSecond)
+      : "none at all"
+    print(
+      String(
+        format: "daemon context switches, quiet desktop, focus running: %d in %.0f s = %.2f/s ",
+        x11.contextSwitches, x11.seconds, perSecond)
+        + String(format: "(polling: ≥ %.0f/s; ", X11Benchmark.pollingWakeUpsPerSecond) + ratio + ")"
+    )
   }
 }

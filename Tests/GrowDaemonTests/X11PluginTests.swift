@@ -133,6 +133,75 @@ import Testing
     #expect(phase.pauseCount == 1)
   }
 
+  /// A dbusmock MPRIS player on the desktop's bus, with `PlaybackStatus` set to `status`.
+  func startPlayer(_ desktop: Desktop, status: String) throws -> BackgroundProcess {
+    let player = try BackgroundProcess(
+      "/usr/bin/python3",
+      [
+        "-m", "dbusmock", "--session", "org.mpris.MediaPlayer2.testplayer",
+        "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player",
+      ],
+      environment: desktop.harness.environment)
+    try NotificationServers.waitForName(
+      "org.mpris.MediaPlayer2.testplayer", desktop.harness, process: player)
+    try setPlaybackStatus(desktop, status, method: "org.freedesktop.DBus.Mock.AddProperty")
+    return player
+  }
+
+  func setPlaybackStatus(
+    _ desktop: Desktop, _ status: String,
+    method: String = "org.freedesktop.DBus.Properties.Set"
+  ) throws {
+    let result = try desktop.harness.run(
+      "gdbus",
+      [
+        "call", "--session", "-d", "org.mpris.MediaPlayer2.testplayer", "-o",
+        "/org/mpris/MediaPlayer2", "-m", method, "org.mpris.MediaPlayer2.Player",
+        "PlaybackStatus", "<'\(status)'>",
+      ])
+    guard result.status == 0 else { throw HarnessError("\(method) PlaybackStatus: \(result)") }
+  }
+
+  @Test func aPlayingVideoKeepsFocusRunningUntilItStops() throws {
+    let desktop = try Desktop("[plugin.x11]\nidle-pause = 1s\n")
+    let player = try startPlayer(desktop, status: "Playing")
+    defer { player.kill() }
+    try desktop.start()
+    try desktop.display.xdotool("mousemove", "10", "10")
+    #expect(try desktop.harness.grow("start").status == 0)
+    _ = try desktop.waitFor("user-idle")
+    // Three thresholds: the check ran and was repeated at least once.
+    Thread.sleep(forTimeInterval: 3)
+    #expect(desktop.events("away-paused").isEmpty)
+    #expect(try desktop.harness.status()["paused"] as? Bool == false)
+    let log = desktop.harness.daemonLog
+    let why = "idle for 1s but org.mpris.MediaPlayer2.testplayer is playing: not pausing"
+    #expect(log.components(separatedBy: why).count == 2, "logged once: \(log)")
+
+    let stopped = Date()
+    try setPlaybackStatus(desktop, "Paused")
+    let awayPaused = try desktop.waitFor("away-paused", timeout: 5)
+    #expect(Date().timeIntervalSince(stopped) < 2.5, "the next check pauses")
+    // Away counts from the last check, not from the start of the film.
+    let away = try #require(awayPaused["away_seconds"] as? Double)
+    #expect(away >= 1 && away < 1.5, "away \(away)s")
+    _ = try desktop.harness.waitForStatus { $0["paused"] as? Bool == true }
+    try desktop.display.xdotool("mousemove", "200", "200")
+    _ = try desktop.waitFor("away-resumed")
+  }
+
+  @Test func withoutRespectingInhibitorsAPlayingVideoStillPauses() throws {
+    let desktop = try Desktop("[plugin.x11]\nidle-pause = 1s\nidle-respects-inhibitors = false\n")
+    let player = try startPlayer(desktop, status: "Playing")
+    defer { player.kill() }
+    try desktop.start()
+    try desktop.display.xdotool("mousemove", "10", "10")
+    #expect(try desktop.harness.grow("start").status == 0)
+    _ = try desktop.waitFor("away-paused")
+    _ = try desktop.harness.waitForStatus { $0["paused"] as? Bool == true }
+    #expect(!desktop.harness.daemonLog.contains("not pausing"))
+  }
+
   @Test(.enabled(if: NotificationServers.haveDisplay, "dunst needs an X display"))
   func theNotifyPluginNudgesOnADistractionAndWelcomesBackAfterAway() throws {
     // Without dnd: a paused dunst would hold the notifications back until focus ends.

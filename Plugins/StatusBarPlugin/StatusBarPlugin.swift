@@ -16,6 +16,7 @@ public final class StatusBarPlugin: GrowPlugin {
   private let directory: URL
   private let template: StatusTemplate
   private let log: Logger
+  private var distraction: String?
 
   public init(context: PluginContext) throws {
     guard let runtime = context.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else {
@@ -40,6 +41,15 @@ public final class StatusBarPlugin: GrowPlugin {
     log = context.log
     write(context.timer.status)
     context.subscribe(TimerChanged.self) { [weak self] event in self?.write(event.status) }
+    // The x11 plugin's distractions, for {distraction} and the "distracted" state.
+    context.subscribe(DistractionStarted.self) { [weak self] event in
+      self?.distraction = event.app
+      self?.write(context.timer.status)
+    }
+    context.subscribe(DistractionEnded.self) { [weak self] _ in
+      self?.distraction = nil
+      self?.write(context.timer.status)
+    }
   }
 
   public func stop() {
@@ -49,7 +59,8 @@ public final class StatusBarPlugin: GrowPlugin {
   }
 
   private func write(_ status: TimerStatus) {
-    let line = template.render(StatusSnapshot(status: status), at: Date())
+    let line = template.render(
+      StatusSnapshot(status: status, distraction: distraction), at: Date())
     replace("status.json", with: TimerStatusJSON(status).text)
     replace("status.txt", with: line)
   }

@@ -1,6 +1,7 @@
 import Foundation
 import GrowConfig
 import GrowCore
+import GrowDBus
 import GrowLoop
 import GrowPluginKit
 
@@ -89,12 +90,33 @@ public final class X11Plugin: GrowPlugin {
       self?.readX()
     }
     context.subscribe(TimerChanged.self) { [weak self] _ in self?.timerChanged() }
+    exportAttention()
     activeWindowChanged()
     armIdleAlarm()
     readX()
   }
 
+  /// `org.grow.Grow1.Attention` on Grow's object: what distracts the person right now, for
+  /// status bars and other apps (PropertiesChanged when it changes).
+  static let attentionInterface = "org.grow.Grow1.Attention"
+
+  private func exportAttention() {
+    context.growObject?.add(
+      BusInterface(
+        name: Self.attentionInterface,
+        properties: [
+          .init("Distraction", "s") { [weak self] in
+            .string(self?.distraction.flatMap { $0.flagged ? $0.window.app : nil } ?? "")
+          }
+        ]))
+  }
+
+  private func announceAttention() {
+    context.growObject?.propertiesChanged(["Distraction"], on: Self.attentionInterface)
+  }
+
   public func stop() {
+    context.growObject?.remove(interface: Self.attentionInterface)
     graceWork?.cancel()
     watch?.cancel()
     watch = nil
@@ -221,6 +243,7 @@ public final class X11Plugin: GrowPlugin {
       DistractionStarted(
         app: window.app, title: window.title, card: ongoing.card, when: ongoing.since,
         duration: Date().timeIntervalSince(ongoing.since)))
+    announceAttention()
     if block == .minimize { minimize(window) }
     readX()
   }
@@ -236,6 +259,7 @@ public final class X11Plugin: GrowPlugin {
       DistractionEnded(
         app: window.app, title: window.title, card: ongoing.card, when: ongoing.since,
         duration: Date().timeIntervalSince(ongoing.since), recordTitle: recordTitles))
+    announceAttention()
   }
 
   /// Iconifies the window, then checks that the window manager did it: i3, for one, ignores

@@ -101,6 +101,11 @@ final class StatusFollower {
         snapshot.doNotDisturb = enabled
         redraw()
       }
+    case Self.attentionInterface:
+      if let app = changed["Distraction"]?.unwrapped.stringValue {
+        snapshot.distraction = app.isEmpty ? nil : app
+        redraw()
+      }
     default:
       break
     }
@@ -116,6 +121,7 @@ final class StatusFollower {
         snapshot.status = TimerStatus(busValues: values)
         redraw()
         refreshDoNotDisturb()
+        refreshDistraction()
       case .failure:
         values = [:]
         snapshot = StatusSnapshot(status: nil)
@@ -136,6 +142,19 @@ final class StatusFollower {
     }
   }
 
+  /// The x11 plugin's `Distraction` property, when the daemon has that interface.
+  private func refreshDistraction() {
+    let arguments: [BusValue] = [.string(Self.attentionInterface), .string("Distraction")]
+    call("org.freedesktop.DBus.Properties", "Get", arguments) { [weak self] result in
+      guard let self, let app = try? result.get().arguments.first?.unwrapped.stringValue
+      else { return }
+      let distraction = app.isEmpty ? nil : app
+      guard distraction != snapshot.distraction else { return }
+      snapshot.distraction = distraction
+      redraw()
+    }
+  }
+
   private func call(
     _ interface: String, _ method: String, _ arguments: [BusValue] = [],
     reply: @escaping (Result<BusMessage, BusError>) -> Void
@@ -151,6 +170,7 @@ final class StatusFollower {
   }
 
   static let doNotDisturbInterface = "org.grow.Grow1.DoNotDisturb"
+  static let attentionInterface = "org.grow.Grow1.Attention"
 
   // MARK: Output
 

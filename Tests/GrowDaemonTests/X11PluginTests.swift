@@ -95,6 +95,29 @@ import Testing
     #expect(recorded.first?.title == nil, "titles are kept only with record-titles = true")
   }
 
+  @Test func statusBarsShowTheDistractionWhileItLasts() throws {
+    let desktop = try Desktop(Self.distracting)
+    let editor = try desktop.display.openWindow(class: "Editor", title: "notes.md")
+    let game = try desktop.display.openWindow(class: "Game", title: "Level 3")
+    try desktop.display.activate(editor)
+    try desktop.start()
+    let follower = try BackgroundProcess(
+      Binaries.grow,
+      ["status", "--follow", "--format", "plain", "--template", "{icon} {state} {distraction}"],
+      environment: desktop.harness.environment)
+    defer { follower.kill() }
+    #expect(try desktop.harness.grow("start").status == 0)
+    try desktop.display.activate(game)
+    _ = try desktop.waitFor("distraction-started")
+    #expect(follower.waitUntil(timeout: 10) { follower.stdout.contains("⚠ distracted Game\n") })
+    try desktop.display.activate(editor)
+    _ = try desktop.waitFor("distraction-ended")
+    #expect(
+      follower.waitUntil(timeout: 10) {
+        follower.stdout.hasSuffix("● focus \n") || follower.stdout.hasSuffix("● focus\n")
+      }, "\(follower.stdout)")
+  }
+
   @Test func anAllowedTitleIsNotFlaggedAndNothingIsFlaggedDuringABreak() throws {
     let desktop = try Desktop(Self.distracting)
     let docs = try desktop.display.openWindow(class: "Browser", title: "grow docs - reddit")

@@ -1,12 +1,13 @@
 import Foundation
+import GrowTestSupport
 
 // grow-bench: prints Grow's performance figures. Run with `make bench` (release build).
 // Figures are medians of repeated runs in one process; compare them as ratios, since the
 // machines this runs on are shared and noisy.
 //
-//   grow-bench [--json] [--quick] [bus] [history] [external] [statusbar]
+//   grow-bench [--json] [--quick] [bus] [history] [external] [statusbar] [compare]
 //
-// Without a section name, all of them.
+// Without a section name, all of them. `compare` also writes its table to bench/results/.
 
 let arguments = CommandLine.arguments.dropFirst()
 let json = arguments.contains("--json")
@@ -25,6 +26,7 @@ struct Report: Encodable {
   var history: HistoryBenchmark.Sample?
   var externalPlugin: ExternalPluginBenchmark.Sample?
   var statusBarWakeUpsPerMinute: [StatusBarBenchmark.Row] = []
+  var compare: CompareBenchmark.Result?
 }
 var report = Report()
 
@@ -51,6 +53,17 @@ if wanted("statusbar") {
   let window = Int(statusBar.seconds)
   progress("status bar: \(window) s with a focus phase running, then \(window) s idle…")
   report.statusBarWakeUpsPerMinute = try statusBar.run()
+}
+if wanted("compare") {
+  let window = quick ? 5.0 : 20.0
+  progress("compare: Grow, Safe Eyes, Workrave, GNOME Pomodoro, \(Int(window)) s windows…")
+  let result = try MainActor.assumeIsolated {
+    try CompareBenchmark(seconds: window, quick: quick).run()
+  }
+  report.compare = result
+  let results = RepoPaths.root.appendingPathComponent("bench/results")
+  try result.write(to: results)
+  progress("compare: written to \(results.path)/compare-latest.md and .json")
 }
 
 if json {
@@ -103,5 +116,9 @@ func printTables(_ report: Report) {
         row.process.padding(toLength: 26, withPad: " ", startingAt: 0)
           + String(format: "  %13.1f  %5.1f", row.focusPerMinute, row.idlePerMinute))
     }
+  }
+  if let compare = report.compare {
+    print("Side by side (issue 10)")
+    print(compare.markdown, terminator: "")
   }
 }

@@ -21,6 +21,7 @@ struct CompareBenchmark {
     var version: String
     var skipped: String?
     var peakRSSMegabytes: Double?
+    var rssMegabytes: Double?
     var pssMegabytes: Double?
     var idleWakeUpsPerSecond: Double?
     var runningWakeUpsPerSecond: Double?
@@ -123,6 +124,7 @@ struct CompareBenchmark {
     _ = try Command.run(grow, ["stop"], environment: environment)
     let memory = Self.memory(of: daemon.pid)
     row.peakRSSMegabytes = memory.peakRSS
+    row.rssMegabytes = memory.rss
     row.pssMegabytes = memory.pss
     row.idleWakeUpsPerSecond = idle.wakeUpsPerSecond
     row.runningWakeUpsPerSecond = focus.wakeUpsPerSecond
@@ -228,7 +230,11 @@ struct CompareBenchmark {
     var environment = environment
     environment["HOME"] = environment["HOME"].map { $0 + "/" + tool.package }
     if let home = environment["HOME"] {
-      try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+      // Safe Eyes copies its default config under $HOME/.config but reads it from
+      // $XDG_CONFIG_HOME, so the two must agree.
+      environment["XDG_CONFIG_HOME"] = home + "/.config"
+      try? FileManager.default.createDirectory(
+        atPath: home + "/.config", withIntermediateDirectories: true)
     }
 
     // Start-up to its bus name (fresh process each time), then one long-lived instance.
@@ -283,6 +289,7 @@ struct CompareBenchmark {
     }
     let memory = Self.memory(of: process.pid)
     row.peakRSSMegabytes = memory.peakRSS
+    row.rssMegabytes = memory.rss
     row.pssMegabytes = memory.pss
     row.idleWakeUpsPerSecond = idle.wakeUpsPerSecond
     row.childrenPerMinute =
@@ -354,8 +361,8 @@ struct CompareBenchmark {
     return table
   }
 
-  /// VmHWM (peak RSS) and Pss, in MB (10^6 bytes).
-  static func memory(of pid: Int32) -> (peakRSS: Double?, pss: Double?) {
+  /// VmHWM (peak RSS), VmRSS and Pss, in MB (10^6 bytes).
+  static func memory(of pid: Int32) -> (peakRSS: Double?, rss: Double?, pss: Double?) {
     func kilobytes(_ key: String, in text: String) -> Double? {
       text.split(separator: "\n").first { $0.hasPrefix(key + ":") }
         .flatMap {
@@ -367,7 +374,10 @@ struct CompareBenchmark {
     }
     let status = readWhole("/proc/\(pid)/status").replacingOccurrences(of: "\t", with: " ")
     let rollup = readWhole("/proc/\(pid)/smaps_rollup")
-    return (kilobytes("VmHWM", in: status), kilobytes("Pss", in: rollup))
+    return (
+      kilobytes("VmHWM", in: status), kilobytes("VmRSS", in: status),
+      kilobytes("Pss", in: rollup)
+    )
   }
 
   /// A whole file, read with read(2): String(contentsOfFile:) stops at 4 KiB on /proc.
@@ -478,13 +488,13 @@ extension CompareBenchmark.Result {
       "Measured \(date) on \(machine); one run, same private headless desktop (Xvfb + openbox,"
         + " private session bus, dunst); windows of \(Int(windowSeconds)) s.",
       "",
-      "| tool | version | peak RSS (MB) | PSS (MB) | wake-ups/s idle | wake-ups/s running"
+      "| tool | version | peak RSS (MB) | RSS at end (MB) | PSS (MB) | wake-ups/s idle | wake-ups/s running"
         + " | child processes/min | start-up (ms, median) |",
-      "|---|---|---|---|---|---|---|---|",
+      "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows {
       if let skipped = row.skipped {
-        lines.append("| \(row.tool) | \(row.version) | skipped: \(skipped) | | | | | |")
+        lines.append("| \(row.tool) | \(row.version) | skipped: \(skipped) | | | | | | |")
         continue
       }
       let startUp =
@@ -492,6 +502,7 @@ extension CompareBenchmark.Result {
         ?? "–"
       lines.append(
         "| \(row.tool) | \(row.version) | \(number(row.peakRSSMegabytes))"
+          + " | \(number(row.rssMegabytes))"
           + " | \(number(row.pssMegabytes)) | \(number(row.idleWakeUpsPerSecond, 2))"
           + " | \(number(row.runningWakeUpsPerSecond, 2)) | \(number(row.childrenPerMinute))"
           + " | \(startUp) |")
@@ -521,7 +532,8 @@ extension CompareBenchmark.Result {
       "Grow only: `grow status` as a whole process, median of \(growStatusRuns):"
         + " \(number(growStatusRoundTripMilliseconds, 2)) ms; a phase ends after its deadline"
         + " by \(number(phaseEndLateMilliseconds, 2)) ms median,"
-        + " \(number(phaseEndMaxLateMilliseconds, 2)) ms at most, over \(phaseEnds) phases (as an exec plugin reads the phase-ended line;"
+        + " \(number(phaseEndMaxLateMilliseconds, 2)) ms at most, over \(phaseEnds) phases"
+        + " (as an exec plugin reads the phase-ended line;"
         + " the deadline is in milliseconds). Plugins: \(growPlugins).",
     ]
     return lines.joined(separator: "\n") + "\n"

@@ -76,6 +76,10 @@ bench: deps bench-deps
 	$(SWIFT) build -c release --product grow
 	$(SWIFT) build -c release --product grow-bench
 	$(SWIFT) build -c release --product grow  # grow-bench times `grow stats --year` as a process
+	# compare runs `grow daemon` with the four built-in plugins, found next to `grow`
+	for plugin in notify dnd x11 statusbar; do \
+	  $(SWIFT) build -c release --product grow-plugin-$$plugin || exit 1; \
+	done
 	.build/release/grow-bench
 
 # The tools `grow-bench compare` measures next to Grow; apt-get runs only when one is missing.

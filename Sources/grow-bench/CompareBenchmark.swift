@@ -10,9 +10,9 @@ import GrowTestSupport
 /// - peak RSS: VmHWM from /proc/PID/status at the end of its windows; PSS: smaps_rollup.
 /// - wake-ups/s: voluntary + involuntary context switches summed over all threads
 ///   (StatusBarBenchmark.threadContextSwitches), sampled every 100 ms over the window.
-/// - child processes: /proc scanned every 100 ms for new pids whose parent is the tool or one
-///   of its children. Children living under 100 ms can be missed (the reference instrument
-///   uses the kernel's process-events connector instead).
+/// - child processes: new processes whose parent is the tool or one of its children, from the
+///   kernel's process-events connector (ForkEvents); without CAP_NET_ADMIN, from a scan of
+///   /proc every 100 ms, which misses children living less than that.
 /// - start-up: posix_spawn until the bus name has an owner (NameHasOwner polled every 1 ms).
 @MainActor
 struct CompareBenchmark {
@@ -42,6 +42,7 @@ struct CompareBenchmark {
     var phaseEndMaxLateMilliseconds: Double?
     var phaseEnds = 0
     var growPlugins = ""
+    var childrenCountedBy = ""
   }
 
   let seconds: Double
@@ -133,6 +134,11 @@ struct CompareBenchmark {
     let children = cycles.children + idle.children + focus.children
     row.childrenPerMinute =
       Double(children) * 60 / (cycles.seconds + idle.seconds + focus.seconds)
+    result.childrenCountedBy =
+      cycles.exact
+      ? "the kernel's process-events connector (netlink)"
+      : "a scan of /proc every 100 ms (no CAP_NET_ADMIN for the process-events connector;"
+        + " children living less than that are missed)"
     row.note = "running = a 25 min focus phase; memory after \(Int(cycles.seconds)) s of 1 s phases"
 
     // `grow status` as a whole process.
@@ -313,6 +319,8 @@ struct CompareBenchmark {
     let seconds: Double
     let wakeUpsPerSecond: Double
     let children: Int
+    /// Counted by the process-events connector; otherwise by scanning /proc every 100 ms.
+    let exact: Bool
   }
 
   /// Context switches of every thread of `pid` and the processes it forks, sampled every
@@ -325,8 +333,20 @@ struct CompareBenchmark {
     var forked: Set<Int32> = []
     let start = Date()
     let deadline = start.addingTimeInterval(seconds)
+    let events = ForkEvents()
     while Date() < deadline {
-      Thread.sleep(forTimeInterval: 0.1)
+      if let events {
+        let tick = Date().addingTimeInterval(0.1)
+        repeat {
+          for fork in events.forks(waiting: max(0, tick.timeIntervalSinceNow))
+          where family.contains(fork.parent) {
+            family.insert(fork.child)
+            forked.insert(fork.child)
+          }
+        } while Date() < tick
+      } else {
+        Thread.sleep(forTimeInterval: 0.1)
+      }
       for (thread, count) in StatusBarBenchmark.threadContextSwitches(of: pid) {
         if first[thread] == nil { first[thread] = 0 }
         last[thread] = count
@@ -346,7 +366,8 @@ struct CompareBenchmark {
     let elapsed = Date().timeIntervalSince(start)
     let switches = last.reduce(0) { $0 + $1.value - (first[$1.key] ?? 0) }
     return Window(
-      seconds: elapsed, wakeUpsPerSecond: Double(switches) / elapsed, children: forked.count)
+      seconds: elapsed, wakeUpsPerSecond: Double(switches) / elapsed, children: forked.count,
+      exact: events != nil)
   }
 
   /// Every process on the machine: pid → parent pid.
@@ -537,6 +558,7 @@ extension CompareBenchmark.Result {
         + " \(number(phaseEndMaxLateMilliseconds, 2)) ms at most, over \(phaseEnds) phases"
         + " (as an exec plugin reads the phase-ended line;"
         + " the deadline is in milliseconds). Plugins: \(growPlugins).",
+      "Child processes counted by \(childrenCountedBy).",
     ]
     return lines.joined(separator: "\n") + "\n"
   }
@@ -552,5 +574,74 @@ extension CompareBenchmark.Result {
       try Data(markdown.utf8).write(to: directory.appendingPathComponent(name + ".md"))
       try json.write(to: directory.appendingPathComponent(name + ".json"))
     }
+  }
+}
+
+// MARK: Forks, as the kernel reports them
+
+/// The kernel's process-events connector (netlink), as the reference instrument
+/// `measure-process` uses it: every fork on the machine as it happens, so children that live
+/// for a few milliseconds are counted too. Needs CAP_NET_ADMIN; `init` fails without it and
+/// the caller falls back to scanning /proc.
+final class ForkEvents {
+  private let descriptor: Int32
+
+  init?() {
+    let connector: Int32 = 11  // NETLINK_CONNECTOR
+    let socketType = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+    descriptor = socket(AF_NETLINK, socketType, connector)
+    guard descriptor >= 0 else { return nil }
+    // struct sockaddr_nl (not in Swift's Glibc module): family (u16), padding (u16), pid (u32),
+    // groups (u32) = CN_IDX_PROC.
+    var address: [UInt8] = [UInt8(AF_NETLINK), 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]
+    let bound = address.withUnsafeMutableBytes { bytes in
+      bytes.baseAddress.map { bind(descriptor, $0.assumingMemoryBound(to: sockaddr.self), 12) }
+    }
+    // nlmsghdr (16 bytes, type NLMSG_DONE) + cn_msg (20, CN_IDX_PROC/CN_VAL_PROC) + the op,
+    // PROC_CN_MCAST_LISTEN.
+    var message = [UInt8](repeating: 0, count: 40)
+    func put(_ value: UInt32, at offset: Int, size: Int = 4) {
+      for byte in 0..<size { message[offset + byte] = UInt8((value >> (8 * byte)) & 0xff) }
+    }
+    put(40, at: 0)
+    put(3, at: 4, size: 2)
+    put(1, at: 16)
+    put(1, at: 20)
+    put(4, at: 32, size: 2)
+    put(1, at: 36)
+    guard bound == 0, send(descriptor, message, message.count, 0) == message.count else {
+      close(descriptor)
+      return nil
+    }
+  }
+
+  deinit { close(descriptor) }
+
+  /// Waits up to `timeout` seconds for events, then returns the new processes (not threads)
+  /// forked since the last call, as (parent, child) process ids.
+  func forks(waiting timeout: Double) -> [(parent: Int32, child: Int32)] {
+    var found: [(parent: Int32, child: Int32)] = []
+    var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    guard poll(&ready, 1, Int32(timeout * 1000)) > 0 else { return found }
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+      guard count > 0 else { break }
+      func word(_ offset: Int) -> UInt32 {
+        (0..<4).reduce(0) { $0 | UInt32(buffer[offset + $1]) << (8 * $1) }
+      }
+      var offset = 0
+      while offset + 16 <= count {
+        let length = Int(word(offset))
+        let event = offset + 16 + 20
+        // proc_event: what, cpu, timestamp (16 bytes), then for a fork: parent pid and tgid,
+        // child pid and tgid. A child whose pid is not its tgid is a thread.
+        if event + 32 <= count, word(event) == 1, word(event + 24) == word(event + 28) {
+          found.append((Int32(bitPattern: word(event + 20)), Int32(bitPattern: word(event + 28))))
+        }
+        offset = (offset + max(length, 16) + 3) & ~3
+      }
+    }
+    return found
   }
 }

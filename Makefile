@@ -30,7 +30,7 @@ DESTDIR ?=
 CONFIGURATION ?= release
 NO_BUILD ?=
 
-.PHONY: help deps build run test bench format lint clean install uninstall
+.PHONY: help deps build run test bench bench-deps format lint clean install uninstall
 
 # List the targets.
 help:
@@ -68,15 +68,23 @@ test: deps
 	$(SWIFT) build --build-tests
 	scripts/with-desktop --private $(SWIFT) test --disable-xctest
 
-# Performance figures (release build): event bus throughput, and the wake-ups of the daemon and
-# of `grow status --follow` (which runs the release `grow` next to grow-bench). Prints, asserts
+# Performance figures (release build): event bus throughput, the wake-ups of the daemon and
+# of `grow status --follow` (which runs the release `grow` next to grow-bench), and Grow side by
+# side with Safe Eyes, Workrave and GNOME Pomodoro (compare, issue 10). Prints, asserts
 # nothing.
-bench: deps
+bench: deps bench-deps
 	$(SWIFT) build -c release --product grow
 	$(SWIFT) build -c release --product grow-bench
 	$(SWIFT) build -c release --product grow  # grow-bench times `grow stats --year` as a process
-	$(SWIFT) build -c release --product grow-plugin-x11  # the x11 section runs the plugin
+	# compare runs `grow daemon` with the four built-in plugins, found next to `grow`
+	for plugin in notify dnd x11 statusbar; do \
+	  $(SWIFT) build -c release --product grow-plugin-$$plugin || exit 1; \
+	done
 	.build/release/grow-bench
+
+# The tools `grow-bench compare` measures next to Grow; apt-get runs only when one is missing.
+bench-deps:
+	scripts/install-deps --bench
 
 # Rewrite the sources with the project style (.swift-format).
 format:

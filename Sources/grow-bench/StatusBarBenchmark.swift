@@ -88,13 +88,13 @@ struct StatusBarBenchmark {
   /// a thread that exits takes its counts with it, so two snapshots of the sum can even go
   /// down. A thread that appears counts from 0; one that exits loses at most its last 100 ms.
   private func measure(_ processes: [Process]) -> [Double] {
-    var first = processes.map { threadContextSwitches(of: $0.processIdentifier) }
+    var first = processes.map { Self.threadContextSwitches(of: $0.processIdentifier) }
     var last = first
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
       Thread.sleep(forTimeInterval: 0.1)
       for index in processes.indices {
-        for (thread, count) in threadContextSwitches(of: processes[index].processIdentifier) {
+        for (thread, count) in Self.threadContextSwitches(of: processes[index].processIdentifier) {
           if first[index][thread] == nil { first[index][thread] = 0 }
           last[index][thread] = count
         }
@@ -108,7 +108,7 @@ struct StatusBarBenchmark {
 
   /// voluntary + nonvoluntary context switches of each thread of `pid`, by thread id. Read
   /// with FileHandle: Foundation's String(contentsOfFile:) stops short on /proc files.
-  func threadContextSwitches(of pid: Int32) -> [String: Int] {
+  static func threadContextSwitches(of pid: Int32) -> [String: Int] {
     let tasks = "/proc/\(pid)/task"
     let threads = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
     var counts: [String: Int] = [:]

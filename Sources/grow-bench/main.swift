@@ -1,12 +1,13 @@
 import Foundation
+import GrowTestSupport
 
 // grow-bench: prints Grow's performance figures. Run with `make bench` (release build).
 // Figures are medians of repeated runs in one process; compare them as ratios, since the
 // machines this runs on are shared and noisy.
 //
-//   grow-bench [--json] [--quick] [bus] [history] [external] [statusbar] [x11]
+//   grow-bench [--json] [--quick] [bus] [history] [external] [statusbar] [x11] [compare]
 //
-// Without a section name, all of them.
+// Without a section name, all of them. `compare` also writes its table to bench/results/.
 
 let arguments = CommandLine.arguments.dropFirst()
 let json = arguments.contains("--json")
@@ -26,6 +27,7 @@ struct Report: Encodable {
   var externalPlugin: ExternalPluginBenchmark.Sample?
   var statusBarWakeUpsPerMinute: [StatusBarBenchmark.Row] = []
   var x11: X11Benchmark.Sample?
+  var compare: CompareBenchmark.Result?
 }
 var report = Report()
 
@@ -59,6 +61,17 @@ if wanted("x11") {
     "x11: \(x11.runs) window switches, \(x11.runs) returns after idleness, "
       + "\(Int(x11.seconds)) s of a quiet desktop…")
   report.x11 = try x11.run()
+}
+if wanted("compare") {
+  let window = quick ? 5.0 : 20.0
+  progress("compare: Grow, Safe Eyes, Workrave, GNOME Pomodoro, \(Int(window)) s windows…")
+  let result = try MainActor.assumeIsolated {
+    try CompareBenchmark(seconds: window, quick: quick).run()
+  }
+  report.compare = result
+  let results = RepoPaths.root.appendingPathComponent("bench/results")
+  try result.write(to: results)
+  progress("compare: written to \(results.path)/compare-latest.md and .json")
 }
 
 if json {
@@ -135,5 +148,9 @@ func printTables(_ report: Report) {
         x11.contextSwitches, x11.seconds, perSecond)
         + String(format: "(polling: ≥ %.0f/s; ", X11Benchmark.pollingWakeUpsPerSecond) + ratio + ")"
     )
+  }
+  if let compare = report.compare {
+    print("Side by side (issue 10)")
+    print(compare.markdown, terminator: "")
   }
 }

@@ -17,7 +17,12 @@ extension Commands {
       config: GrowConfig(
         deck: CardDeck(cards: [card], defaultCardName: card.name),
         enabledPlugins: ["notify", "statusbar"]),
-      log: Logger(label: "demo", minimumLevel: .warning))
+      log: Logger(label: "demo", minimumLevel: .warning),
+      // Seconds-long demo phases are not the person's focus: keep them out of the history
+      // and the saved session.
+      historyPath: FileManager.default.temporaryDirectory
+        .appendingPathComponent("grow-demo-\(getpid()).sqlite").path,
+      sessionPath: nil)
     do {
       try daemon.start()
     } catch {

@@ -40,6 +40,9 @@ public final class Daemon {
   private var service: TimerService?
   private var history: HistoryRecorder?
   private let historyPath: String
+  /// Where the running session is kept for a restart; nil for a daemon that keeps none (the
+  /// demo).
+  private let sessions: SessionStore?
   private var signalSources: [any DispatchSourceSignal] = []
   private let reloadConfig: (() throws -> GrowConfig)?
 
@@ -51,10 +54,12 @@ public final class Daemon {
   public init(
     config: GrowConfig, log: Logger, reloadConfig: (() throws -> GrowConfig)? = nil,
     pluginDirectories: PluginDirectories = .standard(),
-    historyPath: String = HistoryStore.defaultPath()
+    historyPath: String = HistoryStore.defaultPath(),
+    sessionPath: String? = SessionStore.defaultPath()
   ) {
     self.config = config
     self.historyPath = historyPath
+    self.sessions = sessionPath.map(SessionStore.init(path:))
     self.log = log
     self.reloadConfig = reloadConfig
     let timer = FocusTimer(deck: config.deck, bus: events, time: DispatchTimeSource())
@@ -116,6 +121,8 @@ public final class Daemon {
     self.connection = connection
     installSignalHandlers()
     plugins.start(with: config)
+    // After the plugins and the history, so they see what the restored session does.
+    resumeSavedSession()
     log.info("ready on \(GrowBusAPI.busName) (pid \(getpid()))")
   }
 
@@ -130,6 +137,7 @@ public final class Daemon {
   public func shutdown(status: Int32 = 0) -> Never {
     log.info("shutting down")
     history?.recordCutShort(timer.runningPhase)
+    try? sessions?.save(nil)
     plugins.stopAll()
     connection?.close()
     exit(status)
@@ -137,6 +145,32 @@ public final class Daemon {
 
   /// Opens the history and seeds today's totals from it. Without a history the timer still
   /// runs: the error is logged once and nothing is recorded.
+  /// Takes up the session a crashed daemon left, then keeps the file current.
+  private func resumeSavedSession() {
+    guard let sessions else { return }
+    do {
+      if let saved = try sessions.load() {
+        let resumed = timer.restore(saved)
+        log.info(
+          resumed
+            ? "resumed the session saved in \(sessions.path)"
+            : "the saved session ended over an hour ago; closed it")
+      }
+    } catch {
+      log.warning(error.description)
+    }
+    save()
+    events.subscribe(TimerChanged.self, as: "session-store") { [weak self] _ in self?.save() }
+  }
+
+  private func save() {
+    do {
+      try sessions?.save(timer.savedSession)
+    } catch {
+      log.error("cannot save the session to \(sessions?.path ?? ""): \(error)")
+    }
+  }
+
   private func openHistory() -> HistoryRecorder? {
     let store: HistoryStore
     do {

@@ -49,13 +49,14 @@ import Testing
     try expectLastLine(follower, "idle")
     #expect(try harness.grow("start").status == 0)
     try expectLastLine(follower, "focus")
+    // Killed: the new daemon takes the saved session up, so focus comes straight back.
     harness.daemon?.kill()
     try expectLastLine(follower, "off")
     try harness.start()
-    try expectLastLine(follower, "idle")
-    #expect(try harness.grow("start").status == 0)
     try expectLastLine(follower, "focus")
-    #expect(lines(follower) == ["off", "idle", "focus", "off", "idle", "focus"])
+    #expect(try harness.grow("stop").status == 0)
+    try expectLastLine(follower, "idle")
+    #expect(lines(follower) == ["off", "idle", "focus", "off", "focus", "idle"])
     #expect(follower.isRunning)
   }
 

@@ -6,7 +6,7 @@ final class EventLog {
   private(set) var events: [any GrowEvent] = []
 
   init(_ bus: EventBus) {
-    bus.subscribeToAll(as: "test-log") { [unowned self] event in events.append(event) }
+    bus.subscribeToAll(as: "test-log") { [weak self] event in self?.events.append(event) }
   }
 
   /// The `eventName` of every recorded event.

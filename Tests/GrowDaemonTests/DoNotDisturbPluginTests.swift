@@ -45,7 +45,7 @@ struct DoNotDisturbPluginTests {
     _ = dunst
   }
 
-  @Test func afterKillNineTheNextStartPutsDunstBack() throws {
+  @Test func afterKillNineDNDFollowsTheRestoredSession() throws {
     let (harness, dunst) = try dunstHarness(Self.longFocus)
     let record = harness.bus.environment["XDG_STATE_HOME", default: ""] + "/grow/dnd-restore.json"
     try harness.grow("start")
@@ -55,9 +55,12 @@ struct DoNotDisturbPluginTests {
     #expect(mode == 0o600)
     harness.daemon?.kill()
     #expect(try harness.dunstIsPaused() == true, "a killed daemon cannot restore by itself")
-    // The timer does not survive the kill, so the restored session is idle: the person's own
-    // earlier state (not paused) comes back.
+    // The restarted daemon takes the focus phase up again, so DND stays on while it goes on;
+    // when it ends, the person's own earlier state (not paused) comes back.
     try harness.start()
+    #expect(try harness.status()["state"] as? String == "focus")
+    #expect(try harness.dunstIsPaused() == true)
+    #expect(try harness.grow("stop").status == 0)
     #expect(try harness.eventually { try harness.dunstIsPaused() == false })
     #expect(try harness.eventually { !FileManager.default.fileExists(atPath: record) })
     _ = dunst

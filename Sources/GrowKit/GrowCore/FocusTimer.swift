@@ -56,7 +56,7 @@ public final class FocusTimer {
   }
 
   /// One session: a card started once and run until `stop`.
-  private struct Session {
+  fileprivate struct Session: Codable, Equatable {
     var card: FocusCard
     /// Completed focus phases since the last long break; decides when the long one is due.
     var focusSinceLongBreak = 0
@@ -210,6 +210,63 @@ public final class FocusTimer {
     if !phase.isPaused { armAlarm(for: phase) }
     bus.publish(PhaseExtended(phase: phase, addedSeconds: seconds))
     publishChange()
+  }
+
+  // MARK: Saving and restoring
+
+  /// Everything needed to carry a session across a restart of the daemon (or a crash). Its
+  /// phase is anchored to wall-clock instants, so it stays right whatever happened meanwhile.
+  public struct SavedSession: Codable, Equatable, Sendable {
+    fileprivate var session: Session
+    /// The running (or paused) phase; nil while the next phase waits.
+    fileprivate var phase: Phase?
+    fileprivate var next: PhaseKind?
+  }
+
+  /// The session as it is now, to be saved; nil when idle.
+  public var savedSession: SavedSession? {
+    guard let session else { return nil }
+    switch mode {
+    case .idle: return nil
+    case .running(let phase): return SavedSession(session: session, phase: phase, next: nil)
+    case .awaiting(let next): return SavedSession(session: session, phase: nil, next: next)
+    }
+  }
+
+  /// Takes up a saved session after a restart. A phase whose deadline passed while the daemon
+  /// was gone ends at its deadline and the card's auto-start rules decide what follows; one
+  /// that ended more than `maximumAge` ago closes the session instead of resuming it.
+  /// - Returns: false when the session was too old and was closed.
+  @discardableResult
+  public func restore(_ saved: SavedSession, maximumAge: TimeInterval = 3600) -> Bool {
+    guard case .idle = mode else { return false }
+    session = saved.session
+    if let next = saved.next {
+      mode = .awaiting(next)
+      publishChange()
+      return true
+    }
+    guard let phase = saved.phase else {
+      endSession()
+      return false
+    }
+    let now = time.now
+    guard let deadline = phase.deadline, deadline <= now else {
+      // Still running, or paused (a paused phase keeps its remaining time).
+      mode = .running(phase)
+      armAlarm(for: phase)
+      publishChange()
+      return true
+    }
+    mode = .running(phase)
+    guard now.timeIntervalSince(deadline) <= maximumAge else {
+      record(ended: phase, outcome: .completed, at: deadline)
+      bus.publish(PhaseEnded(phase: phase, outcome: .completed, endedAt: deadline))
+      endSession()
+      return false
+    }
+    finish(phase, outcome: .completed, at: deadline, lateBy: now.timeIntervalSince(deadline))
+    return true
   }
 
   // MARK: Status

@@ -1,0 +1,70 @@
+import Foundation
+import GrowCore
+
+/// Keeps the running session in `$XDG_STATE_HOME/grow/session.json`, so that a daemon started
+/// again after a crash or `kill -9` takes the session up where real time says it is.
+///
+/// Written on every change of the timer (never per second): a temporary file, fsync, then a
+/// rename over the old one, so the file is always either the old session or the new one.
+/// A clean shutdown removes it: the session ended there (and history recorded it so).
+public struct SessionStore {
+  public let path: String
+
+  /// `$XDG_STATE_HOME/grow/session.json`, or `~/.local/state/grow/session.json`.
+  public static func defaultPath(
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> String {
+    let state =
+      environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
+    return state + "/grow/session.json"
+  }
+
+  enum LoadError: Error, CustomStringConvertible {
+    case unreadable(String, String)
+    var description: String {
+      switch self {
+      case .unreadable(let path, let reason):
+        "the saved session in \(path) cannot be read (\(reason)); starting without it"
+      }
+    }
+  }
+
+  /// The saved session, or nil when there is none.
+  func load() throws(LoadError) -> FocusTimer.SavedSession? {
+    guard FileManager.default.fileExists(atPath: path) else { return nil }
+    do {
+      let data = try Data(contentsOf: URL(fileURLWithPath: path))
+      let decoder = JSONDecoder()
+      decoder.dateDecodingStrategy = .secondsSince1970
+      return try decoder.decode(FocusTimer.SavedSession.self, from: data)
+    } catch {
+      throw .unreadable(path, "\(error)")
+    }
+  }
+
+  /// Saves `saved`, or removes the file for nil (idle).
+  func save(_ saved: FocusTimer.SavedSession?) throws {
+    guard let saved else {
+      if FileManager.default.fileExists(atPath: path) {
+        try FileManager.default.removeItem(atPath: path)
+      }
+      return
+    }
+    let directory = (path as NSString).deletingLastPathComponent
+    try FileManager.default.createDirectory(
+      atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    let encoder = JSONEncoder()
+    encoder.dateEncodingStrategy = .secondsSince1970
+    let data = try encoder.encode(saved)
+    let temporary = path + ".tmp"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    let synced = fsync(descriptor)
+    close(descriptor)
+    guard written == data.count, synced == 0, rename(temporary, path) == 0 else {
+      throw POSIXError(.init(rawValue: errno) ?? .EIO)
+    }
+  }
+}

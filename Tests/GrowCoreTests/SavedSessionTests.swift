@@ -1,0 +1,93 @@
+import Foundation
+import GrowCore
+import Testing
+
+/// A session saved by one daemon and taken up by the next (after a crash or kill -9).
+@Suite struct SavedSessionTests {
+  /// A timer on a manual clock with the standard card, plus its event log.
+  func makeTimer(at now: Date = Date(timeIntervalSince1970: 1_780_000_000))
+    -> (FocusTimer, ManualTimeSource, EventLog)
+  {
+    let time = ManualTimeSource(now: now)
+    let bus = EventBus()
+    let log = EventLog(bus)
+    return (FocusTimer(deck: .standard, bus: bus, time: time), time, log)
+  }
+
+  /// Saves from one timer and restores into a fresh one `later` seconds on.
+  func carry(_ timer: FocusTimer, _ time: ManualTimeSource, later: TimeInterval) throws
+    -> (FocusTimer, ManualTimeSource, EventLog)
+  {
+    let saved = try #require(timer.savedSession)
+    // Through JSON, as the daemon keeps it on disk.
+    let data = try JSONEncoder().encode(saved)
+    let decoded = try JSONDecoder().decode(FocusTimer.SavedSession.self, from: data)
+    let next = makeTimer(at: time.now.addingTimeInterval(later))
+    next.0.restore(decoded)
+    return next
+  }
+
+  @Test func aRunningPhaseGoesOnWithItsOwnDeadline() throws {
+    let (timer, time, _) = makeTimer()
+    try timer.start()
+    time.advance(by: 10 * minute)
+    let endsAt = try #require(timer.status.endsAt)
+    let (restored, restoredTime, log) = try carry(timer, time, later: 2 * minute)
+    #expect(restored.status.state == .focus)
+    #expect(restored.status.endsAt == endsAt)
+    #expect(restored.status.remaining == 13 * minute)
+    restoredTime.advance(by: 13 * minute)
+    #expect(log.all(PhaseEnded.self).map(\.outcome) == [.completed])
+    #expect(restored.status.state == .shortBreak)
+  }
+
+  @Test func aPausedPhaseKeepsItsRemainingTime() throws {
+    let (timer, time, _) = makeTimer()
+    try timer.start()
+    time.advance(by: 5 * minute)
+    try timer.pause()
+    let (restored, _, _) = try carry(timer, time, later: 3 * hour)
+    #expect(restored.status.paused)
+    #expect(restored.status.remaining == 20 * minute)
+  }
+
+  @Test func aPhaseThatEndedWhileTheDaemonWasGoneEndsAtItsDeadlineAndTheCycleGoesOn() throws {
+    let (timer, time, _) = makeTimer()
+    try timer.start()
+    time.advance(by: 20 * minute)
+    let deadline = try #require(timer.status.endsAt)
+    let (restored, _, log) = try carry(timer, time, later: 10 * minute)
+    let ended = try #require(log.last(PhaseEnded.self))
+    #expect(ended.outcome == .completed)
+    #expect(ended.endedAt == deadline)
+    #expect(restored.status.completedToday == 1)
+    // More than a minute late: the break starts now, not at the old deadline.
+    #expect(restored.status.state == .shortBreak)
+    #expect(restored.status.remaining == 5 * minute)
+  }
+
+  @Test func aSessionOverAnHourPastItsDeadlineIsClosedNotResumed() throws {
+    let (timer, time, _) = makeTimer()
+    try timer.start()
+    let (restored, _, log) = try carry(timer, time, later: 25 * minute + 61 * minute)
+    #expect(restored.status.state == .idle)
+    #expect(log.all(PhaseEnded.self).map(\.outcome) == [.completed])
+    #expect(log.all(SessionStopped.self).count == 1)
+  }
+
+  @Test func aWaitingPhaseIsStillWaiting() throws {
+    let (timer, time, _) = makeTimer()
+    try timer.start()
+    try timer.skip()
+    try timer.skip()
+    #expect(timer.status.next == .focus)
+    let (restored, _, _) = try carry(timer, time, later: 3 * hour)
+    #expect(restored.status.next == .focus)
+    #expect(restored.status.card == "work")
+  }
+
+  @Test func idleHasNothingToSave() {
+    let (timer, _, _) = makeTimer()
+    #expect(timer.savedSession == nil)
+  }
+}

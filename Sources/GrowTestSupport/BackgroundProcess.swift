@@ -80,15 +80,7 @@ public final class BackgroundProcess: @unchecked Sendable {
   /// away gives no SIGPIPE.
   public func writeToStdin(_ text: String) {
     guard let stdinWriter else { return }
-    var pipeSignal = sigset_t()
-    var saved = sigset_t()
-    sigemptyset(&pipeSignal)
-    sigaddset(&pipeSignal, SIGPIPE)
-    pthread_sigmask(SIG_BLOCK, &pipeSignal, &saved)
-    defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
-    _ = Array(text.utf8).withUnsafeBytes { write(stdinWriter, $0.baseAddress, $0.count) }
-    var now = timespec(tv_sec: 0, tv_nsec: 0)
-    while sigtimedwait(&pipeSignal, nil, &now) == SIGPIPE {}
+    writeWithoutSIGPIPE(Data(text.utf8), to: stdinWriter, thenClose: false)
   }
 
   /// Everything the child has written to stdout so far.

@@ -148,12 +148,13 @@ public enum Command {
   }
 }
 
-/// Writes `data` and closes `descriptor`; a reader that has gone away gives EPIPE, not SIGPIPE.
+/// Writes `data` (and closes `descriptor` unless told not to); a reader that has gone away
+/// gives EPIPE, not SIGPIPE.
 ///
 /// SIGPIPE from write(2) goes to the writing thread, so it is blocked on this thread only and
 /// any pending one is consumed before unblocking. Ignoring SIGPIPE process-wide instead would
 /// leak into every child (SIG_IGN survives exec) and change how they behave.
-func writeWithoutSIGPIPE(_ data: Data, to descriptor: Int32) {
+func writeWithoutSIGPIPE(_ data: Data, to descriptor: Int32, thenClose: Bool = true) {
   var pipeSignal = sigset_t()
   var saved = sigset_t()
   sigemptyset(&pipeSignal)
@@ -169,7 +170,7 @@ func writeWithoutSIGPIPE(_ data: Data, to descriptor: Int32) {
       offset += written
     }
   }
-  close(descriptor)
+  if thenClose { close(descriptor) }
   var now = timespec(tv_sec: 0, tv_nsec: 0)
   while sigtimedwait(&pipeSignal, nil, &now) == SIGPIPE {}
 }

@@ -492,10 +492,7 @@ struct CompareBenchmark {
   }
 
   private func median(_ values: [Double]) -> Double? {
-    guard !values.isEmpty else { return nil }
-    let sorted = values.sorted()
-    let middle = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    values.isEmpty ? nil : grow_bench.median(values)
   }
 }
 

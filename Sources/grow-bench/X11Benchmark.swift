@@ -1,4 +1,5 @@
 import Foundation
+import GrowPluginKit
 import GrowTestSupport
 
 /// What the x11 plugin's event-driven design buys over polling the X server once a second:
@@ -54,7 +55,7 @@ struct X11Benchmark {
     // the window and take their counts with them, so whole-process sums can even go down. A
     // thread is counted from its first sample (from zero if it was born in the window) to
     // its last; the few switches of a thread's last 250 ms can be missed.
-    let initial = try Self.contextSwitches(pid: pid)
+    let initial = StatusBarBenchmark.threadContextSwitches(of: pid)
     // A started daemon has switched many times: zero here would mean the counts went unread.
     guard initial.values.reduce(0, +) > 0 else {
       throw HarnessError("no context switches read from /proc/\(pid)/task")
@@ -63,7 +64,7 @@ struct X11Benchmark {
     let start = Date()
     while Date().timeIntervalSince(start) < seconds {
       Thread.sleep(forTimeInterval: 0.25)
-      last.merge(try Self.contextSwitches(pid: pid)) { $1 }
+      last.merge(StatusBarBenchmark.threadContextSwitches(of: pid)) { $1 }
     }
     let switches = last.reduce(0) { $0 + $1.value - (initial[$1.key] ?? 0) }
     let elapsed = Date().timeIntervalSince(start)
@@ -78,7 +79,7 @@ struct X11Benchmark {
     for index in 0..<runs {
       let (window, windowClass) = index % 2 == 0 ? (second, "BenchB") : (first, "BenchA")
       let seen = events(eventsPath, "active-window-changed").count
-      let clock = Self.monotonic()
+      let clock = MonotonicClock.now
       try display.activate(window)
       let event = try waitFor(eventsPath, "active-window-changed", after: seen) {
         $0["class"] as? String == windowClass
@@ -90,7 +91,7 @@ struct X11Benchmark {
     for index in 0..<runs {
       Thread.sleep(forTimeInterval: 1.5)
       let seen = events(eventsPath, "user-active").count
-      let clock = Self.monotonic()
+      let clock = MonotonicClock.now
       try display.xdotool("mousemove", "\(100 + index * 10)", "\(100 + index * 10)")
       let event = try waitFor(eventsPath, "user-active", after: seen) { _ in true }
       inputLatencies.append(try Self.latency(event, since: clock))
@@ -134,35 +135,5 @@ struct X11Benchmark {
       throw HarnessError("event without a monotonic stamp: \(event)")
     }
     return (stamp - clock) * 1000
-  }
-
-  static func monotonic() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-  }
-
-  /// Voluntary plus involuntary context switches of each thread of `pid`, by thread id. Read
-  /// whole with FileHandle: Foundation's String(contentsOfFile:) stops early on /proc files.
-  static func contextSwitches(pid: Int32) throws -> [String: Int] {
-    let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
-    var counts: [String: Int] = [:]
-    for task in tasks {
-      var total = 0
-      guard let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/task/\(task)/status"),
-        let data = try handle.readToEnd()
-      else { continue }
-      try? handle.close()
-      for line in String(decoding: data, as: UTF8.self).split(separator: "\n")
-      where line.hasPrefix("voluntary_ctxt_switches")
-        || line.hasPrefix("nonvoluntary_ctxt_switches")
-      {
-        total +=
-          Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "")
-          ?? 0
-      }
-      counts[task] = total
-    }
-    return counts
   }
 }

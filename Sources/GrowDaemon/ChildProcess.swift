@@ -56,11 +56,17 @@ enum ChildExit: Equatable, CustomStringConvertible {
 }
 
 enum ChildProcess {
+  /// The file-creation mask children start with, when it is not the daemon's own: the daemon
+  /// keeps 077 for itself (`Daemon.run`), but a plugin's program should write files the way
+  /// the user set up.
+  @MainActor static var umaskForChildren: mode_t?
+
   /// Starts `arguments[0]` (looked up on `environment`'s PATH when it has no slash) with
   /// `environment`, in its own process group, with no signals blocked and the signals the
   /// daemon ignores back at their defaults (an ignored SIGTERM or SIGPIPE would otherwise
   /// survive exec). Refuses a program someone else could have changed: it would run with the
   /// user's rights.
+  @MainActor
   static func spawn(_ arguments: [String], environment: [String: String]) throws(SpawnError)
     -> SpawnedChild
   {
@@ -117,6 +123,9 @@ enum ChildProcess {
       for pointer in argv + envp { free(pointer) }
     }
     var pid: pid_t = 0
+    // posix_spawn takes no mask: swap it around the call, which copies it into the child.
+    // Meanwhile Grow's own files still get their explicit modes.
+    let ownMask = umaskForChildren.map { umask($0) }
     var result = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
     // ETXTBSY: the script is still open for writing somewhere (an editor saving it, another
     // process forked while it was being written). That lasts microseconds; try again briefly.
@@ -124,6 +133,7 @@ enum ChildProcess {
       usleep(5_000)
       result = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
     }
+    if let ownMask { umask(ownMask) }
     guard result == 0 else { throw .spawnFailed(program: arguments[0], errno: result) }
 
     guard let notifier = ProcessDescriptor.open(pid) else {

@@ -6,6 +6,11 @@ public struct PrivateFileError: Error, Equatable, CustomStringConvertible {
   /// The errno of the call that failed.
   public let code: Int32
 
+  public init(path: String, code: Int32) {
+    self.path = path
+    self.code = code
+  }
+
   public var reason: String { String(cString: strerror(code)) }
   public var description: String { "\(path): \(reason)" }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import GrowCore
 
 /// What Grow changed on the notification server, kept on disk while it is changed, so that a
 /// daemon killed with SIGKILL (or a crash) can put it back at its next start.
@@ -29,24 +30,9 @@ struct RestoreFile {
   }
 
   /// Written to a temporary file in the same directory and renamed over the old one, so a
-  /// crash mid-write never leaves half a record.
+  /// crash mid-write never leaves half a record (`PrivateFiles.replace`).
   func save(_ record: RestoreRecord) throws {
-    let directory = (path as NSString).deletingLastPathComponent
-    try FileManager.default.createDirectory(
-      atPath: directory, withIntermediateDirectories: true,
-      attributes: [.posixPermissions: 0o700])
-    let data = try JSONEncoder().encode(record)
-    let temporary = path + ".tmp-\(getpid())"
-    guard
-      FileManager.default.createFile(
-        atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600])
-    else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary]) }
-    guard rename(temporary, path) == 0 else {
-      let reason = String(cString: strerror(errno))
-      unlink(temporary)
-      throw CocoaError(
-        .fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: reason])
-    }
+    try PrivateFiles.replace(path, with: try JSONEncoder().encode(record))
   }
 
   func remove() { unlink(path) }

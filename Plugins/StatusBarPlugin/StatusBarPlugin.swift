@@ -31,11 +31,9 @@ public final class StatusBarPlugin: GrowPlugin {
     }
     let directory = URL(fileURLWithPath: runtime).appendingPathComponent("grow")
     do {
-      try FileManager.default.createDirectory(
-        at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+      try PrivateFiles.makeDirectory(directory.path)
     } catch {
-      throw PluginError.unavailable(
-        "cannot create \(directory.path): \(error.localizedDescription)")
+      throw PluginError.unavailable("cannot create \(error.path): \(error.reason)")
     }
     self.directory = directory
     log = context.log
@@ -67,15 +65,11 @@ public final class StatusBarPlugin: GrowPlugin {
 
   /// Replaces `name` with `line` and a newline: a temporary file renamed over the old one.
   private func replace(_ name: String, with line: String) {
-    let file = directory.appendingPathComponent(name)
-    let temporary = directory.appendingPathComponent(".\(name).tmp")
-    guard
-      FileManager.default.createFile(
-        atPath: temporary.path, contents: Data((line + "\n").utf8),
-        attributes: [.posixPermissions: 0o600]),
-      rename(temporary.path, file.path) == 0
-    else {
-      return log.warning("cannot write \(file.path): \(String(cString: strerror(errno)))")
+    do {
+      try PrivateFiles.replace(
+        directory.appendingPathComponent(name).path, with: Data((line + "\n").utf8))
+    } catch {
+      log.warning("cannot write \(error)")
     }
   }
 }

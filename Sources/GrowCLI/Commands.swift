@@ -36,7 +36,7 @@ enum Commands {
       details: """
         While a break or focus is waiting to be started, starts it.
           --focus D, --short-break D, --long-break D   change the lengths for this session only
-          --intention TEXT                             what this session is for
+          --intention TEXT                             what this session is for (one line)
         Durations read like 25m, 90s or 1h30m.
         """, run: runStart),
     simple("pause", "pause the running phase; the remaining time is kept exactly", "Pause"),

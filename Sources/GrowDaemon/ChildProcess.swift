@@ -9,6 +9,8 @@ import GrowLoop
 enum SpawnError: Error, CustomStringConvertible {
   case pipeFailed(errno: Int32)
   case spawnFailed(program: String, errno: Int32)
+  /// The program is a file someone else could have changed (`TrustedFile`).
+  case untrusted(program: String, reason: String)
   case pidfdUnavailable(errno: Int32)
 
   var description: String {
@@ -17,6 +19,8 @@ enum SpawnError: Error, CustomStringConvertible {
     case .spawnFailed(let program, let code):
       "cannot start '\(program)': \(String(cString: strerror(code)))"
         + (code == ENOENT ? " (not found; give a full path or check PATH)" : "")
+    case .untrusted(let program, let reason):
+      "refusing to run \(program): \(reason)"
     case .pidfdUnavailable(let code):
       "cannot watch the child (pidfd_open needs Linux 5.3 or later): "
         + String(cString: strerror(code))
@@ -52,12 +56,25 @@ enum ChildExit: Equatable, CustomStringConvertible {
 }
 
 enum ChildProcess {
-  /// Starts `arguments[0]` (looked up on PATH when it has no slash) with `environment`, in its
-  /// own process group, with no signals blocked and the signals the daemon ignores back at
-  /// their defaults (an ignored SIGTERM or SIGPIPE would otherwise survive exec).
+  /// The file-creation mask children start with, when it is not the daemon's own: the daemon
+  /// keeps 077 for itself (`Daemon.run`), but a plugin's program should write files the way
+  /// the user set up.
+  @MainActor static var umaskForChildren: mode_t?
+
+  /// Starts `arguments[0]` (looked up on `environment`'s PATH when it has no slash) with
+  /// `environment`, in its own process group, with no signals blocked and the signals the
+  /// daemon ignores back at their defaults (an ignored SIGTERM or SIGPIPE would otherwise
+  /// survive exec). Refuses a program someone else could have changed: it would run with the
+  /// user's rights.
+  @MainActor
   static func spawn(_ arguments: [String], environment: [String: String]) throws(SpawnError)
     -> SpawnedChild
   {
+    // The file checked is the file run: found once here, then started by its path.
+    let program = try locate(arguments[0], path: environment["PATH"])
+    if let problem = TrustedFile.problem(with: program) {
+      throw .untrusted(program: program, reason: problem)
+    }
     var pipes: [(read: Int32, write: Int32)] = []
     defer {
       // The child's ends are closed in the parent whatever happens; ours survive below.
@@ -106,13 +123,17 @@ enum ChildProcess {
       for pointer in argv + envp { free(pointer) }
     }
     var pid: pid_t = 0
-    var result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+    // posix_spawn takes no mask: swap it around the call, which copies it into the child.
+    // Meanwhile Grow's own files still get their explicit modes.
+    let ownMask = umaskForChildren.map { umask($0) }
+    var result = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
     // ETXTBSY: the script is still open for writing somewhere (an editor saving it, another
     // process forked while it was being written). That lasts microseconds; try again briefly.
     for _ in 0..<20 where result == ETXTBSY {
       usleep(5_000)
-      result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+      result = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
     }
+    if let ownMask { umask(ownMask) }
     guard result == 0 else { throw .spawnFailed(program: arguments[0], errno: result) }
 
     guard let notifier = ProcessDescriptor.open(pid) else {
@@ -129,6 +150,25 @@ enum ChildProcess {
     return SpawnedChild(
       pid: pid, stdin: input.write, stdout: output.read, stderr: errorOutput.read,
       exitNotifier: notifier)
+  }
+
+  /// Where `program` is: itself when it holds a slash, otherwise the first executable file of
+  /// that name in the directories of `path` (as execvp looks; an empty entry is the current
+  /// directory, and no PATH means /bin:/usr/bin).
+  static func locate(_ program: String, path: String?) throws(SpawnError) -> String {
+    guard !program.contains("/") else { return program }
+    for directory in (path ?? "/bin:/usr/bin").split(
+      separator: ":", omittingEmptySubsequences: false)
+    {
+      let candidate = (directory.isEmpty ? "." : String(directory)) + "/" + program
+      var info = stat()
+      if stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+        access(candidate, X_OK) == 0
+      {
+        return candidate
+      }
+    }
+    throw .spawnFailed(program: program, errno: ENOENT)
   }
 
   /// Collects the child's exit status without waiting; nil while it still runs.

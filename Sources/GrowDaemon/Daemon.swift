@@ -139,6 +139,12 @@ public final class Daemon {
 
   /// Starts and runs until SIGTERM or SIGINT.
   public func run() throws(DaemonError) -> Never {
+    // Grow's files are created owner-only with explicit modes; the mask also covers whatever
+    // else creates a file in this process (a plugin, a library). The programs the daemon
+    // starts get the user's own mask back.
+    let userMask = umask(0o077)
+    umask(userMask | 0o077)
+    ChildProcess.umaskForChildren = userMask
     try start()
     dispatchMain()
   }

@@ -139,7 +139,12 @@ public final class ExternalPlugin {
     do {
       child = try ChildProcess.spawn(arguments, environment: environment)
     } catch {
-      failed(error.description)
+      if case .untrusted = error {
+        // Trying again changes nothing until someone fixes the file.
+        refused(error.description)
+      } else {
+        failed(error.description)
+      }
       return
     }
     let run = Run(child: child)
@@ -284,6 +289,14 @@ public final class ExternalPlugin {
     }
     if Date().timeIntervalSince(run.startedAt) >= limits.healthyRun { consecutiveFailures = 0 }
     failed(run.cutOffReason ?? exit.description)
+  }
+
+  /// Gives up at once, without restarting: the program must not run as it is. Once it is
+  /// fixed, `grow plugins reload ID` starts it.
+  private func refused(_ reason: String) {
+    lastError = reason
+    context.log.error(reason)
+    state = .failed(reason: reason)
   }
 
   /// Records a failure and restarts with backoff, or gives up after too many.

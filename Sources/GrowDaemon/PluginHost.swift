@@ -318,13 +318,27 @@ public final class PluginHost {
             probe.problem = "\(error)"
           }
         case .executable(let arguments):
-          if let program = arguments.first, !FileManager.default.isExecutableFile(atPath: program) {
-            probe.problem = "\(program) is not an executable file"
-          }
+          probe.problem = arguments.first.flatMap(Self.problem(withProgram:))
         case .unknown: break
         }
       }
       return probe
+    }
+  }
+
+  /// Why an external plugin's program would not run, found as the daemon finds it (PATH).
+  private static func problem(withProgram program: String) -> String? {
+    let path: String
+    do {
+      path = try ChildProcess.locate(program, path: ProcessInfo.processInfo.environment["PATH"])
+    } catch {
+      return error.description
+    }
+    guard FileManager.default.isExecutableFile(atPath: path) else {
+      return "\(path) is not an executable file"
+    }
+    return TrustedFile.problem(with: path).map {
+      SpawnError.untrusted(program: path, reason: $0).description
     }
   }
 
@@ -406,7 +420,7 @@ public enum PluginHostError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .unknownPlugin(let id, let known):
-      "no plugin '\(id)'"
+      "no plugin '\(shortened(id))'"
         + (closestMatch(to: id, in: known).map { "; did you mean '\($0)'?" } ?? "")
         + " (plugins: \(known.joined(separator: ", ")))"
     case .notEnabled(let id):

@@ -83,19 +83,11 @@ enum PluginLibrary {
     return pluginType
   }
 
-  /// A library that someone else could have written to runs with the user's rights inside
-  /// the daemon: refuse files that are group- or world-writable or owned by another user.
+  /// A library someone else could have written would run with the user's rights inside the
+  /// daemon.
   private static func checkOwnership(_ path: String) throws(PluginLoadError) {
-    var info = stat()
-    guard stat(path, &info) == 0 else {
-      throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
-    }
-    if info.st_mode & (S_IWGRP | S_IWOTH) != 0 {
-      throw .unsafeFile(
-        path: path, reason: "it is writable by other users; run 'chmod go-w \(path)'")
-    }
-    if info.st_uid != getuid(), info.st_uid != 0 {
-      throw .unsafeFile(path: path, reason: "it belongs to another user (uid \(info.st_uid))")
+    if let problem = TrustedFile.problem(with: path) {
+      throw .unsafeFile(path: path, reason: problem)
     }
   }
 }

@@ -51,20 +51,8 @@ public struct SessionStore {
       }
       return
     }
-    let directory = (path as NSString).deletingLastPathComponent
-    try FileManager.default.createDirectory(
-      atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     let encoder = JSONEncoder()
     encoder.dateEncodingStrategy = .secondsSince1970
-    let data = try encoder.encode(saved)
-    let temporary = path + ".tmp"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-    let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-    let synced = fsync(descriptor)
-    close(descriptor)
-    guard written == data.count, synced == 0, rename(temporary, path) == 0 else {
-      throw POSIXError(.init(rawValue: errno) ?? .EIO)
-    }
+    try PrivateFiles.replace(path, with: try encoder.encode(saved))
   }
 }

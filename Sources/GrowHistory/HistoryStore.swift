@@ -241,7 +241,8 @@ public final class HistoryStore {
   }
 
   /// Makes the directory (0700) and an empty file (0600) before SQLite does, so that neither
-  /// is ever readable by others, whatever the umask.
+  /// is ever readable by others, whatever the umask. SQLite gives the -wal and -shm files the
+  /// database's mode.
   private static func prepareFile(at path: String) throws(HistoryError) {
     let directory = (path as NSString).deletingLastPathComponent
     var isDirectory: ObjCBool = false
@@ -252,11 +253,9 @@ public final class HistoryStore {
       }
     } else {
       do {
-        try FileManager.default.createDirectory(
-          atPath: directory, withIntermediateDirectories: true,
-          attributes: [.posixPermissions: 0o700])
+        try PrivateFiles.makeDirectory(directory)
       } catch {
-        throw .cannotCreateDirectory(path: directory, reason: Self.reason(error))
+        throw .cannotCreateDirectory(path: error.path, reason: error.reason)
       }
     }
     let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -267,14 +266,5 @@ public final class HistoryStore {
       throw .cannotOpen(path: path, reason: String(cString: strerror(code)))
     }
     close(descriptor)
-  }
-
-  private static func reason(_ error: any Error) -> String {
-    if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
-      underlying.domain == NSPOSIXErrorDomain
-    {
-      return String(cString: strerror(Int32(underlying.code)))
-    }
-    return (error as NSError).localizedDescription
   }
 }

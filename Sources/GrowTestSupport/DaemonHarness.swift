@@ -69,9 +69,18 @@ public final class DaemonHarness {
   }
 
   /// Starts `grow daemon` and waits until it answers on the bus.
-  public func start(arguments: [String] = []) throws {
-    let daemon = try BackgroundProcess(
-      Binaries.grow, ["daemon"] + arguments, environment: environment)
+  /// - Parameter umask: the file-creation mask to start it with (octal, such as "000"), set by
+  ///   a shell that then becomes the daemon; the test process's own otherwise.
+  public func start(arguments: [String] = [], umask: String? = nil) throws {
+    let daemon =
+      if let umask {
+        try BackgroundProcess(
+          "/bin/sh",
+          ["-c", "umask \(umask) && exec \"$0\" \"$@\"", Binaries.grow, "daemon"] + arguments,
+          environment: environment)
+      } else {
+        try BackgroundProcess(Binaries.grow, ["daemon"] + arguments, environment: environment)
+      }
     self.daemon = daemon
     let ready = try daemon.waitUntil(timeout: 10) { try grow("status").status == 0 }
     guard ready else {

@@ -538,6 +538,44 @@ struct FocusTimerOverrideTests {
     #expect(rig.timer.status.intention == "Essay")
   }
 
+  @Test func anIntentionOfTwoHundredCharactersIsTheLongest() throws {
+    let rig = Rig()
+    let longest = String(repeating: "é", count: SessionOverrides.maximumIntentionLength)
+    try rig.timer.start(overrides: .init(intention: longest))
+    #expect(rig.timer.status.intention == longest)
+  }
+
+  @Test(arguments: [
+    (
+      String(repeating: "x", count: 201),
+      "the intention is longer than 200 characters; keep it to one short line, "
+        + "such as 'Chapter 3 exercises'"
+    ),
+    // One character of 10,000 bytes: "e" and as many combining acute accents.
+    (
+      "e" + String(repeating: "\u{301}", count: 5000),
+      "the intention is longer than 200 characters; keep it to one short line, "
+        + "such as 'Chapter 3 exercises'"
+    ),
+    (
+      "Essay\nrm -rf",
+      "the intention must be one line of text; it holds the control character U+000A"
+    ),
+    ("tab\there", "the intention must be one line of text; it holds the control character U+0009"),
+    (
+      "\u{1B}[31mred",
+      "the intention must be one line of text; it holds the control character U+001B"
+    ),
+  ])
+  func overlongOrMultiLineIntentionsAreRefused(intention: String, message: String) {
+    let rig = Rig()
+    #expect(throws: TimerError.invalidArgument(message)) {
+      try rig.timer.start(overrides: .init(intention: intention))
+    }
+    #expect(rig.log.events.isEmpty)
+    #expect(rig.timer.status == .idle)
+  }
+
   @Test func aDayIsTheLongestOverride() throws {
     let rig = Rig()
     try rig.timer.start(overrides: .init(focus: 24 * hour))

@@ -18,6 +18,16 @@ struct TimerErrorTests {
     #expect(error.description == "no card named 'MATH'; did you mean 'math'? (cards: work, math)")
   }
 
+  @Test func aHugeUnknownNameIsShownShortened() {
+    let error = TimerError.unknownCard(String(repeating: "x", count: 1_000_000), known: ["work"])
+    #expect(
+      error.description == "no card named '\(String(repeating: "x", count: 64))…' (cards: work)")
+    // One character carrying a million combining marks is cut too.
+    let marks = TimerError.unknownCard(
+      "e" + String(repeating: "\u{301}", count: 1_000_000), known: ["work"])
+    #expect(marks.description.utf8.count < 200)
+  }
+
   @Test func stateAndArgumentErrorsShowTheirMessage() {
     #expect(TimerError.invalidState("nothing is running").description == "nothing is running")
     #expect(TimerError.invalidArgument("too long").description == "too long")

@@ -156,6 +156,180 @@ import Testing
     #expect(harness.daemon?.isRunning == true)
   }
 
+  /// Everything a refused call must leave as it was (all but the countdown).
+  func snapshot(_ harness: DaemonHarness) throws -> [String] {
+    let status = try harness.status()
+    return ["state", "card", "duration", "started_at", "ends_at", "paused", "intention", "cycle"]
+      .map { "\($0)=\(status[$0].map { "\($0)" } ?? "none")" }
+  }
+
+  /// A raw client on the harness's bus, for what libdbus would not send.
+  func rawClient(_ harness: DaemonHarness) throws -> RawBusClient {
+    try RawBusClient(address: harness.bus.address)
+  }
+
+  func rawCall(
+    _ client: RawBusClient, _ member: String, _ signature: String, _ body: WireWriter
+  ) throws -> RawBusClient.Outcome {
+    try client.call(
+      path: "/org/grow/Grow1", interface: "org.grow.Grow1.Timer", member: member,
+      destination: "org.grow.Grow1", signature: signature, body: body)
+  }
+
+  /// The daemon's peak resident memory, in MiB (VmHWM in /proc/PID/status).
+  func peakMemoryMiB(_ harness: DaemonHarness) throws -> Int {
+    let pid = try #require(harness.daemon?.pid)
+    let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/status"))
+    defer { try? handle.close() }
+    let text = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+    let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
+    let kib = try #require(Int(line.split(separator: " ").dropFirst().first ?? ""))
+    return kib / 1024
+  }
+
+  /// D-Bus lets a string run to tens of megabytes. A card name of 16 MB gets the usual short
+  /// UnknownCard error and an intention of 16 MB an InvalidArgument, without the daemon
+  /// swelling: suggesting a near-miss card name once took a table of word × name, gigabytes.
+  @Test func multiMegabyteStringsGetShortErrorsAndChangeNothing() throws {
+    let harness = try DaemonHarness()
+    #expect(try harness.grow("start").status == 0)
+    let before = try snapshot(harness)
+    let client = try rawClient(harness)
+    let huge = [UInt8](repeating: UInt8(ascii: "x"), count: 16 << 20)
+
+    var name = WireWriter()
+    name.string(huge)
+    let start = try rawCall(client, "Start", "s", name)
+    #expect(
+      start
+        == .error(
+          name: "org.grow.Grow1.Error.UnknownCard",
+          message: "no card named '\(String(repeating: "x", count: 64))…' (cards: work)"))
+
+    var withName = WireWriter()
+    withName.string(huge)
+    withName.vardict([("focus", .uint32(60))])
+    let startWith = try rawCall(client, "StartWith", "sa{sv}", withName)
+    #expect(
+      startWith
+        == .error(
+          name: "org.grow.Grow1.Error.UnknownCard",
+          message: "no card named '\(String(repeating: "x", count: 64))…' (cards: work)"))
+
+    let intentionRefused = RawBusClient.Outcome.error(
+      name: "org.grow.Grow1.Error.InvalidArgument",
+      message: "the intention is longer than 200 characters; keep it to one short line, "
+        + "such as 'Chapter 3 exercises'")
+    var intention = WireWriter()
+    intention.string(Array("work".utf8))
+    intention.vardict([("intention", .string(huge))])
+    #expect(try rawCall(client, "StartWith", "sa{sv}", intention) == intentionRefused)
+
+    let reload = try client.call(
+      path: "/org/grow/Grow1", interface: "org.grow.Grow1.Plugins", member: "Reload",
+      destination: "org.grow.Grow1", signature: "s", body: name)
+    guard case .error(let reloadError, let reloadMessage) = reload else {
+      Issue.record("Reload of a 16 MB id answered \(reload)")
+      return
+    }
+    #expect(reloadError == "org.grow.Grow1.Error.InvalidArgument")
+    #expect(reloadMessage.hasPrefix("no plugin '\(String(repeating: "x", count: 64))…'"))
+
+    // The same from the command line, as long as one argument may be (128 KiB).
+    let cli = try harness.grow("start", "--intention", String(repeating: "x", count: 100_000))
+    #expect(cli.status == 1)
+    #expect(
+      cli.stderr
+        == "grow: the intention is longer than 200 characters; keep it to one short line, "
+        + "such as 'Chapter 3 exercises'\n")
+    let twoLines = try harness.grow("start", "--intention", "essay\nrm -rf ~")
+    #expect(twoLines.status == 1)
+    #expect(
+      twoLines.stderr
+        == "grow: the intention must be one line of text; it holds the control character "
+        + "U+000A\n")
+
+    #expect(try snapshot(harness) == before)
+    #expect(try peakMemoryMiB(harness) < 512, "a few copies of the message, not gigabytes")
+    #expect(harness.daemon?.isRunning == true)
+  }
+
+  @Test func outOfRangeDurationsAreRefusedAndChangeNothing() throws {
+    let harness = try DaemonHarness()
+    let invalid = "GDBus.Error:org.grow.Grow1.Error.InvalidArgument: "
+    for (options, message) in [
+      ("{'focus': <uint32 0>}", "focus must be between 1s and 24h, not 0s"),
+      ("{'focus': <uint32 4294967295>}", "focus must be between 1s and 24h, not 4294967295s"),
+      ("{'short-break': <uint32 0>}", "short-break must be between 1s and 24h, not 0s"),
+      (
+        "{'long-break': <uint32 4294967295>}",
+        "long-break must be between 1s and 24h, not 4294967295s"
+      ),
+      ("{'focus': <int32 -60>}", "unknown start option 'focus' of type 'i'"),
+    ] {
+      let call = try gdbus(harness, "StartWith", "work", options)
+      #expect(call.status != 0)
+      #expect(call.stderr.contains(invalid + message), "\(options): \(call.stderr)")
+      #expect(try harness.status()["state"] as? String == "idle")
+    }
+
+    #expect(try harness.grow("start").status == 0)
+    let before = try snapshot(harness)
+    // 86400 (a day) would make the 25-minute phase longer than a day.
+    for seconds in ["0", "4294967295", "86400"] {
+      let call = try gdbus(harness, "Extend", seconds)
+      #expect(
+        call.stderr.contains(
+          invalid + "can only extend by 1s or more, up to a phase of 24h (asked for \(seconds)s)"),
+        "\(seconds): \(call.stderr)")
+    }
+    #expect(try snapshot(harness) == before)
+    #expect(try gdbus(harness, "Extend", "60").status == 0, "in range still works")
+    #expect(try harness.status()["duration"] as? Int == 1560)
+  }
+
+  /// libdbus never sends a string that is not UTF-8, so a hand-written client does. The bus
+  /// checks every message and drops the connection that sent one; the daemon never sees it,
+  /// keeps its state and answers the next caller.
+  @Test func invalidUTF8NeverReachesTheDaemon() throws {
+    let harness = try DaemonHarness()
+    #expect(try harness.grow("start").status == 0)
+    let before = try snapshot(harness)
+
+    // The same client is heard when it sends valid UTF-8: it is the bytes that are refused.
+    let control = try rawClient(harness)
+    var valid = WireWriter()
+    valid.string(Array("nosuch".utf8))
+    #expect(
+      try rawCall(control, "Start", "s", valid)
+        == .error(
+          name: "org.grow.Grow1.Error.UnknownCard",
+          message: "no card named 'nosuch' (cards: work)"))
+
+    let notUTF8: [[UInt8]] = [
+      [0x77, 0x6F, 0xFF, 0xFE],  // "wo" and two bytes that never occur in UTF-8
+      [0xC3],  // a sequence cut short
+      [0xED, 0xA0, 0x80],  // a UTF-16 surrogate, U+D800
+      [0xC0, 0xAF],  // an overlong "/"
+    ]
+    for bytes in notUTF8 {
+      var card = WireWriter()
+      card.string(bytes)
+      #expect(try rawCall(try rawClient(harness), "Start", "s", card) == .disconnected)
+
+      var intention = WireWriter()
+      intention.string(Array("work".utf8))
+      intention.vardict([("intention", .string(bytes))])
+      #expect(
+        try rawCall(try rawClient(harness), "StartWith", "sa{sv}", intention) == .disconnected)
+    }
+
+    #expect(try snapshot(harness) == before)
+    #expect(try gdbus(harness, "Pause").status == 0, "the daemon still takes commands")
+    #expect(try harness.status()["paused"] as? Bool == true)
+    #expect(harness.daemon?.isRunning == true)
+  }
+
   @Test func signalsAndPropertiesChangedFollowEveryChange() throws {
     // Breaks start by themselves, focus waits for the person: the test moves the timer on
     // exactly as someone would, so nothing here races the clock.

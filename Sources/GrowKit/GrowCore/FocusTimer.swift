@@ -26,11 +26,36 @@ public struct SessionOverrides: Sendable, Equatable {
         throw .invalidArgument("\(label) must be between 1s and 24h, not \(shownSeconds(value))")
       }
     }
+    if let intention { try Self.check(intention: intention) }
     card.focus = focus ?? card.focus
     card.shortBreak = shortBreak ?? card.shortBreak
     card.longBreak = longBreak ?? card.longBreak
     if let intention { card.intention = intention.isEmpty ? nil : intention }
     return card
+  }
+
+  /// The longest intention accepted, in characters: a line for a status bar or a notification
+  /// (config.ini's lines hold no more either).
+  public static let maximumIntentionLength = 200
+
+  /// An intention is one short line: it goes into status bars, notifications, the history and
+  /// the saved session, which a line break or megabytes of text would break or bloat.
+  static func check(intention: String) throws(TimerError) {
+    let limit = maximumIntentionLength
+    // Bytes too: one character can carry any number of combining marks.
+    if intention.utf8.count > 4 * limit || intention.prefix(limit + 1).count > limit {
+      throw .invalidArgument(
+        "the intention is longer than \(limit) characters; keep it to one short line, "
+          + "such as 'Chapter 3 exercises'")
+    }
+    if let control = intention.unicodeScalars.first(where: {
+      $0.properties.generalCategory == .control
+    }) {
+      let code = String(control.value, radix: 16, uppercase: true)
+      throw .invalidArgument(
+        "the intention must be one line of text; it holds the control character U+"
+          + String(repeating: "0", count: max(0, 4 - code.count)) + code)
+    }
   }
 }
 

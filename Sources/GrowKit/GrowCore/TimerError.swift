@@ -7,8 +7,7 @@ public enum TimerError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .unknownCard(let name, let known):
-      let shown = name.count > 64 ? name.prefix(64) + "…" : name
-      var text = "no card named '\(shown)'"
+      var text = "no card named '\(shortened(name))'"
       if let guess = closestMatch(to: name, in: known) { text += "; did you mean '\(guess)'?" }
       return text + " (cards: \(known.joined(separator: ", ")))"
     case .invalidState(let message), .invalidArgument(let message):
@@ -17,8 +16,22 @@ public enum TimerError: Error, Equatable, CustomStringConvertible {
   }
 }
 
+/// `text` cut to `limit` Unicode scalars and an ellipsis: a message can show what it refused
+/// without echoing back megabytes of it. Scalars, not characters: one character can carry any
+/// number of combining marks.
+public func shortened(_ text: String, to limit: Int = 64) -> String {
+  let head = text.unicodeScalars.prefix(limit + 1)
+  guard head.count > limit else { return text }
+  return String(String.UnicodeScalarView(head.prefix(limit))) + "…"
+}
+
 /// The candidate nearest to `word` by edit distance, if it is close enough to be a typo.
 public func closestMatch(to word: String, in candidates: [String]) -> String? {
+  // The distance is at least the difference in length, so a word over twice as long as every
+  // candidate is never close. Counted on a prefix: a name of megabytes (over D-Bus, say) costs
+  // nothing, where the distance table would take gigabytes.
+  let longest = candidates.map(\.count).max() ?? 0
+  guard word.prefix(2 * longest + 3).count <= 2 * longest + 2 else { return nil }
   let scored = candidates.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }
   guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
   return best.1 <= max(2, word.count / 3) && best.1 < word.count ? best.0 : nil

@@ -1,0 +1,78 @@
+import Foundation
+
+/// Why one of Grow's own files or directories could not be written.
+public struct PrivateFileError: Error, Equatable, CustomStringConvertible {
+  public let path: String
+  /// The errno of the call that failed.
+  public let code: Int32
+
+  public init(path: String, code: Int32) {
+    self.path = path
+    self.code = code
+  }
+
+  public var reason: String { String(cString: strerror(code)) }
+  public var description: String { "\(path): \(reason)" }
+}
+
+/// Grow's own files (the history, the saved session, the status feed, the DND record) are
+/// nobody's business but the user's: directories are created 0700 and files 0600 from their
+/// first instant, whatever the umask. FileManager does not promise that: it creates with 0777
+/// or 0666 under the umask and only then applies the mode it was given.
+public enum PrivateFiles {
+  /// Creates the directory `path`, and any missing parent, with mode 0700. A directory that
+  /// already exists is left as it is.
+  public static func makeDirectory(_ path: String) throws(PrivateFileError) {
+    if mkdir(path, 0o700) == 0 { return }
+    switch errno {
+    case EEXIST:
+      var info = stat()
+      guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+        throw PrivateFileError(path: path, code: ENOTDIR)
+      }
+    case ENOENT:
+      let parent = (path as NSString).deletingLastPathComponent
+      guard !parent.isEmpty, parent != path else {
+        throw PrivateFileError(path: path, code: ENOENT)
+      }
+      try makeDirectory(parent)
+      guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
+        throw PrivateFileError(path: path, code: errno)
+      }
+    default:
+      throw PrivateFileError(path: path, code: errno)
+    }
+  }
+
+  /// Replaces the file at `path` with `data`, mode 0600: written to a hidden temporary file
+  /// beside it, flushed to disk, then renamed over the old one, so that a reader, or the next
+  /// start after a crash, sees the old file or the new one and never half of one. Creates the
+  /// directory as `makeDirectory` does.
+  public static func replace(_ path: String, with data: Data) throws(PrivateFileError) {
+    let name = (path as NSString).lastPathComponent
+    let parent = (path as NSString).deletingLastPathComponent
+    let directory = parent.isEmpty ? "." : parent
+    try makeDirectory(directory)
+    let temporary = directory + "/." + name + ".tmp"
+    // A leftover from a crash could have any mode; O_EXCL below makes a new file, 0600.
+    unlink(temporary)
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else { throw PrivateFileError(path: temporary, code: errno) }
+    var failure = data.withUnsafeBytes { bytes in
+      var offset = 0
+      while offset < bytes.count {
+        let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+        if written < 0, errno != EINTR { return errno }
+        offset += max(0, written)
+      }
+      return 0
+    }
+    if failure == 0, fsync(descriptor) != 0 { failure = errno }
+    close(descriptor)
+    if failure == 0, rename(temporary, path) != 0 { failure = errno }
+    guard failure == 0 else {
+      unlink(temporary)
+      throw PrivateFileError(path: path, code: failure)
+    }
+  }
+}

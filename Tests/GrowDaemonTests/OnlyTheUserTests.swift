@@ -157,7 +157,10 @@ import Testing
   /// Unix socket, or a connection it made out (to an X server over TCP, say), and none of its
   /// Unix sockets accepts connections either. Its API is on the bus it was given and no other.
   @Test func theDaemonListensOnNoSocketAndServesOnlyItsSessionBus() throws {
-    let harness = try DaemonHarness()
+    // A bus of its own stands for the system bus.
+    let systemBus = try PrivateSessionBus()
+    defer { systemBus.stop() }
+    let harness = try DaemonHarness(environment: ["DBUS_SYSTEM_BUS_ADDRESS": systemBus.address])
     #expect(try harness.grow("start").status == 0)
     let pid = try #require(harness.daemon?.pid)
     let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
@@ -200,10 +203,20 @@ import Testing
       $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first == "\(pid)"
     }
     #expect(daemonConnections.count == 1, "\(names.stdout)")
-    if FileManager.default.fileExists(atPath: "/run/dbus/system_bus_socket") {
-      let system = try harness.run("busctl", ["--system", "status", "org.grow.Grow1"])
-      #expect(system.status != 0, "not on the system bus")
+    // On the system bus the daemon only listens (for logind's PrepareForSleep): it owns no
+    // name there, so nothing of its API is reachable from other users.
+    let onSystemBus = try harness.run(
+      "busctl", ["--address=\(systemBus.address)", "--no-legend", "list"])
+    let systemNames = onSystemBus.stdout.split(separator: "\n").map {
+      $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
     }
+    #expect(
+      systemNames.contains { $0.first?.hasPrefix(":") == true && $0.dropFirst().first == "\(pid)" })
+    #expect(
+      !systemNames.contains {
+        $0.first?.hasPrefix(":") == false && $0.dropFirst().first == "\(pid)"
+      })
+    #expect(!onSystemBus.stdout.contains("org.grow.Grow1"))
   }
 
   /// Rows of a /proc/net table, split on whitespace, without the heading.

@@ -29,7 +29,8 @@ let package = Package(
     // Descriptor readiness on the daemon's event loop (one epoll, one DispatchSource).
     .target(name: "GrowLoop", dependencies: ["CLinux"], path: "GrowLoop"),
     // libdbus on the daemon's event loop.
-    .target(name: "GrowDBus", dependencies: ["CDBus", "GrowLoop"], path: "GrowDBus"),
+    // GrowCore for its text helpers (shortened names in error messages).
+    .target(name: "GrowDBus", dependencies: ["CDBus", "GrowCore", "GrowLoop"], path: "GrowDBus"),
     // What a plugin author sees.
     .target(
       name: "GrowPluginKit", dependencies: ["GrowCore", "GrowConfig", "GrowLoop", "GrowDBus"],

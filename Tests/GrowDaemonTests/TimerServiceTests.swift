@@ -235,6 +235,28 @@ import Testing
     #expect(reloadError == "org.grow.Grow1.Error.InvalidArgument")
     #expect(reloadMessage.hasPrefix("no plugin '\(String(repeating: "x", count: 64))…'"))
 
+    // Properties.Get and GetAll with a 16 MB name answer with the name cut short.
+    var property = WireWriter()
+    property.string(Array("org.grow.Grow1.Timer".utf8))
+    property.string(huge)
+    let get = try client.call(
+      path: "/org/grow/Grow1", interface: "org.freedesktop.DBus.Properties", member: "Get",
+      destination: "org.grow.Grow1", signature: "ss", body: property)
+    #expect(
+      get
+        == .error(
+          name: "org.freedesktop.DBus.Error.UnknownProperty",
+          message: "no property '\(String(repeating: "x", count: 64))…' in "
+            + "'org.grow.Grow1.Timer' at /org/grow/Grow1"))
+    let getAll = try client.call(
+      path: "/org/grow/Grow1", interface: "org.freedesktop.DBus.Properties", member: "GetAll",
+      destination: "org.grow.Grow1", signature: "s", body: name)
+    #expect(
+      getAll
+        == .error(
+          name: "org.freedesktop.DBus.Error.UnknownInterface",
+          message: "no interface '\(String(repeating: "x", count: 64))…' here"))
+
     // The same from the command line, as long as one argument may be (128 KiB).
     let cli = try harness.grow("start", "--intention", String(repeating: "x", count: 100_000))
     #expect(cli.status == 1)

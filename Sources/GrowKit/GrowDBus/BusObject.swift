@@ -1,3 +1,5 @@
+import GrowCore
+
 /// Describes one D-Bus interface that an exported object implements.
 ///
 /// From this one description `BusObject` answers calls (checking each call's signature, so a
@@ -171,7 +173,8 @@ public final class BusObject {
       try expect(call, "s")
       let name = arguments[0].stringValue ?? ""
       guard interfaces.contains(where: { $0.name == name }) || name.isEmpty else {
-        throw BusError(name: BusError.unknownInterface, message: "no interface '\(name)' here")
+        throw BusError(
+          name: BusError.unknownInterface, message: "no interface '\(shortened(name))' here")
       }
       let values =
         name.isEmpty
@@ -227,7 +230,8 @@ public final class BusObject {
     else {
       throw BusError(
         name: BusError.unknownProperty,
-        message: "no property '\(propertyName)' in '\(interfaceName)' at \(path)")
+        message:
+          "no property '\(shortened(propertyName))' in '\(shortened(interfaceName))' at \(path)")
     }
     return property
   }

@@ -94,6 +94,7 @@ struct DoNotDisturbPluginTests {
     var (harness, dunst) = try dunstHarness(Self.longFocus)
     let record = harness.bus.environment["XDG_STATE_HOME", default: ""] + "/grow/dnd-restore.json"
     try harness.grow("start")
+    let endsAt = try harness.status()["ends_at"] as? String
     #expect(try harness.eventually { try harness.dunstIsPaused() == true })
     let daemon = try #require(harness.daemon)
     harness.bus.crash()
@@ -106,6 +107,7 @@ struct DoNotDisturbPluginTests {
     dunst = try NotificationServers.dunst(harness)
     try harness.start()
     #expect(try harness.status()["state"] as? String == "focus")
+    #expect(try harness.status()["ends_at"] as? String == endsAt)
     #expect(try harness.eventually { try harness.dunstIsPaused() == true })
     try harness.grow("stop")
     #expect(try harness.eventually { try harness.dunstIsPaused() == false })
@@ -230,9 +232,11 @@ struct DoNotDisturbPluginTests {
       })
     let query = ["-c", "xfce4-notifyd", "-p", "/do-not-disturb"]
     try harness.grow("start")
+    let endsAt = try harness.status()["ends_at"] as? String
     #expect(try harness.eventually { try harness.run("xfconf-query", query).stdout == "true\n" })
     servers[0].kill()
     #expect(try harness.eventually { try harness.dndStatus()["backend"] as? String == "none" })
+    #expect(try harness.status()["ends_at"] as? String == endsAt)
     try harness.grow("stop")
     servers[0] = try NotificationServers.xfceNotifyd(harness)
     #expect(try harness.eventually { try harness.run("xfconf-query", query).stdout == "false\n" })

@@ -102,6 +102,7 @@ import Testing
     try harness.writeConfig("[plugin.stubborn]\nexec = \(stubborn)\n")
     try harness.start()
     #expect(try harness.grow("start").status == 0)
+    let endsAt = try harness.status()["ends_at"] as? String
     let daemon = try #require(harness.daemon)
     harness.bus.crash()
     #expect(daemon.waitUntil(timeout: 5) { daemon.stderr.contains("lost the session bus") })
@@ -111,6 +112,8 @@ import Testing
       daemon.stderr.contains("grow[stubborn] warning: did not exit 2.0s after SIGTERM; killing it"),
       "left before its plugins had stopped: \(daemon.stderr)")
     #expect(!daemon.stderr.contains("shutting down"))
-    #expect(FileManager.default.fileExists(atPath: sessionFile(harness)))
+    try harness.restartBus()
+    try harness.start()
+    #expect(try harness.status()["ends_at"] as? String == endsAt)
   }
 }

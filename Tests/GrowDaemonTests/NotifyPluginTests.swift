@@ -146,8 +146,8 @@ struct NotifyPluginTests {
     let harness = try DaemonHarness(
       config: """
         [timer]
-        focus = 5s
-        short-break = 2s
+        focus = 3s
+        short-break = 1s
         auto-start-breaks = false
         auto-start-focus = false
 
@@ -156,14 +156,14 @@ struct NotifyPluginTests {
 
         [plugin.notify]
         timeout = never
-        warn-before = 4s
+        warn-before = 2s
         """, startDaemon: false)
     var dunst = try NotificationServers.dunst(harness)
     try harness.start()
     try harness.grow("start")
     let endsAt = try harness.status()["ends_at"] as? String
     #expect(
-      try harness.eventually { try harness.dunstHistory().first?["summary"] == "Focus ends in 4s" })
+      try harness.eventually { try harness.dunstHistory().first?["summary"] == "Focus ends in 2s" })
 
     // Killed mid-focus and started again: the focus-over notification reaches the new one.
     dunst.kill()

@@ -4,6 +4,7 @@ import GrowConfig
 import GrowCore
 import GrowDBus
 import GrowHistory
+import GrowLoop
 import GrowPluginKit
 
 /// Why the daemon could not start.
@@ -44,6 +45,10 @@ public final class Daemon {
   /// demo).
   private let sessions: SessionStore?
   private var signalSources: [any DispatchSourceSignal] = []
+  /// Notices suspends and wall-clock changes (see `watchTheClock`).
+  private var clockWatch: ClockWatch?
+  /// The system bus, for logind's PrepareForSleep; nil where there is none.
+  private var systemBus: BusConnection?
   private let reloadConfig: (() throws -> GrowConfig)?
   /// Set once the session bus is gone: from then on the daemon only leaves, keeping the session.
   private var busLost = false
@@ -64,7 +69,9 @@ public final class Daemon {
     self.sessions = sessionPath.map(SessionStore.init(path:))
     self.log = log
     self.reloadConfig = reloadConfig
-    let timer = FocusTimer(deck: config.deck, bus: events, time: DispatchTimeSource())
+    let time = DispatchTimeSource()
+    let timer = FocusTimer(deck: config.deck, bus: events, time: time)
+    timer.sleepLimit = config.sleepLimit
     self.timer = timer
     let events = self.events
     var makeContext: (String, ConfigSection) -> PluginContext = { _, _ in fatalError("unset") }
@@ -77,6 +84,9 @@ public final class Daemon {
         sessionBus: self?.connection, growObject: self?.object)
     }
     plugins.unsubscribe = { [events] id in events.unsubscribeAll(of: id) }
+    let clockWatch = ClockWatch { [weak self] changes in self?.clockChanged(changes) }
+    self.clockWatch = clockWatch
+    time.beforeAlarm = { [weak clockWatch] in clockWatch?.check() }
     events.onSubscriberFailure = { [log, plugins] subscriber, error in
       if plugins.record(subscriber) != nil {
         plugins.subscriberFailed(subscriber, error: error)
@@ -119,6 +129,7 @@ public final class Daemon {
     connection.onDisconnect = { [weak self] in self?.lostTheBus() }
     self.connection = connection
     installSignalHandlers()
+    watchTheClock()
     plugins.start(with: config)
     // After the plugins and the history, so they see what the restored session does.
     resumeSavedSession()
@@ -210,6 +221,50 @@ public final class Daemon {
     return recorder
   }
 
+  /// Suspends and wall-clock changes: the kernel tells through the clock watch's timerfd, and
+  /// logind (where there is a system bus) says when the machine goes to sleep and wakes.
+  /// Either way the clocks themselves say how long the sleep was.
+  private func watchTheClock() {
+    do {
+      try clockWatch?.start()
+    } catch {
+      log.warning(error.description)
+    }
+    let rule =
+      "type='signal',sender='org.freedesktop.login1',path='/org/freedesktop/login1',"
+      + "interface='org.freedesktop.login1.Manager',member='PrepareForSleep'"
+    do {
+      let systemBus = try BusConnection.system()
+      try systemBus.onSignal(match: rule) { [weak self] message in
+        guard let self, case .bool(let goingToSleep)? = message.arguments.first else { return }
+        self.log.info(goingToSleep ? "the system is going to sleep" : "the system woke up")
+        self.clockWatch?.check()
+      }
+      systemBus.onDisconnect = { [weak self] in
+        self?.log.warning("lost the system bus; suspends are still noticed through the clocks")
+        self?.systemBus = nil
+      }
+      self.systemBus = systemBus
+    } catch {
+      log.info("no system bus (\(error.message)); suspends are noticed through the clocks alone")
+    }
+  }
+
+  private func clockChanged(_ changes: ClockChanges) {
+    if changes.wallClockSet != 0 {
+      let direction = changes.wallClockSet > 0 ? "forward" : "back"
+      log.info(
+        "the wall clock was set \(direction) by "
+          + "\(DurationText.format(abs(changes.wallClockSet).rounded())); "
+          + "the running phase keeps the time it had left")
+      timer.wallClockChanged(by: changes.wallClockSet)
+    }
+    if changes.slept > 0 {
+      log.info("the system slept for \(DurationText.format(changes.slept.rounded()))")
+      timer.systemSlept(for: changes.slept)
+    }
+  }
+
   private func installSignalHandlers() {
     for number in [SIGTERM, SIGINT, SIGHUP] {
       signal(number, SIG_IGN)
@@ -234,7 +289,9 @@ public final class Daemon {
   private func reload() {
     guard let reloadConfig else { return }
     do {
-      timer.replaceDeck(try reloadConfig().deck)
+      let config = try reloadConfig()
+      timer.replaceDeck(config.deck)
+      timer.sleepLimit = config.sleepLimit
       log.info("config reloaded: cards \(timer.deck.names.joined(separator: ", "))")
     } catch {
       log.error("config not reloaded, keeping the old one: \(error)")

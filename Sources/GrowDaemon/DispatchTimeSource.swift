@@ -9,6 +9,10 @@ import GrowCore
 /// running through a suspend, which monotonic ones do not.
 @MainActor
 final class DispatchTimeSource: TimeSource {
+  /// Runs before every alarm: an alarm that fires after a resume must not count the time asleep
+  /// as part of the phase, so the daemon looks at the clocks first (`ClockWatch.check`).
+  var beforeAlarm: (() -> Void)?
+
   nonisolated var now: Date { Date() }
   nonisolated var calendar: Calendar { Calendar.current }
 
@@ -21,7 +25,12 @@ final class DispatchTimeSource: TimeSource {
     spec.tv_nsec = Int((seconds - seconds.rounded(.down)) * 1_000_000_000)
     source.schedule(wallDeadline: DispatchWallTime(timespec: spec), leeway: .milliseconds(1))
     // A timer source with no repeat interval fires once.
-    source.setEventHandler { MainActor.assumeIsolated { box.action() } }
+    source.setEventHandler { [weak self] in
+      MainActor.assumeIsolated {
+        self?.beforeAlarm?()
+        box.action()
+      }
+    }
     source.resume()
     return DispatchAlarm(source)
   }

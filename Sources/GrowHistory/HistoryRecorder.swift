@@ -62,6 +62,12 @@ public final class HistoryRecorder {
     events.subscribe(AwayResumed.self, as: "history") { [weak self] event in
       self?.awaySeconds += event.awaySeconds
     }
+    // Time asleep during focus is a pause of its own (not focus), and time away.
+    events.subscribe(SystemSlept.self, as: "history") { [weak self] event in
+      guard event.effect == .focusPaused else { return }
+      self?.pauseCount += 1
+      self?.awaySeconds += event.asleepDuringPhase
+    }
     events.subscribe(PhasePaused.self, as: "history") { [weak self] _ in
       self?.pauseCount += 1
     }

@@ -53,6 +53,18 @@ let sample = """
   #expect(config.pluginSections["notify"]?.line == 19)
 }
 
+@Test func sleepLimitIsATimerSettingWithATenMinuteDefault() throws {
+  #expect(try GrowConfig.parse("[timer]\nfocus = 25m\n", path: "c").sleepLimit == 600)
+  #expect(try GrowConfig.parse("[timer]\nsleep-limit = 2m\n", path: "c").sleepLimit == 120)
+  #expect(
+    messages("[card.math]\nsleep-limit = 2m\n")
+      == ["config.ini:2: 'sleep-limit' belongs in [timer], not in [card.math]"])
+  #expect(
+    messages("[timer]\nsleep-limit = 0s\n") == [
+      "config.ini:2: sleep-limit = '0s' in [timer]: must be at least 1s"
+    ])
+}
+
 @Test func cardsInheritFromTimerWhateverTheOrder() throws {
   let config = try GrowConfig.parse(
     """
@@ -256,11 +268,12 @@ func describe(_ body: () throws -> Void) -> String {
     ConfigSchema.keys(in: .timer).map(\.key) == [
       "default-card", "focus", "short-break", "long-break", "long-break-after",
       "auto-start-breaks", "auto-start-focus", "daily-goal", "intention", "distractions",
-      "allow", "block",
+      "allow", "block", "sleep-limit",
     ])
+  // A card takes every timer key but the two about the timer as a whole.
   #expect(
     ConfigSchema.keys(in: .card).map(\.key)
-      == Array(ConfigSchema.keys(in: .timer).map(\.key).dropFirst()))
+      == Array(ConfigSchema.keys(in: .timer).map(\.key).dropFirst().dropLast()))
   #expect(ConfigSchema.keys(in: .plugins).map(\.key) == ["enable"])
   #expect(ConfigSchema.key("focus", in: .timer)?.defaultValue == "25m")
   #expect(ConfigSchema.key("daily-goal", in: .card)?.defaultValue == "none")

@@ -51,6 +51,39 @@ import Testing
     #expect(recorder.today() == DayActivity(focusSeconds: 95, completedFocus: 1))
   }
 
+  @Test func timeAsleepIsRecordedAsAPauseAndAwayTimeNotAsFocus() throws {
+    let directory = try TemporaryDirectory()
+    let store = try HistoryStore(path: directory.databasePath)
+    let clock = ManualTimeSource(timeZone: newYork)
+    let events = EventBus()
+    let timer = FocusTimer(deck: .standard, bus: events, time: clock)
+    let recorder = HistoryRecorder(
+      store: store, events: events, dailyGoal: { nil }, timeZone: { newYork },
+      clock: { clock.now }, onError: { Issue.record("\($0)") })
+    try timer.start()
+    clock.advance(by: 600)
+    clock.set(now: clock.now.addingTimeInterval(240))  // the lid is closed for 4 minutes
+    timer.systemSlept(for: 240)
+    clock.advance(by: 900)  // focus completes
+    try timer.stop()  // during the break
+    try timer.start()
+    clock.advance(by: 300)
+    clock.set(now: clock.now.addingTimeInterval(7200))  // and for two hours
+    timer.systemSlept(for: 7200)
+
+    let phases = try store.phases()
+    #expect(phases.map(\.outcome) == [.completed, .stopped, .stopped])
+    #expect(phases.map(\.kind) == [.focus, .shortBreak, .focus])
+    #expect(phases[0].actualSeconds == 1500)
+    #expect(phases[0].pausedSeconds == 240)
+    #expect(phases[0].pauseCount == 1)
+    #expect(phases[0].awaySeconds == 240)
+    // The focus cut short by the long sleep ends when the lid closed.
+    #expect(phases[2].actualSeconds == 300)
+    #expect(phases[2].endedAt == phases[2].startedAt.addingTimeInterval(300))
+    #expect(recorder.today().focusSeconds == 1800)
+  }
+
   @Test func aFailedWriteIsReportedAndTheTimerGoesOn() throws {
     let directory = try TemporaryDirectory()
     let store = try HistoryStore(path: directory.databasePath)

@@ -1,6 +1,8 @@
 /* Linux calls that Swift's Glibc module leaves out. */
 #include <sys/epoll.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 /* pidfd_open(2): a descriptor that becomes readable when the process exits. glibc 2.36 has

@@ -94,6 +94,10 @@ public enum ConfigSchema {
         defaultValue: card.block.rawValue,
         help: "off: only flag a distraction; minimize: also minimise its window."),
       ConfigKey(
+        sections: [.timer], key: "sleep-limit", kind: .duration(minimum: 1),
+        defaultValue: DurationText.format(GrowConfig.standardSleepLimit),
+        help: "A suspend this long ends the session; a shorter one pauses focus while asleep."),
+      ConfigKey(
         sections: [.plugins], key: "enable", kind: .nameList, defaultValue: "",
         help: "Comma-separated ids of the plugins to load, in order."),
     ]

@@ -27,16 +27,24 @@ public struct GrowConfig: Sendable, Equatable {
   public var pluginSections: [String: ConfigSection]
   /// The file these settings came from; nil when running on the defaults.
   public var path: String?
+  /// `[timer] sleep-limit`: a suspend this long ends the session (see
+  /// `FocusTimer.sleepLimit`).
+  public var sleepLimit: TimeInterval
 
   public init(
     deck: CardDeck, enabledPlugins: [String]? = nil,
-    pluginSections: [String: ConfigSection] = [:], path: String? = nil
+    pluginSections: [String: ConfigSection] = [:], path: String? = nil,
+    sleepLimit: TimeInterval = GrowConfig.standardSleepLimit
   ) {
     self.deck = deck
+    self.sleepLimit = sleepLimit
     self.enabledPlugins = enabledPlugins
     self.pluginSections = pluginSections
     self.path = path
   }
+
+  /// Ten minutes: a coffee with the lid closed pauses focus, a lunch break ends the session.
+  public static let standardSleepLimit: TimeInterval = 10 * 60
 
   /// What Grow runs on without a config file: the standard deck, no plugin settings.
   public static let defaults = GrowConfig(deck: .standard)
@@ -254,13 +262,14 @@ private struct ConfigBuilder {
 
     var base = FocusCard.standard
     var defaultName = FocusCard.standard.name
+    var sleepLimit = GrowConfig.standardSleepLimit
     if let timer {
       for entry in timer.entries {
         guard let value = value(of: entry, in: timer, kind: .timer) else { continue }
-        if case .name(let name) = value {
-          defaultName = name
-        } else {
-          apply(value, to: &base, key: entry.key)
+        switch (entry.key, value) {
+        case (_, .name(let name)): defaultName = name
+        case ("sleep-limit", .duration(let seconds)): sleepLimit = seconds
+        default: apply(value, to: &base, key: entry.key)
         }
       }
     }
@@ -291,7 +300,7 @@ private struct ConfigBuilder {
 
     return GrowConfig(
       deck: CardDeck(cards: deck, defaultCardName: defaultName), enabledPlugins: enabled,
-      pluginSections: pluginSections, path: path)
+      pluginSections: pluginSections, path: path, sleepLimit: sleepLimit)
   }
 
   /// `card.math` → ("card", "math"); `timer` → ("timer", nil).

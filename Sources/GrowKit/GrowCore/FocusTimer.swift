@@ -84,6 +84,10 @@ public final class FocusTimer {
   /// phase now rather than at the old deadline, so a break is never already over when it begins.
   public static let lateStartTolerance: TimeInterval = 60
 
+  /// A sleep (suspend) this long or longer ends the session instead of pausing focus: the
+  /// person has clearly left, and nothing should start by itself when the lid opens again.
+  public var sleepLimit: TimeInterval = 10 * 60
+
   public init(deck: CardDeck, bus: EventBus, time: any TimeSource) {
     self.deck = deck
     self.bus = bus
@@ -209,6 +213,69 @@ public final class FocusTimer {
     mode = .running(phase)
     if !phase.isPaused { armAlarm(for: phase) }
     bus.publish(PhaseExtended(phase: phase, addedSeconds: seconds))
+    publishChange()
+  }
+
+  // MARK: Sleep and clock changes
+
+  /// The machine was asleep for the last `seconds` (suspend, hibernation), now over.
+  ///
+  /// Time asleep is never focus: during a running focus phase it becomes a pause, and a sleep of
+  /// `sleepLimit` or more ends the phase at the moment the machine went to sleep and closes the
+  /// session. A break keeps its wall-clock deadline (rest is rest), but one that ran out during
+  /// a long sleep closes the session rather than auto-starting focus on waking.
+  public func systemSlept(for seconds: TimeInterval) {
+    guard seconds > 0 else { return }
+    let awakeAt = time.now
+    let asleepAt = awakeAt.addingTimeInterval(-seconds)
+    let announce = { (phase: Phase?, effect: SystemSlept.Effect) in
+      let during = phase.map { min(seconds, awakeAt.timeIntervalSince($0.startedAt)) } ?? 0
+      self.bus.publish(
+        SystemSlept(
+          asleepAt: asleepAt, awakeAt: awakeAt, phase: phase, effect: effect,
+          asleepDuringPhase: max(0, during)))
+    }
+    guard case .running(var phase) = mode, !phase.isPaused, let deadline = phase.deadline else {
+      return announce(runningPhase, .none)
+    }
+    // A phase that ran out before the machine slept ends as usual; sleep cannot touch it.
+    if deadline <= asleepAt { return deadlineReached() }
+    let isLong = seconds >= sleepLimit
+    if phase.kind == .focus && !isLong {
+      announce(phase, .focusPaused)
+      phase.pausedTotal += min(seconds, awakeAt.timeIntervalSince(phase.startedAt))
+      mode = .running(phase)
+      armAlarm(for: phase)
+      publishChange()
+    } else if phase.kind == .focus {
+      announce(phase, .sessionEnded)
+      let end = max(phase.startedAt, asleepAt)
+      cancelAlarm()
+      record(ended: phase, outcome: .stopped, at: end)
+      bus.publish(PhaseEnded(phase: phase, outcome: .stopped, endedAt: end))
+      endSession()
+    } else if isLong && deadline <= awakeAt {
+      // A break that ran out during a long sleep: rest done, session over.
+      announce(phase, .sessionEnded)
+      cancelAlarm()
+      record(ended: phase, outcome: .completed, at: deadline)
+      bus.publish(PhaseEnded(phase: phase, outcome: .completed, endedAt: deadline))
+      endSession()
+    } else {
+      announce(phase, .none)
+    }
+  }
+
+  /// The wall clock was set `seconds` forward (negative: back), by hand or by a time sync.
+  ///
+  /// Phases are anchored to wall-clock instants, so the running phase moves with the clock:
+  /// the time left stays what it was, rather than a focus ending (or lasting) an hour early.
+  public func wallClockChanged(by seconds: TimeInterval) {
+    guard seconds != 0, case .running(var phase) = mode else { return }
+    phase.startedAt.addTimeInterval(seconds)
+    phase.pausedAt?.addTimeInterval(seconds)
+    mode = .running(phase)
+    if !phase.isPaused { armAlarm(for: phase) }
     publishChange()
   }
 

@@ -50,6 +50,31 @@ public struct SessionStopped: GrowEvent {
   public let completedFocusPhases: Int
 }
 
+/// The machine was asleep (suspended) from `asleepAt` to `awakeAt`.
+///
+/// Published before the changes the sleep causes, so a recorder sees it before the phase it
+/// affected ends.
+public struct SystemSlept: GrowEvent {
+  public static let eventName = "system-slept"
+  /// What the sleep did to the timer.
+  public enum Effect: String, Sendable {
+    /// Nothing was running, or the phase was paused or a break (rest is rest).
+    case none
+    /// Focus was running: the time asleep became a pause, so it is not counted as focus.
+    case focusPaused = "focus-paused"
+    /// The sleep lasted `sleep-limit` or longer: the phase ended at the moment the machine
+    /// went to sleep (a break that ran out meanwhile, at its deadline) and the session is over.
+    case sessionEnded = "session-ended"
+  }
+  public let asleepAt: Date
+  public let awakeAt: Date
+  /// The phase running when the machine went to sleep, if any.
+  public let phase: Phase?
+  public let effect: Effect
+  /// Seconds asleep while the phase ran (less than the whole sleep when it began later).
+  public let asleepDuringPhase: TimeInterval
+}
+
 /// Published after every change of the timer, with the status as it now is. Bridges such as
 /// the D-Bus API and status bars need only this one.
 public struct TimerChanged: GrowEvent {

@@ -180,6 +180,16 @@ extension SessionStopped: JSONLineEvent {
   }
 }
 
+extension SystemSlept: JSONLineEvent {
+  public func jsonFields() -> [String: JSONValue] {
+    [
+      "asleep_at": .time(asleepAt), "awake_at": .time(awakeAt),
+      "phase": phase.map { .object($0.jsonObject) } ?? .null, "effect": .string(effect.rawValue),
+      "asleep_during_phase": .seconds(asleepDuringPhase),
+    ]
+  }
+}
+
 extension TimerChanged: JSONLineEvent {
   public func jsonFields() -> [String: JSONValue] { ["status": .object(status.jsonObject)] }
 }

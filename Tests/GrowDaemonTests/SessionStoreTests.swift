@@ -112,6 +112,8 @@ import Testing
       daemon.stderr.contains("grow[stubborn] warning: did not exit 2.0s after SIGTERM; killing it"),
       "left before its plugins had stopped: \(daemon.stderr)")
     #expect(!daemon.stderr.contains("shutting down"))
+    // Without it from now on: the harness ends its daemon with SIGKILL, which would orphan it.
+    try harness.writeConfig("")
     try harness.restartBus()
     try harness.start()
     #expect(try harness.status()["ends_at"] as? String == endsAt)

@@ -58,6 +58,8 @@ public final class DoNotDisturbPlugin: GrowPlugin {
   /// What the server said it is, for status: "" when none runs.
   private var server = ""
   private var detecting = false
+  /// The backends whose state changes are already watched (once each, across server restarts).
+  private var watchedBackends: Set<String> = []
   private var enabled = false
   private var reason: Reason?
   private var until: Date?
@@ -202,16 +204,25 @@ public final class DoNotDisturbPlugin: GrowPlugin {
     reason = nil
     announce()
     guard let record else { return }
+    // The server is away (restarting, say): keep the record, and put the server back when it
+    // returns; where it keeps its state (xfconf, GSettings) it would otherwise stay silenced.
+    guard let backend else { return }
     self.record = nil
-    guard let backend, backend.name == record.backend else { return }
+    guard backend.name == record.backend else { return }
     restore(record, with: backend, blocking: false)
   }
 
   /// Puts the server back as it was, unless the person has changed it since.
   private func restore(_ record: RestoreRecord, with backend: any DndBackend, blocking: Bool) {
     backend.read(blocking: blocking) { [restoreFile, log] current in
+      guard let current else {
+        // Not "changed by hand": the server (or the whole bus) is gone. Keep the record.
+        log.warning(
+          "cannot read \(backend.name)'s Do-Not-Disturb to put it back; will retry at start")
+        return
+      }
       guard current == record.set else {
-        // Changed by hand (or unreadable): theirs now; leave it.
+        // Changed by hand: theirs now; leave it.
         restoreFile.remove()
         return
       }
@@ -261,7 +272,10 @@ public final class DoNotDisturbPlugin: GrowPlugin {
         backend = makeBackend(serverName: server, bus: bus)
         if let backend {
           log.info("notification server: \(server); Do-Not-Disturb through \(backend.name)")
-          backend.watch { [weak self] isOn in self?.serverReported(isOn) }
+          // Once per kind of server: a server that comes back keeps the same subscription.
+          if watchedBackends.insert(backend.name).inserted {
+            backend.watch { [weak self] isOn in self?.serverReported(isOn) }
+          }
           adoptOrRestoreAfterStart(backend)
         } else {
           log.warning(
@@ -298,6 +312,7 @@ public final class DoNotDisturbPlugin: GrowPlugin {
       if wanted, record.backend == backend.name {
         enabled = true
         reason = reason ?? .focus
+        silenceAgain(record, with: backend)
         return
       }
       self.record = nil
@@ -315,6 +330,18 @@ public final class DoNotDisturbPlugin: GrowPlugin {
       switchOn(why)
     } else if wanted {
       switchOn(.focus)
+    }
+  }
+
+  /// A server that was restarted forgot that Grow silenced it (dunst keeps it in memory):
+  /// silence the new one too while Grow's reason holds. One that kept it is left alone.
+  private func silenceAgain(_ record: RestoreRecord, with backend: any DndBackend) {
+    backend.read(blocking: false) { [weak self] current in
+      guard let self, enabled, self.record == record, current == !record.set else { return }
+      log.info("\(backend.name) came back without Do-Not-Disturb; switching it on again")
+      backend.write(record.set, blocking: false) { [weak self] done in
+        if !done { self?.log.warning("\(backend.name) refused to turn Do-Not-Disturb on") }
+      }
     }
   }
 

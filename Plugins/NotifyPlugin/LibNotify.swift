@@ -44,6 +44,23 @@ enum LibNotify {
     guard notify_init(appName) != 0 else { throw .cannotInitialize }
   }
 
+  /// GLib's shared session bus connection, which libnotify uses, held for the life of the
+  /// process with exit-on-close off. GLib makes it with exit-on-close on: when the bus goes
+  /// away it raises SIGTERM, which the daemon would take for a person's clean stop and end the
+  /// running session; the daemon handles a lost bus itself (it keeps the session).
+  private static var sharedConnection: OpaquePointer?
+
+  /// Connects GLib's shared session bus connection now, with exit-on-close off; false when
+  /// there is no session bus.
+  @discardableResult
+  static func keepProcessOnBusLoss() -> Bool {
+    if sharedConnection != nil { return true }
+    guard let connection = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, nil) else { return false }
+    g_dbus_connection_set_exit_on_close(connection, 0)
+    sharedConnection = connection
+    return true
+  }
+
   /// The server's capabilities (`actions`, `body-markup`, …); nil when no server answers.
   /// A blocking D-Bus round trip: call it when a server appears, not for every notification.
   static func serverCapabilities() -> Set<String>? {

@@ -63,6 +63,7 @@ public final class NotifyPlugin: GrowPlugin {
     } catch {
       throw PluginError.unavailable(error.description)
     }
+    LibNotify.keepProcessOnBusLoss()
     // Action buttons and the closed signal reach libnotify through GLib's main context.
     actionsWork = GLibLoop.shared.start()
     if !actionsWork {

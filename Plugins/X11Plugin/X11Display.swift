@@ -32,6 +32,8 @@ struct WindowInfo: Equatable {
 enum X11Notice {
   /// `_NET_ACTIVE_WINDOW` changed on the root window.
   case activeWindowChanged
+  /// A window manager started or stopped (`_NET_SUPPORTING_WM_CHECK` or `_NET_SUPPORTED`).
+  case windowManagerChanged
   /// A title property of a watched window changed.
   case titleChanged(XWindowID)
   /// The idle alarm fired: the IDLETIME counter reached or crossed the armed value.
@@ -107,6 +109,7 @@ final class X11Display {
   func pendingNotices() -> [X11Notice] {
     var notices: [X11Notice] = []
     let activeAtom = atom("_NET_ACTIVE_WINDOW")
+    let windowManagerAtoms = [atom("_NET_SUPPORTING_WM_CHECK"), atom("_NET_SUPPORTED")]
     let titleAtoms = [atom("_NET_WM_NAME"), atom("WM_NAME")]
     while !connectionLost, XPending(display) > 0 {
       var event = XEvent()
@@ -115,6 +118,8 @@ final class X11Display {
         let property = event.xproperty
         if property.window == root, property.atom == activeAtom {
           notices.append(.activeWindowChanged)
+        } else if property.window == root, windowManagerAtoms.contains(property.atom) {
+          notices.append(.windowManagerChanged)
         } else if property.window != root, titleAtoms.contains(property.atom) {
           notices.append(.titleChanged(property.window))
         }

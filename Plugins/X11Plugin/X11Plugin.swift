@@ -20,9 +20,14 @@ public final class X11Plugin: GrowPlugin {
   private let idlePause: TimeInterval
   private let recordTitles: Bool
   private let respectsInhibitors: Bool
+  /// `DISPLAY`, as it was when the plugin started.
+  private let displayName: String
   private var display: X11Display?
   private var watch: FileWatcher.Watch?
-  private let windowManager: String
+  private var windowManager = ""
+  /// While the X server is away: the socket directory, watched for the server's socket.
+  private var serverWatch: DirectoryWatch?
+  private var reconnectWork: DispatchWorkItem?
 
   /// The focused window, and the one whose title we follow.
   private var active: WindowInfo?
@@ -58,16 +63,44 @@ public final class X11Plugin: GrowPlugin {
           ? "this is a Wayland session without XWayland (DISPLAY is not set)"
           : "DISPLAY is not set; the X11 monitor needs an X session")
     }
+    displayName = name
     let display: X11Display
     do {
       display = try X11Display(name: name)
     } catch {
       throw PluginError.unavailable(error.description)
     }
+    context.subscribe(TimerChanged.self) { [weak self] _ in self?.timerChanged() }
+    exportAttention()
+    connected(to: display, again: false)
+  }
+
+  /// Starts watching a freshly opened display: at start, and when the server came back.
+  private func connected(to display: X11Display, again: Bool) {
     self.display = display
+    describeSession()
+    context.log.info(
+      (again
+        ? "the X server on \(displayName) is back; watching it again"
+        : "watching X display \(displayName)") + " (window manager: \(windowManager))")
+    if !display.hasIdleAlarms {
+      context.log.warning("the X server has no SYNC IDLETIME counter; away detection is off")
+    }
+    watch = FileWatcher.shared.watch(display.descriptor, for: .readable) { [weak self] _ in
+      self?.readX()
+    }
+    activeWindowChanged()
+    armIdleAlarm()
+    readX()
+  }
+
+  /// What `grow plugins` and `grow doctor` show: what this X session gives the monitor. Again
+  /// whenever a window manager starts, which may be after the server (at login, or when the
+  /// server came back).
+  private func describeSession() {
+    guard let display else { return }
+    let previous = windowManager
     windowManager = display.windowManagerName() ?? "no window manager"
-    context.log.info("watching X display \(name) (window manager: \(windowManager))")
-    // What `grow plugins` and `grow doctor` show: what this X session gives the monitor.
     let activeWindow =
       display.publishesActiveWindow() ? "publishes _NET_ACTIVE_WINDOW" : "NO _NET_ACTIVE_WINDOW"
     var facts = [
@@ -75,25 +108,14 @@ public final class X11Plugin: GrowPlugin {
       display.hasIdleAlarms ? "XSync idle alarms" : "NO XSync IDLETIME",
       display.hasScreenSaverExtension ? "XScreenSaver" : "no XScreenSaver",
     ]
-    if windowManager.lowercased().hasPrefix("i3") {
+    let isI3 = windowManager.lowercased().hasPrefix("i3")
+    if isI3 {
       facts.append("i3 ignores minimise requests: block = minimize only flags windows here")
     }
     context.setNote(facts.joined(separator: "; "))
-    if windowManager.lowercased().hasPrefix("i3") {
+    if isI3, windowManager != previous {
       context.log.warning("i3 ignores minimise requests; block = minimize only flags windows")
     }
-    if !display.hasIdleAlarms {
-      context.log.warning("the X server has no SYNC IDLETIME counter; away detection is off")
-    }
-
-    watch = FileWatcher.shared.watch(display.descriptor, for: .readable) { [weak self] _ in
-      self?.readX()
-    }
-    context.subscribe(TimerChanged.self) { [weak self] _ in self?.timerChanged() }
-    exportAttention()
-    activeWindowChanged()
-    armIdleAlarm()
-    readX()
   }
 
   /// `org.grow.Grow1.Attention` on Grow's object: what distracts the person right now, for
@@ -118,6 +140,9 @@ public final class X11Plugin: GrowPlugin {
   public func stop() {
     context.growObject?.remove(interface: Self.attentionInterface)
     graceWork?.cancel()
+    reconnectWork?.cancel()
+    serverWatch?.cancel()
+    serverWatch = nil
     watch?.cancel()
     watch = nil
     display?.close()
@@ -148,6 +173,8 @@ public final class X11Plugin: GrowPlugin {
       switch notice {
       case .activeWindowChanged:
         activeWindowChanged()
+      case .windowManagerChanged:
+        describeSession()
       case .titleChanged(let window) where window == active?.id:
         titleChanged()
       case .titleChanged:
@@ -162,12 +189,68 @@ public final class X11Plugin: GrowPlugin {
     }
   }
 
+  // MARK: The X server going and coming back
+
+  /// The connection broke (the server crashed or was stopped). A local display's server is
+  /// waited for: its socket (`/tmp/.X11-unix/XN`) is made anew when one starts on the same
+  /// display, and inotify says so; the plugin stays loaded, shown as unavailable meanwhile.
   private func serverGone() {
-    let name = display?.name ?? ""
-    stop()
-    context.disable(
-      because: .unavailable(
-        "the X server on \(name) went away; 'grow plugins reload x11' reconnects"))
+    disconnect()
+    let gone = "the X server on \(displayName) went away"
+    guard let socket = X11Socket.path(forDisplay: displayName) else {
+      stop()
+      return context.disable(because: .unavailable("\(gone); 'grow plugins reload x11' reconnects"))
+    }
+    do {
+      serverWatch = try DirectoryWatch(directory: socket.directory) { [weak self] name in
+        if name == socket.name { self?.reconnect() }
+      }
+    } catch {
+      stop()
+      return context.disable(
+        because: .unavailable("\(gone) and \(error); 'grow plugins reload x11' reconnects"))
+    }
+    context.setUnavailable("\(gone); the monitor reconnects when it is back")
+    // It may be back already (or only our connection was closed, by xkill say).
+    reconnect(retries: 0)
+  }
+
+  /// Forgets the broken connection and what was seen through it. A flagged distraction ends
+  /// now: nothing can say how long it went on.
+  private func disconnect() {
+    endDistraction()
+    watch?.cancel()
+    watch = nil
+    display?.close()
+    display = nil
+    active = nil
+    idleSince = nil
+    waitingForIdle = true
+    idleSpell += 1
+    loggedInhibitor = nil
+    context.setNote(nil)
+  }
+
+  /// Connects to the display again. The socket exists a moment before the server accepts
+  /// connections: a refused connection is tried again a few times, backing off (about 3 s in
+  /// all); after that the plugin waits for the socket to be made again.
+  private func reconnect(retries: Int = 6, delay: TimeInterval = 0.05) {
+    reconnectWork?.cancel()
+    reconnectWork = nil
+    guard display == nil, serverWatch != nil else { return }
+    guard let display = try? X11Display(name: displayName) else {
+      guard retries > 0 else { return }
+      let work = DispatchWorkItem { [weak self] in
+        MainActor.assumeIsolated { self?.reconnect(retries: retries - 1, delay: delay * 2) }
+      }
+      reconnectWork = work
+      DispatchQueue.main.asyncAfter(deadline: .now() + delay, execute: work)
+      return
+    }
+    serverWatch?.cancel()
+    serverWatch = nil
+    context.setAvailable()
+    connected(to: display, again: true)
   }
 
   private func activeWindowChanged() {

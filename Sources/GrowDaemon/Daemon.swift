@@ -50,6 +50,8 @@ public final class Daemon {
   /// The system bus, for logind's PrepareForSleep; nil where there is none.
   private var systemBus: BusConnection?
   private let reloadConfig: (() throws -> GrowConfig)?
+  /// Set once the session bus is gone: from then on the daemon only leaves, keeping the session.
+  private var busLost = false
 
   /// - Parameters:
   ///   - reloadConfig: reads the config again on SIGHUP (the cards take effect; plugin settings
@@ -124,10 +126,7 @@ public final class Daemon {
     guard owned else {
       throw .alreadyRunning(pid: connection.processID(ofOwner: GrowBusAPI.busName))
     }
-    connection.onDisconnect = { [weak self] in
-      self?.log.error("lost the session bus; exiting")
-      self?.shutdown(status: 1)
-    }
+    connection.onDisconnect = { [weak self] in self?.lostTheBus() }
     self.connection = connection
     installSignalHandlers()
     watchTheClock()
@@ -149,15 +148,38 @@ public final class Daemon {
     dispatchMain()
   }
 
-  /// Leaves cleanly: the bus name is released when the connection closes. Plugins that are
-  /// still running are told to stop but not waited for; SIGTERM waits for them first.
+  /// Leaves cleanly: the running phase is recorded as cut short and the saved session removed
+  /// (a stop ends the session); the bus name is released when the connection closes. Plugins
+  /// that are still running are told to stop but not waited for; SIGTERM waits for them first.
   public func shutdown(status: Int32 = 0) -> Never {
+    // A SIGTERM while leaving after a lost bus must not end the session that leaving keeps.
+    if busLost { leave(status: 1) }
     log.info("shutting down")
     history?.recordCutShort(timer.runningPhase)
     try? sessions?.save(nil)
+    leave(status: status)
+  }
+
+  private func leave(status: Int32) -> Never {
     plugins.stopAll()
     connection?.close()
     exit(status)
+  }
+
+  /// The session bus went away (dbus-daemon crashed or the session ended under us). Without it
+  /// nobody can reach the timer, so the daemon exits with status 1; but the person did not
+  /// stop anything: the session stays saved and out of the history, and the next daemon (a
+  /// new login, systemd's restart, D-Bus activation) takes it up with the same deadline.
+  /// Plugins still get to undo what they can.
+  private func lostTheBus() {
+    guard !busLost else { return }
+    busLost = true
+    save()
+    let kept = sessions.map {
+      ". The running session stays saved in \($0.path) and resumes when grow daemon starts again"
+    }
+    log.error("lost the session bus; exiting with status 1" + (kept ?? ""))
+    plugins.stopAll { [weak self] in self?.leave(status: 1) }
   }
 
   /// Opens the history and seeds today's totals from it. Without a history the timer still
@@ -255,6 +277,8 @@ public final class Daemon {
       let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
       source.setEventHandler { [weak self] in
         MainActor.assumeIsolated {
+          // Leaving already, after the bus went away: plugins are being stopped.
+          guard self?.busLost == false else { return }
           if number == SIGHUP {
             self?.reload()
           } else {

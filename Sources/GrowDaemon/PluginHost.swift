@@ -194,6 +194,19 @@ public final class PluginHost {
     }
   }
 
+  /// A loaded plugin lost what it needs and waits for it (`PluginContext.setUnavailable`), or
+  /// has it back.
+  private func availabilityChanged(_ id: String, unavailableBecause reason: String?) {
+    guard inProcess[id] != nil else { return }
+    if let reason {
+      log.warning("plugin '\(id)' unavailable: \(reason)")
+      set(id, .unavailable(reason))
+    } else if records[id]?.state != .running {
+      log.info("plugin '\(id)' running again")
+      set(id, .running)
+    }
+  }
+
   // MARK: Loading
 
   private func load(_ id: String) {
@@ -211,6 +224,9 @@ public final class PluginHost {
         context.onNote = { [weak self] note in
           self?.records[id]?.note = note
           self?.onChange?()
+        }
+        context.onAvailability = { [weak self] reason in
+          self?.availabilityChanged(id, unavailableBecause: reason)
         }
         inProcess[id] = try type.init(context: context)
         set(id, .running)

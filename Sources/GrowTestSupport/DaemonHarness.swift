@@ -24,6 +24,13 @@ public final class DaemonHarness {
     bus.stop()
   }
 
+  /// Starts a new session bus for the same directories after `bus.crash()`, and points the
+  /// harness (the next `start()`, `grow`, `run`) at it.
+  public func restartBus() throws {
+    try bus.restart()
+    environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+  }
+
   /// `$XDG_DATA_HOME/grow/plugins`, where the daemon looks for third-party plugins.
   public var pluginDirectory: String {
     bus.environment["XDG_DATA_HOME", default: ""] + "/grow/plugins"

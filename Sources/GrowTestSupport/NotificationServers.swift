@@ -24,10 +24,16 @@ public enum NotificationServers {
     let xfconf = try BackgroundProcess(
       "\(library)/xfconf/xfconfd", [], environment: harness.environment)
     try waitForName("org.xfce.Xfconf", harness, process: xfconf)
+    return [try xfceNotifyd(harness), xfconf]
+  }
+
+  /// Starts xfce4-notifyd alone (xfconfd, which keeps its settings, already runs).
+  public static func xfceNotifyd(_ harness: DaemonHarness) throws -> BackgroundProcess {
     let notifyd = try BackgroundProcess(
-      "\(library)/notifyd/xfce4-notifyd", [], environment: harness.environment)
+      "/usr/lib/x86_64-linux-gnu/xfce4/notifyd/xfce4-notifyd", [],
+      environment: harness.environment)
     try waitForName("org.freedesktop.Notifications", harness, process: notifyd)
-    return [notifyd, xfconf]
+    return notifyd
   }
 
   /// A dbusmock notification server that says it is `name` (GetServerInformation), with

@@ -15,28 +15,60 @@ public final class PrivateDisplay: @unchecked Sendable {
   /// `DISPLAY` for the daemon and the tools.
   public var environment: [String: String] { ["DISPLAY": display] }
 
-  private let server: BackgroundProcess
+  private var server: BackgroundProcess
   private var windowManager: BackgroundProcess?
+  private let windowManagerKind: WindowManager
   private var windows: [BackgroundProcess] = []
   private let directory: URL
+  private let timeout: TimeInterval
 
-  public init(windowManager: WindowManager = .openbox, timeout: TimeInterval = 10) throws {
+  /// - Parameter restartable: take a display number of its own from a high range, so that
+  ///   `restartServer()` can start a server on the same display again after `killServer()`
+  ///   without another test's Xvfb (which takes the lowest free one) getting there first.
+  public init(
+    windowManager: WindowManager = .openbox, restartable: Bool = false,
+    timeout: TimeInterval = 10
+  ) throws {
     directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("grow-x-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    // -displayfd 1: Xvfb picks a free display and writes its number to stdout once it
-    // accepts connections. -s 0: its own screensaver would blank and count as a state.
-    let server = try BackgroundProcess(
-      "Xvfb", ["-displayfd", "1", "-nolisten", "tcp", "-s", "0", "-screen", "0", "1024x768x24"])
+    windowManagerKind = windowManager
+    self.timeout = timeout
+    var started: (BackgroundProcess, Int)?
+    if restartable {
+      for _ in 0..<5 where started == nil {
+        started = try? Self.startServer(number: Int.random(in: 1000...30000), timeout: timeout)
+      }
+    } else {
+      started = try Self.startServer(number: nil, timeout: timeout)
+    }
+    guard let (server, number) = started else {
+      throw HarnessError("Xvfb did not start on any of five random displays")
+    }
     self.server = server
+    display = ":\(number)"
+    try startWindowManager(windowManager, timeout: timeout)
+  }
+
+  /// Starts Xvfb on display `number`, or on the lowest free one for nil, and waits until it
+  /// accepts connections.
+  private static func startServer(number: Int?, timeout: TimeInterval) throws
+    -> (BackgroundProcess, Int)
+  {
+    // -displayfd 1: Xvfb writes the display's number to stdout once it accepts connections
+    // (picking a free one when none is given). -s 0: its own screensaver would blank and count
+    // as a state.
+    let server = try BackgroundProcess(
+      "Xvfb",
+      (number.map { [":\($0)"] } ?? [])
+        + ["-displayfd", "1", "-nolisten", "tcp", "-s", "0", "-screen", "0", "1024x768x24"])
     guard server.waitUntil(timeout: timeout, { server.stdout.contains("\n") }),
-      let number = Int(server.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+      let started = Int(server.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     else {
       server.kill()
       throw HarnessError("Xvfb did not start: \(server.stderr)")
     }
-    display = ":\(number)"
-    try startWindowManager(windowManager, timeout: timeout)
+    return (server, started)
   }
 
   deinit {
@@ -116,6 +148,16 @@ public final class PrivateDisplay: @unchecked Sendable {
   public func killServer() {
     windowManager?.kill()
     server.kill()
+  }
+
+  /// Starts an X server on the same display after `killServer()` (made `restartable`), with
+  /// the same kind of window manager; the windows are gone.
+  public func restartServer() throws {
+    for window in windows { window.kill() }
+    windows.removeAll()
+    guard let number = Int(display.dropFirst()) else { throw HarnessError("display \(display)") }
+    (server, _) = try Self.startServer(number: number, timeout: timeout)
+    try startWindowManager(windowManagerKind, timeout: timeout)
   }
 
   private func run(_ tool: String, _ arguments: [String]) throws -> String {

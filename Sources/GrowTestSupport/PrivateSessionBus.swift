@@ -12,15 +12,16 @@ public struct PrivateSessionBusError: Error, CustomStringConvertible {
 /// instead of starting whichever notification daemon Debian happens to have installed.
 /// Merge `environment` into every child so it uses this bus and never the real user's files.
 public final class PrivateSessionBus: @unchecked Sendable {
-  /// The bus address, e.g. `unix:path=/tmp/dbus-XXXX,guid=…`.
-  public let address: String
+  /// The bus address, e.g. `unix:path=/tmp/dbus-XXXX,guid=…`; a new one after `restart()`.
+  public private(set) var address: String
   /// Private per-test directories: `HOME` and the XDG base dirs live under it.
   public let directory: URL
   /// `DBUS_SESSION_BUS_ADDRESS`, `XDG_RUNTIME_DIR` (mode 0700), `XDG_CONFIG_HOME`,
   /// `XDG_DATA_HOME`, `XDG_STATE_HOME`, `XDG_CACHE_HOME` and `HOME`.
-  public let environment: [String: String]
+  public private(set) var environment: [String: String]
 
-  private let daemon: BackgroundProcess
+  private var daemon: BackgroundProcess
+  private let timeout: TimeInterval
 
   /// Starts the bus and waits (up to `timeout` seconds) for its address.
   public init(timeout: TimeInterval = 10) throws {
@@ -45,23 +46,49 @@ public final class PrivateSessionBus: @unchecked Sendable {
       environment[variable] = url.path
     }
 
+    self.timeout = timeout
+    do {
+      (daemon, address) = try Self.launch(environment: environment, timeout: timeout)
+    } catch {
+      try? fileManager.removeItem(at: directory)
+      throw error
+    }
+    environment["DBUS_SESSION_BUS_ADDRESS"] = address
+    self.environment = environment
+  }
+
+  /// Starts a dbus-daemon and waits for its address.
+  private static func launch(environment: [String: String], timeout: TimeInterval) throws
+    -> (BackgroundProcess, String)
+  {
+    let config = RepoPaths.scripts.appendingPathComponent("dbus-session.conf")
     // --print-address=1 writes the address to stdout, which BackgroundProcess sends to a file.
-    daemon = try BackgroundProcess(
+    let daemon = try BackgroundProcess(
       "dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--print-address=1"],
       environment: environment)
-    let daemon = self.daemon
     let ready = daemon.waitUntil(timeout: timeout) { daemon.stdout.contains("\n") }
     let printed = daemon.stdout.split(separator: "\n").first.map(String.init) ?? ""
     guard ready, !printed.isEmpty else {
       let why = daemon.isRunning ? "no address after \(timeout)s" : "dbus-daemon exited"
       let stderr = daemon.stderr
       daemon.kill()
-      try? fileManager.removeItem(at: directory)
       throw PrivateSessionBusError(description: "private session bus: \(why): \(stderr)")
     }
-    address = printed
-    environment["DBUS_SESSION_BUS_ADDRESS"] = printed
-    self.environment = environment
+    return (daemon, printed)
+  }
+
+  /// Kills the bus daemon (SIGKILL, as when a session crashes) and keeps the directories, so
+  /// that `restart()` can bring up a new bus for the same "user".
+  public func crash() {
+    daemon.kill()
+  }
+
+  /// Starts a new bus daemon (after `crash()`) with the same directories; `address` and
+  /// `environment` then name the new bus.
+  public func restart() throws {
+    if daemon.isRunning, daemon.terminate(timeout: 2) == nil { daemon.kill() }
+    (daemon, address) = try Self.launch(environment: environment, timeout: timeout)
+    environment["DBUS_SESSION_BUS_ADDRESS"] = address
   }
 
   deinit { stop() }

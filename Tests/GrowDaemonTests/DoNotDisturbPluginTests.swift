@@ -66,6 +66,55 @@ struct DoNotDisturbPluginTests {
     _ = dunst
   }
 
+  @Test func aRestartedDunstIsPausedAgainWhileFocusGoesOn() throws {
+    var (harness, dunst) = try dunstHarness(Self.longFocus)
+    let record = harness.bus.environment["XDG_STATE_HOME", default: ""] + "/grow/dnd-restore.json"
+    try harness.grow("start")
+    let endsAt = try harness.status()["ends_at"] as? String
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+
+    dunst.kill()
+    #expect(try harness.eventually { try harness.dndStatus()["backend"] as? String == "none" })
+    dunst = try NotificationServers.dunst(harness)
+    #expect(try harness.eventually { try harness.dndStatus()["backend"] as? String == "dunst" })
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    #expect(try harness.dndStatus()["enabled"] as? Bool == true)
+    let status = try harness.status()
+    #expect(status["state"] as? String == "focus")
+    #expect(status["ends_at"] as? String == endsAt, "the timer kept its deadline")
+
+    // Focus ends: the new dunst is put back as the person had it, and nothing is left to undo.
+    try harness.grow("stop")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == false })
+    #expect(try harness.eventually { !FileManager.default.fileExists(atPath: record) })
+    _ = dunst
+  }
+
+  @Test func afterALostBusTheNextDaemonStillKnowsWhatToPutBack() throws {
+    var (harness, dunst) = try dunstHarness(Self.longFocus)
+    let record = harness.bus.environment["XDG_STATE_HOME", default: ""] + "/grow/dnd-restore.json"
+    try harness.grow("start")
+    let endsAt = try harness.status()["ends_at"] as? String
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    let daemon = try #require(harness.daemon)
+    harness.bus.crash()
+    #expect(daemon.waitForExit(timeout: 10) == 1)
+    #expect(FileManager.default.fileExists(atPath: record), "the server could not be asked")
+    #expect(daemon.stderr.contains("grow[dnd] warning: cannot read dunst's Do-Not-Disturb"))
+
+    dunst.kill()
+    try harness.restartBus()
+    dunst = try NotificationServers.dunst(harness)
+    try harness.start()
+    #expect(try harness.status()["state"] as? String == "focus")
+    #expect(try harness.status()["ends_at"] as? String == endsAt)
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    try harness.grow("stop")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == false })
+    #expect(try harness.eventually { !FileManager.default.fileExists(atPath: record) })
+    _ = dunst
+  }
+
   @Test func unpausingByHandDuringFocusIsRespected() throws {
     let (harness, dunst) = try dunstHarness(Self.longFocus)
     try harness.grow("start")
@@ -167,6 +216,29 @@ struct DoNotDisturbPluginTests {
     try harness.grow("start")
     #expect(try harness.eventually { try harness.run("xfconf-query", query).stdout == "true\n" })
     try harness.grow("stop")
+    #expect(try harness.eventually { try harness.run("xfconf-query", query).stdout == "false\n" })
+    _ = servers
+  }
+
+  /// xfce4-notifyd's switch lives in xfconfd, which outlives the notification server: focus
+  /// that ends while the server is away must still switch it off when the server is back.
+  @Test func focusEndingWhileXfce4NotifydIsAwayIsRestoredWhenItReturns() throws {
+    let harness = try DaemonHarness(config: Self.longFocus, startDaemon: false)
+    var servers = try NotificationServers.xfce(harness)
+    try harness.start()
+    #expect(
+      try harness.eventually {
+        try harness.dndStatus()["backend"] as? String == "xfce4-notifyd"
+      })
+    let query = ["-c", "xfce4-notifyd", "-p", "/do-not-disturb"]
+    try harness.grow("start")
+    let endsAt = try harness.status()["ends_at"] as? String
+    #expect(try harness.eventually { try harness.run("xfconf-query", query).stdout == "true\n" })
+    servers[0].kill()
+    #expect(try harness.eventually { try harness.dndStatus()["backend"] as? String == "none" })
+    #expect(try harness.status()["ends_at"] as? String == endsAt)
+    try harness.grow("stop")
+    servers[0] = try NotificationServers.xfceNotifyd(harness)
     #expect(try harness.eventually { try harness.run("xfconf-query", query).stdout == "false\n" })
     _ = servers
   }

@@ -142,6 +142,46 @@ struct NotifyPluginTests {
     _ = dunst
   }
 
+  @Test func afterTheServerIsKilledTheNextNotificationsReachItsSuccessor() throws {
+    let harness = try DaemonHarness(
+      config: """
+        [timer]
+        focus = 3s
+        short-break = 1s
+        auto-start-breaks = false
+        auto-start-focus = false
+
+        [plugins]
+        enable = notify
+
+        [plugin.notify]
+        timeout = never
+        warn-before = 2s
+        """, startDaemon: false)
+    var dunst = try NotificationServers.dunst(harness)
+    try harness.start()
+    try harness.grow("start")
+    let endsAt = try harness.status()["ends_at"] as? String
+    #expect(
+      try harness.eventually { try harness.dunstHistory().first?["summary"] == "Focus ends in 2s" })
+
+    // Killed mid-focus and started again: the focus-over notification reaches the new one.
+    dunst.kill()
+    dunst = try NotificationServers.dunst(harness)
+    #expect(harness.daemon?.isRunning == true)
+    #expect(try harness.status()["ends_at"] as? String == endsAt, "the timer kept its deadline")
+    #expect(try harness.eventually { try harness.status()["next"] as? String == "short-break" })
+    #expect(try harness.eventually { try harness.dunstHistory().first?["summary"] == "Focus done" })
+
+    // Killed again and the break ends while none runs: shown once the next one starts.
+    dunst.kill()
+    try harness.grow("resume")
+    #expect(try harness.eventually { try harness.status()["next"] as? String == "focus" })
+    dunst = try NotificationServers.dunst(harness)
+    #expect(try harness.eventually { try harness.dunstHistory().first?["summary"] == "Break over" })
+    _ = dunst
+  }
+
   @Test func anUnknownKeyIsReportedWithFileAndLine() throws {
     let harness = try DaemonHarness(config: "[plugin.notify]\nwarn_before = 1m\n")
     let notify = try harness.plugins()["notify"]

@@ -1,8 +1,10 @@
 import Foundation
+import GrowHistory
 import GrowTestSupport
 import Testing
 
-/// The session survives a daemon killed with SIGKILL; a clean stop leaves nothing behind.
+/// The session survives a daemon killed with SIGKILL or left without its session bus; a clean
+/// stop leaves nothing behind.
 @Suite struct SessionStoreTests {
   func sessionFile(_ harness: DaemonHarness) -> String {
     harness.environment["XDG_STATE_HOME", default: ""] + "/grow/session.json"
@@ -57,5 +59,63 @@ import Testing
     #expect(try harness.status()["state"] as? String == "idle")
     #expect(
       harness.daemon?.stderr.contains("the saved session in \(file) cannot be read") == true)
+  }
+
+  @Test func aLostSessionBusEndsTheDaemonButNotTheSession() throws {
+    let harness = try DaemonHarness()
+    #expect(try harness.grow("start", "--intention", "essay").status == 0)
+    let before = try harness.status()
+    let daemon = try #require(harness.daemon)
+    let file = sessionFile(harness)
+
+    harness.bus.crash()
+    #expect(daemon.waitForExit(timeout: 5) == 1)
+    #expect(
+      daemon.stderr.contains(
+        "lost the session bus; exiting with status 1. The running session stays saved in "
+          + "\(file) and resumes when grow daemon starts again"), "\(daemon.stderr)")
+    let saved =
+      try JSONSerialization.jsonObject(
+        with: try Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any]
+    let phase = saved?["phase"] as? [String: Any]
+    #expect(phase?["kind"] as? String == "focus")
+
+    // A new bus (a new login, say) and a new daemon for the same person: the focus goes on.
+    try harness.restartBus()
+    try harness.start()
+    let after = try harness.status()
+    #expect(after["state"] as? String == "focus")
+    #expect(after["intention"] as? String == "essay")
+    #expect(after["ends_at"] as? String == before["ends_at"] as? String)
+    #expect(harness.daemon?.stderr.contains("resumed the session saved in \(file)") == true)
+    let history = harness.environment["XDG_DATA_HOME", default: ""] + "/grow/history.sqlite"
+    #expect(try HistoryStore(path: history, create: false).phases().isEmpty, "nothing cut short")
+  }
+
+  /// Leaving after a lost bus still stops every plugin: one that ignores SIGTERM is waited for
+  /// and then killed, and a SIGTERM meanwhile (GLib's bus connection raises one) changes
+  /// nothing.
+  @Test func afterALostBusEveryPluginIsStoppedBeforeTheDaemonLeaves() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    let stubborn = harness.environment["HOME", default: ""] + "/stubborn.sh"
+    try writeExecutable("#!/bin/sh\ntrap '' TERM\nwhile :; do sleep 1; done\n", to: stubborn)
+    try harness.writeConfig("[plugin.stubborn]\nexec = \(stubborn)\n")
+    try harness.start()
+    #expect(try harness.grow("start").status == 0)
+    let endsAt = try harness.status()["ends_at"] as? String
+    let daemon = try #require(harness.daemon)
+    harness.bus.crash()
+    #expect(daemon.waitUntil(timeout: 5) { daemon.stderr.contains("lost the session bus") })
+    kill(daemon.pid, SIGTERM)
+    #expect(daemon.waitForExit(timeout: 10) == 1)
+    #expect(
+      daemon.stderr.contains("grow[stubborn] warning: did not exit 2.0s after SIGTERM; killing it"),
+      "left before its plugins had stopped: \(daemon.stderr)")
+    #expect(!daemon.stderr.contains("shutting down"))
+    // Without it from now on: the harness ends its daemon with SIGKILL, which would orphan it.
+    try harness.writeConfig("")
+    try harness.restartBus()
+    try harness.start()
+    #expect(try harness.status()["ends_at"] as? String == endsAt)
   }
 }

@@ -12,8 +12,11 @@ import Testing
     let harness: DaemonHarness
     let eventsPath: String
 
-    init(_ config: String, windowManager: PrivateDisplay.WindowManager = .openbox) throws {
-      display = try PrivateDisplay(windowManager: windowManager)
+    init(
+      _ config: String, windowManager: PrivateDisplay.WindowManager = .openbox,
+      restartable: Bool = false
+    ) throws {
+      display = try PrivateDisplay(windowManager: windowManager, restartable: restartable)
       harness = try DaemonHarness(startDaemon: false, environment: display.environment)
       let home = harness.bus.environment["HOME", default: ""]
       eventsPath = home + "/events.jsonl"
@@ -276,12 +279,13 @@ import Testing
           + "i3 ignores minimise requests: block = minimize only flags windows here"))
   }
 
-  @Test func thePluginSurvivesADestroyedWindowAndTheServerGoingAway() throws {
-    let desktop = try Desktop(Self.distracting)
+  @Test func thePluginSurvivesADestroyedWindowAndReconnectsWhenTheServerIsBack() throws {
+    let desktop = try Desktop(Self.distracting, restartable: true)
     let game = try desktop.display.openWindow(class: "Game", title: "Level 3")
     let editor = try desktop.display.openWindow(class: "Editor", title: "notes.md")
     try desktop.start()
     #expect(try desktop.harness.grow("start").status == 0)
+    let endsAt = try desktop.harness.status()["ends_at"] as? String
     try desktop.display.activate(game)
     // Destroy the active window while the plugin reads it.
     try desktop.display.xdotool("windowkill", game)
@@ -299,8 +303,33 @@ import Testing
     #expect(
       try desktop.harness.plugins()["x11"]?["error"]
         == "the X server on \(desktop.display.display) went away; "
-        + "'grow plugins reload x11' reconnects")
+        + "the monitor reconnects when it is back")
     #expect(try desktop.harness.grow("status").status == 0)
     #expect(desktop.harness.daemon?.isRunning == true)
+
+    // A server on the same display again: the plugin finds it by itself and flags again.
+    try desktop.display.restartServer()
+    let back = try desktop.harness.daemon?.waitUntil(timeout: 10) {
+      try desktop.harness.plugins()["x11"]?["state"] == "running"
+    }
+    #expect(back == true)
+    #expect(
+      desktop.harness.daemonLog.contains(
+        "grow[x11] info: the X server on \(desktop.display.display) is back; watching it again"))
+    let flagged = desktop.events("distraction-started").count
+    let newGame = try desktop.display.openWindow(class: "Game", title: "Level 4")
+    try desktop.display.activate(newGame)
+    #expect(
+      desktop.harness.daemon?.waitUntil(timeout: 10) {
+        desktop.events("distraction-started").count > flagged
+      } == true)
+    #expect(desktop.events("distraction-started").last?["title"] as? String == "Level 4")
+    // What `grow plugins` says of the session follows the window manager that started later.
+    #expect(
+      try desktop.harness.plugins()["x11"]?["note"]
+        == "Openbox publishes _NET_ACTIVE_WINDOW; XSync idle alarms; XScreenSaver")
+    let status = try desktop.harness.status()
+    #expect(status["state"] as? String == "focus")
+    #expect(status["ends_at"] as? String == endsAt, "the timer kept its deadline")
   }
 }

@@ -26,6 +26,9 @@ public final class PluginContext {
   public var onDisable: ((PluginError) -> Void)?
   /// Set by the host: shows a note next to a running plugin in `grow plugins`.
   public var onNote: ((String?) -> Void)?
+  /// Set by the host: shows the plugin as unavailable for the reason given, or running again
+  /// for nil, while it stays loaded.
+  public var onAvailability: ((String?) -> Void)?
 
   private let events: EventBus
 
@@ -60,6 +63,19 @@ public final class PluginContext {
   /// `grow plugins`. Return right after calling it.
   public func disable(because error: PluginError) {
     onDisable?(error)
+  }
+
+  /// Something the plugin needs went away, and the plugin stays loaded to take it up again by
+  /// itself (its X server crashed, and it waits for the next one): `grow plugins` shows it as
+  /// unavailable with `reason` until `setAvailable()`. Unlike `disable(because:)`, nothing is
+  /// unsubscribed or stopped.
+  public func setUnavailable(_ reason: String) {
+    onAvailability?(reason)
+  }
+
+  /// Back in service after `setUnavailable(_:)`.
+  public func setAvailable() {
+    onAvailability?(nil)
   }
 
   /// A remark `grow plugins` shows under a running plugin (a limitation it works around), or

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import GrowLoop
 
-// The C side of external plugins, kept in one place: posix_spawn, pipes, pidfd, waitpid,
+// The C side of external plugins, kept in one place: spawning, pipes, pidfd, waitpid,
 // kill, and non-blocking read/write. Everything else works with the Swift names below.
 
 /// Why a child could not be started.
@@ -85,7 +85,7 @@ enum ChildProcess {
     }
     for _ in 0..<3 {
       var ends: [Int32] = [-1, -1]
-      // pipe2 is not imported; nothing else in the daemon forks, so setting close-on-exec
+      // pipe2 is not imported; only this code forks, on the main thread, so setting close-on-exec
       // right after pipe() leaves no window in which another spawn could inherit them.
       guard pipe(&ends) == 0 else { throw .pipeFailed(errno: errno) }
       for descriptor in ends { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
@@ -93,48 +93,20 @@ enum ChildProcess {
     }
     let (input, output, errorOutput) = (pipes[0], pipes[1], pipes[2])
 
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    // dup2 clears close-on-exec on the copy, so only 0, 1 and 2 reach the child.
-    posix_spawn_file_actions_adddup2(&actions, input.read, 0)
-    posix_spawn_file_actions_adddup2(&actions, output.write, 1)
-    posix_spawn_file_actions_adddup2(&actions, errorOutput.write, 2)
-
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var noSignals = sigset_t()
-    sigemptyset(&noSignals)
-    var defaultSignals = sigset_t()
-    sigemptyset(&defaultSignals)
-    for number in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2] {
-      sigaddset(&defaultSignals, number)
+    // Signals the daemon ignores or handles go back to their defaults (an ignored SIGTERM or
+    // SIGPIPE would otherwise survive exec). SIGTERM when the daemon dies, however it dies:
+    // the program can still clean up, and its stdin reaches end of file at the same time.
+    let pid: pid_t
+    do {
+      pid = try ProcessLauncher.launch(
+        program, arguments: arguments,
+        environment: environment.map { "\($0.key)=\($0.value)" },
+        standardStreams: (input.read, output.write, errorOutput.write), umask: umaskForChildren,
+        defaultSignals: [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2],
+        deathSignal: SIGTERM)
+    } catch {
+      throw .spawnFailed(program: arguments[0], errno: error.errno)
     }
-    posix_spawnattr_setsigmask(&attributes, &noSignals)
-    posix_spawnattr_setsigdefault(&attributes, &defaultSignals)
-    posix_spawnattr_setpgroup(&attributes, 0)
-    let flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
-    posix_spawnattr_setflags(&attributes, Int16(flags))
-
-    let argv = arguments.map { strdup($0) } + [nil]
-    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-      for pointer in argv + envp { free(pointer) }
-    }
-    var pid: pid_t = 0
-    // posix_spawn takes no mask: swap it around the call, which copies it into the child.
-    // Meanwhile Grow's own files still get their explicit modes.
-    let ownMask = umaskForChildren.map { umask($0) }
-    var result = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
-    // ETXTBSY: the script is still open for writing somewhere (an editor saving it, another
-    // process forked while it was being written). That lasts microseconds; try again briefly.
-    for _ in 0..<20 where result == ETXTBSY {
-      usleep(5_000)
-      result = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
-    }
-    if let ownMask { umask(ownMask) }
-    guard result == 0 else { throw .spawnFailed(program: arguments[0], errno: result) }
 
     guard let notifier = ProcessDescriptor.open(pid) else {
       let code = errno

@@ -158,6 +158,24 @@ import Testing
     #expect(try setup.harness.grow("status").status == 0)
   }
 
+  @Test func aPluginThatIgnoresEndOfInputStillEndsWithADaemonKilledByKillNine() throws {
+    let setup = try Setup()
+    // Never reads its stdin, so it never sees end of file; SIGTERM still ends it.
+    let stubborn = try setup.script(
+      "stubborn", "#!/bin/sh\necho $$ > \"$HOME/stubborn.pid\"\nwhile :; do sleep 0.1; done\n")
+    try setup.harness.writeConfig("[plugin.stubborn]\nexec = \(stubborn)\n")
+    try setup.harness.start()
+    try setup.wait("the plugin wrote its pid") { !setup.read("stubborn.pid").isEmpty }
+    let pid = try #require(
+      Int32(setup.read("stubborn.pid").trimmingCharacters(in: .whitespacesAndNewlines)))
+    #expect(kill(pid, 0) == 0, "running")
+    #expect(setup.harness.daemon?.kill() == 128 + SIGKILL)
+    let deadline = Date().addingTimeInterval(10)
+    // kill(pid, 0) fails with ESRCH once it is gone (it is not our child: no zombie to reap).
+    while kill(pid, 0) == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+    #expect(kill(pid, 0) != 0, "the plugin program outlived the daemon")
+  }
+
   @Test func garbageGetsRefusedAndChangesNothing() throws {
     let setup = try Setup()
     defer { setup.stopDaemon() }

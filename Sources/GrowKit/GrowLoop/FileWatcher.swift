@@ -191,13 +191,3 @@ public final class FileWatcher {
     DispatchQueue.main.async { MainActor.assumeIsolated { self.dispatchReadyDescriptors() } }
   }
 }
-
-/// Descriptors that stand for a process.
-public enum ProcessDescriptor {
-  /// A descriptor that becomes readable when process `pid` exits (pidfd_open, Linux 5.3+), or
-  /// nil with `errno` set.
-  public static func open(_ pid: pid_t) -> Int32? {
-    let descriptor = clinux_pidfd_open(pid)
-    return descriptor >= 0 ? descriptor : nil
-  }
-}

@@ -40,7 +40,8 @@ import Testing
     ) throws {
       let deadline = Date().addingTimeInterval(timeout)
       while try !condition() {
-        #expect(try harness.grow("status").status == 0, "the daemon answers while waiting")
+        let answer = try harness.grow("status")
+        #expect(answer.status == 0, "the daemon answers while waiting: \(answer)")
         guard Date() < deadline else {
           throw HarnessError("timed out waiting for \(what); daemon log:\n\(daemonLog)")
         }
@@ -174,6 +175,23 @@ import Testing
     // kill(pid, 0) fails with ESRCH once it is gone (it is not our child: no zombie to reap).
     while kill(pid, 0) == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
     #expect(kill(pid, 0) != 0, "the plugin program outlived the daemon")
+  }
+
+  @Test func aPluginProgramRunsOnWhileTheDaemonIdles() throws {
+    let setup = try Setup()
+    defer { setup.stopDaemon() }
+    let quiet = try setup.script("quiet", "#!/bin/sh\nexec cat > /dev/null\n")
+    try setup.harness.writeConfig("[plugin.quiet]\nexec = \(quiet)\n")
+    try setup.harness.start()
+    // Started again from a D-Bus call, so from whichever libdispatch worker thread serves the
+    // main queue then; idle long enough for that worker to retire. The death signal must mean
+    // the daemon died, not that the thread which happened to start the program did.
+    #expect(try setup.harness.grow("plugins", "reload", "quiet").status == 0)
+    Thread.sleep(forTimeInterval: 12)
+    #expect(try setup.harness.grow("status").status == 0)
+    let log = setup.daemonLog
+    #expect(log.components(separatedBy: "grow[quiet] info: started").count == 3, "\(log)")
+    #expect(!log.contains("grow[quiet] warning"), "\(log)")
   }
 
   @Test func garbageGetsRefusedAndChangesNothing() throws {

@@ -45,6 +45,7 @@ public final class Daemon {
   /// demo).
   private let sessions: SessionStore?
   private var signalSources: [any DispatchSourceSignal] = []
+  private var saveScheduled = false
   /// Notices suspends and wall-clock changes (see `watchTheClock`).
   private var clockWatch: ClockWatch?
   /// The system bus, for logind's PrepareForSleep; nil where there is none.
@@ -199,7 +200,23 @@ public final class Daemon {
       log.warning(error.description)
     }
     save()
-    events.subscribe(TimerChanged.self, as: "session-store") { [weak self] _ in self?.save() }
+    events.subscribe(TimerChanged.self, as: "session-store") { [weak self] _ in
+      self?.saveAfterThisTurn()
+    }
+  }
+
+  /// Saves once the event loop finishes what it is doing: every change is on disk before the
+  /// loop waits again, and a burst of changes in one turn (a plugin sending hundreds of
+  /// commands at once) costs one write and one fsync, not hundreds.
+  private func saveAfterThisTurn() {
+    guard !saveScheduled else { return }
+    saveScheduled = true
+    DispatchQueue.main.async { [weak self] in
+      MainActor.assumeIsolated {
+        self?.saveScheduled = false
+        self?.save()
+      }
+    }
   }
 
   private func save() {

@@ -63,11 +63,14 @@ public final class StatusBarPlugin: GrowPlugin {
     replace("status.txt", with: line)
   }
 
-  /// Replaces `name` with `line` and a newline: a temporary file renamed over the old one.
+  /// Replaces `name` with `line` and a newline: a temporary file renamed over the old one, so
+  /// a bar never reads half a line. Not flushed to disk: the files live in the runtime
+  /// directory, are rewritten on every change and mean nothing after a reboot.
   private func replace(_ name: String, with line: String) {
     do {
       try PrivateFiles.replace(
-        directory.appendingPathComponent(name).path, with: Data((line + "\n").utf8))
+        directory.appendingPathComponent(name).path, with: Data((line + "\n").utf8),
+        flush: false)
     } catch {
       log.warning("cannot write \(error)")
     }

@@ -45,7 +45,7 @@ public final class Daemon {
   /// demo).
   private let sessions: SessionStore?
   private var signalSources: [any DispatchSourceSignal] = []
-  private var saveScheduled = false
+  private var flushScheduled = false
   /// Notices suspends and wall-clock changes (see `watchTheClock`).
   private var clockWatch: ClockWatch?
   /// The system bus, for logind's PrepareForSleep; nil where there is none.
@@ -201,27 +201,33 @@ public final class Daemon {
     }
     save()
     events.subscribe(TimerChanged.self, as: "session-store") { [weak self] _ in
-      self?.saveAfterThisTurn()
+      self?.save(flush: false)
+      self?.flushAfterThisTurn()
     }
   }
 
-  /// Saves once the event loop finishes what it is doing: every change is on disk before the
-  /// loop waits again, and a burst of changes in one turn (a plugin sending hundreds of
-  /// commands at once) costs one write and one fsync, not hundreds.
-  private func saveAfterThisTurn() {
-    guard !saveScheduled else { return }
-    saveScheduled = true
+  /// Puts the saved session on disk once the event loop finishes what it is doing. Each change
+  /// is saved at once (a daemon killed right after answering a call has it), but a burst of
+  /// changes in one turn (a plugin sending hundreds of commands) costs one fsync, not hundreds.
+  private func flushAfterThisTurn() {
+    guard !flushScheduled else { return }
+    flushScheduled = true
     DispatchQueue.main.async { [weak self] in
       MainActor.assumeIsolated {
-        self?.saveScheduled = false
-        self?.save()
+        guard let self else { return }
+        self.flushScheduled = false
+        do {
+          try self.sessions?.flush()
+        } catch {
+          self.log.error("cannot flush the session to disk: \(error)")
+        }
       }
     }
   }
 
-  private func save() {
+  private func save(flush: Bool = true) {
     do {
-      try sessions?.save(timer.savedSession)
+      try sessions?.save(timer.savedSession, flush: flush)
     } catch {
       log.error("cannot save the session to \(sessions?.path ?? ""): \(error)")
     }

@@ -4,8 +4,10 @@ import GrowCore
 /// Keeps the running session in `$XDG_STATE_HOME/grow/session.json`, so that a daemon started
 /// again after a crash or `kill -9` takes the session up where real time says it is.
 ///
-/// Written on every change of the timer (never per second): a temporary file, fsync, then a
-/// rename over the old one, so the file is always either the old session or the new one.
+/// Written on every change of the timer (never per second): a temporary file renamed over the
+/// old one, so the file is always either the old session or the new one, and a daemon killed
+/// right after a change finds it. The fsync that makes it survive a machine crash too is done
+/// once per turn of the event loop (`flush`), so a burst of changes costs one.
 /// A clean shutdown removes it: the session ended there (and history recorded it so).
 public struct SessionStore {
   public let path: String
@@ -43,8 +45,9 @@ public struct SessionStore {
     }
   }
 
-  /// Saves `saved`, or removes the file for nil (idle).
-  func save(_ saved: FocusTimer.SavedSession?) throws {
+  /// Saves `saved`, or removes the file for nil (idle); `flush` is false when `flush()`
+  /// follows.
+  func save(_ saved: FocusTimer.SavedSession?, flush: Bool = true) throws {
     guard let saved else {
       if FileManager.default.fileExists(atPath: path) {
         try FileManager.default.removeItem(atPath: path)
@@ -53,6 +56,9 @@ public struct SessionStore {
     }
     let encoder = JSONEncoder()
     encoder.dateEncodingStrategy = .secondsSince1970
-    try PrivateFiles.replace(path, with: try encoder.encode(saved))
+    try PrivateFiles.replace(path, with: try encoder.encode(saved), flush: flush)
   }
+
+  /// Puts the last `save(_:flush: false)` on disk.
+  func flush() throws { try PrivateFiles.flush(path) }
 }

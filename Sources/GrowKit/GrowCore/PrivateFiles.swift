@@ -48,7 +48,13 @@ public enum PrivateFiles {
   /// beside it, flushed to disk, then renamed over the old one, so that a reader, or the next
   /// start after a crash, sees the old file or the new one and never half of one. Creates the
   /// directory as `makeDirectory` does.
-  public static func replace(_ path: String, with data: Data) throws(PrivateFileError) {
+  ///
+  /// - Parameter flush: false to leave the fsync to a later `flush(_:)`: the rename alone is
+  ///   atomic for every process (a crash of ours included); only a crash of the whole machine
+  ///   before the flush can lose the new contents.
+  public static func replace(_ path: String, with data: Data, flush: Bool = true)
+    throws(PrivateFileError)
+  {
     let name = (path as NSString).lastPathComponent
     let parent = (path as NSString).deletingLastPathComponent
     let directory = parent.isEmpty ? "." : parent
@@ -67,12 +73,27 @@ public enum PrivateFiles {
       }
       return 0
     }
-    if failure == 0, fsync(descriptor) != 0 { failure = errno }
+    if failure == 0, flush, fsync(descriptor) != 0 { failure = errno }
     close(descriptor)
     if failure == 0, rename(temporary, path) != 0 { failure = errno }
     guard failure == 0 else {
       unlink(temporary)
       throw PrivateFileError(path: path, code: failure)
+    }
+  }
+
+  /// Flushes the file at `path` and its directory entry to disk (after `replace(_:with:flush:)`
+  /// with `flush: false`). A file that is gone is fine: there is nothing to keep.
+  public static func flush(_ path: String) throws(PrivateFileError) {
+    let parent = (path as NSString).deletingLastPathComponent
+    for target in [path, parent.isEmpty ? "." : parent] {
+      let descriptor = open(target, O_RDONLY | O_CLOEXEC)
+      guard descriptor >= 0 else {
+        if errno == ENOENT { continue }
+        throw PrivateFileError(path: target, code: errno)
+      }
+      defer { close(descriptor) }
+      guard fsync(descriptor) == 0 else { throw PrivateFileError(path: target, code: errno) }
     }
   }
 }

@@ -79,7 +79,8 @@ let package = Package(
     .testTarget(name: "GrowTestSupportTests", dependencies: ["GrowTestSupport"]),
     .testTarget(name: "GrowLoopTests", dependencies: [kit]),
     .testTarget(name: "GrowDBusTests", dependencies: [kit, "GrowTestSupport"]),
-    .testTarget(name: "GrowDaemonTests", dependencies: [kit, "GrowDaemon", "GrowTestSupport"]),
+    .testTarget(
+      name: "GrowDaemonTests", dependencies: [kit, "GrowDaemon", "GrowHistory", "GrowTestSupport"]),
     .testTarget(name: "GrowCLITests", dependencies: ["GrowTestSupport", "GrowHistory"]),
     .testTarget(name: "GrowConfigTests", dependencies: [kit]),
     .testTarget(name: "GrowHistoryTests", dependencies: [kit, "GrowHistory", "GrowTestSupport"]),

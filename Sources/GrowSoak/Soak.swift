@@ -278,12 +278,16 @@ public final class Soak {
 
   /// `grow status` agrees with session.json, and dunst is paused exactly while a focus phase
   /// runs (paused or not). DND follows a change within moments (the plugin asks dunst
-  /// asynchronously), so the first sample taken when nothing has changed for `settle` seconds
-  /// decides; samples during which session.json changed are dropped.
+  /// asynchronously), so only samples taken when nothing has changed for `settle` seconds
+  /// count, and samples during which session.json changed are dropped. The first settled
+  /// sample that agrees passes; a disagreement must last `confirm` seconds of one unchanged
+  /// state (a loaded machine can be slow), or until the check gives up, to count.
   private func checkConsistency(_ context: String) throws {
     report.checks += 1
     let settle = 0.5
-    let deadline = Date().addingTimeInterval(6)
+    let confirm = 1.0
+    let deadline = Date().addingTimeInterval(8)
+    var disagreement: (state: SessionSnapshot?, since: Date, record: () -> Void)?
     while Date() < deadline {
       let before = try observe()
       let status = try harness.status()
@@ -295,19 +299,38 @@ public final class Soak {
       }
       let focus = after?.phase?.kind == .focus
       let phase = after?.phase.map { $0.key.description } ?? "idle"
+      let record: () -> Void
       if let mismatch = Self.statusMismatch(status, after) {
-        report.statusMismatches += 1
-        problem("after \(context): \(mismatch)")
+        record = { [self] in
+          report.statusMismatches += 1
+          problem("after \(context): \(mismatch)")
+        }
       } else if focus != (dunstPaused == true) {
-        if focus { report.dndOffDuringFocus += 1 } else { report.dndOnOutsideFocus += 1 }
         let dndLog = harness.daemonLog.split(separator: "\n").filter { $0.contains("[dnd]") }
-        problem(
-          "after \(context): dunst paused \(dunstPaused.map(String.init) ?? "?") during \(phase); "
-            + "the dnd plugin said: \(dndLog.suffix(4).joined(separator: " | "))")
+        record = { [self] in
+          if focus { report.dndOffDuringFocus += 1 } else { report.dndOnOutsideFocus += 1 }
+          problem(
+            "after \(context): dunst paused \(dunstPaused.map(String.init) ?? "?") during "
+              + "\(phase); the dnd plugin said: \(dndLog.suffix(4).joined(separator: " | "))")
+        }
+      } else {
+        return
       }
-      return
+      if let pending = disagreement, pending.state == after {
+        if Date().timeIntervalSince(pending.since) >= confirm {
+          record()
+          return
+        }
+      } else {
+        disagreement = (after, Date(), record)
+      }
+      Thread.sleep(forTimeInterval: 0.05)
     }
-    problem("after \(context): the state never held still for \(settle)s in 6s")
+    if let disagreement {
+      disagreement.record()
+    } else {
+      problem("after \(context): the state never held still for \(settle)s in 8s")
+    }
   }
 
   static func statusMismatch(_ status: [String: Any], _ saved: SessionSnapshot?) -> String? {
@@ -389,7 +412,7 @@ public final class Soak {
       } ?? []
     var restored = try observe()
     var wrong: String?
-    let catchUp = Date().addingTimeInterval(1.5)
+    let catchUp = Date().addingTimeInterval(3)
     while true {
       let now = Date().timeIntervalSince1970
       if let phase = restored?.phase {

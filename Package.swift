@@ -54,6 +54,9 @@ let package = Package(
     // Benchmarks (make bench): prints figures, asserts nothing.
     .executableTarget(
       name: "grow-bench", dependencies: [kit, "GrowDaemon", "GrowHistory", "GrowTestSupport"]),
+    // The fault-injection soak (make soak; a short run in make test): kills, crashes, checks.
+    .target(name: "GrowSoak", dependencies: [kit, "GrowHistory", "GrowTestSupport"]),
+    .executableTarget(name: "grow-soak", dependencies: ["GrowSoak"]),
 
     // Built-in plugins, in Plugins/ (run-time plugins, not SwiftPM package plugins).
     .target(name: "NotifyPlugin", dependencies: [kit, "CNotify"], path: "Plugins/NotifyPlugin"),
@@ -79,11 +82,14 @@ let package = Package(
     .testTarget(name: "GrowTestSupportTests", dependencies: ["GrowTestSupport"]),
     .testTarget(name: "GrowLoopTests", dependencies: [kit]),
     .testTarget(name: "GrowDBusTests", dependencies: [kit, "GrowTestSupport"]),
-    .testTarget(name: "GrowDaemonTests", dependencies: [kit, "GrowDaemon", "GrowTestSupport"]),
+    .testTarget(
+      name: "GrowDaemonTests", dependencies: [kit, "GrowDaemon", "GrowHistory", "GrowTestSupport"]),
     .testTarget(name: "GrowCLITests", dependencies: ["GrowTestSupport", "GrowHistory"]),
     .testTarget(name: "GrowConfigTests", dependencies: [kit]),
     .testTarget(name: "GrowHistoryTests", dependencies: [kit, "GrowHistory", "GrowTestSupport"]),
     .testTarget(name: "ExamplesTests", dependencies: ["GrowTestSupport"]),
+    .testTarget(
+      name: "GrowSoakTests", dependencies: [kit, "GrowSoak", "GrowHistory", "GrowTestSupport"]),
     .testTarget(name: "GrowPluginKitTests", dependencies: [kit]),
   ]
 )

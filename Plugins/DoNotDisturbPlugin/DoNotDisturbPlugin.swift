@@ -66,6 +66,11 @@ public final class DoNotDisturbPlugin: GrowPlugin {
   private var untilTimer: (any DispatchSourceTimer)?
   /// What Grow changed on the server and must put back; nil when it changed nothing.
   private var record: RestoreRecord?
+  /// A restore on its way to the server (read, then write). A focus that starts meanwhile
+  /// takes it back, rather than reading Grow's own silence as the person's.
+  private var restoring: RestoreRecord?
+  /// While a take-back's write is on its way, the server's reports are Grow's own doing.
+  private var takingBack = false
 
   public init(context: PluginContext) throws {
     self.context = context
@@ -176,6 +181,10 @@ public final class DoNotDisturbPlugin: GrowPlugin {
     reason = why
     announce()
     guard !wasEnabled || record == nil, let backend else { return }
+    if let restoring, restoring.backend == backend.name {
+      takeBack(restoring, with: backend)
+      return
+    }
     backend.read(blocking: false) { [weak self] current in
       guard let self, self.enabled, self.record == nil else { return }
       // Already silenced by the person: nothing of theirs to put back later.
@@ -214,19 +223,28 @@ public final class DoNotDisturbPlugin: GrowPlugin {
 
   /// Puts the server back as it was, unless the person has changed it since.
   private func restore(_ record: RestoreRecord, with backend: any DndBackend, blocking: Bool) {
-    backend.read(blocking: blocking) { [restoreFile, log] current in
+    // Blocking only in stop(): nothing can take that one back.
+    if !blocking { restoring = record }
+    let isStillWanted = { [weak self] in blocking || self?.restoring == record }
+    backend.read(blocking: blocking) { [weak self, restoreFile, log] current in
+      guard isStillWanted() else { return }
       guard let current else {
         // Not "changed by hand": the server (or the whole bus) is gone. Keep the record.
+        self?.restoring = nil
         log.warning(
           "cannot read \(backend.name)'s Do-Not-Disturb to put it back; will retry at start")
         return
       }
       guard current == record.set else {
         // Changed by hand: theirs now; leave it.
+        self?.restoring = nil
         restoreFile.remove()
         return
       }
       backend.write(record.previous, blocking: blocking) { done in
+        // Taken back meanwhile: the record is the focus's again, and so is the file.
+        guard isStillWanted() else { return }
+        self?.restoring = nil
         if done {
           restoreFile.remove()
         } else {
@@ -236,9 +254,29 @@ public final class DoNotDisturbPlugin: GrowPlugin {
     }
   }
 
+  /// A focus starts while Grow is still putting the server back (right after the focus before
+  /// it ended, or just after a restart): keep the record instead, and make sure the server
+  /// stays silenced, since the restore's write may already be out.
+  private func takeBack(_ pending: RestoreRecord, with backend: any DndBackend) {
+    restoring = nil
+    record = pending
+    do {
+      try restoreFile.save(pending)
+    } catch {
+      log.warning("cannot keep \(restoreFile.path) (\(error)); after a crash DND stays as is")
+    }
+    takingBack = true
+    backend.write(pending.set, blocking: false) { [weak self] done in
+      self?.takingBack = false
+      if !done { self?.log.warning("\(backend.name) refused to turn Do-Not-Disturb on") }
+    }
+  }
+
   /// The server changed its state; if it was not Grow, follow the person.
   private func serverReported(_ isOn: Bool) {
     guard isOn != enabled else { return }
+    // Grow's own writes: a restore on its way, or a take-back (see takeBack).
+    if takingBack || restoring?.previous == isOn { return }
     if let record, isOn != record.set {
       log.info("Do-Not-Disturb turned off by hand; Grow leaves it off")
       self.record = nil

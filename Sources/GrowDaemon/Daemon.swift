@@ -190,11 +190,14 @@ public final class Daemon {
     guard let sessions else { return }
     do {
       if let saved = try sessions.load() {
-        let resumed = timer.restore(saved)
-        log.info(
-          resumed
-            ? "resumed the session saved in \(sessions.path)"
-            : "the saved session ended over an hour ago; closed it")
+        history?.resume(saved.runningPhase, intention: saved.intention)
+        let result = timer.restore(saved) { [history] phase in history?.recordedEnd(of: phase) }
+        switch result {
+        case .resumed: log.info("resumed the session saved in \(sessions.path)")
+        case .closedAsTooOld: log.info("the saved session ended over an hour ago; closed it")
+        case .alreadyOver: log.info("the saved session had already ended; nothing to resume")
+        case .notIdle: break
+        }
       }
     } catch {
       log.warning(error.description)

@@ -87,6 +87,34 @@ public final class HistoryRecorder {
     }
   }
 
+  /// Takes up the phase a killed daemon left running, restored from the saved session, as if
+  /// this recorder had seen it start: its row gets the card's intention.
+  public func resume(_ phase: Phase?, intention: String?) {
+    guard let phase else { return }
+    self.intention = phase.kind == .focus ? intention : nil
+    phaseStartedAt = phase.startedAt
+  }
+
+  /// How the history says `phase` ended, if it has it (for `FocusTimer.restore`): `stopped`
+  /// for a phase that ended its session, stopped or abandoned.
+  public func recordedEnd(of phase: Phase) -> FocusTimer.RecordedEnd? {
+    do {
+      guard let end = try store.recordedEnd(of: phase.kind, startedAt: phase.startedAt) else {
+        return nil
+      }
+      let outcome: PhaseOutcome =
+        switch end.outcome {
+        case .completed: .completed
+        case .skipped: .skipped
+        case .stopped, .abandoned: .stopped
+        }
+      return (outcome, end.endedAt)
+    } catch {
+      onError(error)
+      return nil
+    }
+  }
+
   /// Records `phase` as abandoned: the daemon is exiting while it runs.
   public func recordCutShort(_ phase: Phase?) {
     guard let phase else { return }

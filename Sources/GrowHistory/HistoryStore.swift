@@ -64,13 +64,30 @@ public final class HistoryStore {
 
   // MARK: Writing
 
-  /// Adds `phase` and returns its id.
+  /// Adds `phase` and returns its id. A phase already recorded (the same kind, starting at the
+  /// same instant) is not added again: its row's id is returned.
   @discardableResult
   public func record(_ phase: PhaseRecord) throws(HistoryError) -> Int64 {
     try database.transaction { () throws(HistoryError) in try insert(phase) }
   }
 
-  /// Adds many phases in one transaction (imports, benchmarks, tests).
+  /// How `kind` starting at `startedAt` ended, if the history has it.
+  public func recordedEnd(of kind: PhaseKind, startedAt: Date)
+    throws(HistoryError) -> (outcome: HistoryOutcome, endedAt: Date)?
+  {
+    try database.query(
+      "SELECT outcome, ended_at FROM phases WHERE started_at = ? AND kind = ?",
+      [.real(startedAt.timeIntervalSince1970), .text(kind.rawValue)]
+    ) { row in
+      (
+        HistoryOutcome(rawValue: row.text(0) ?? "") ?? .completed,
+        Date(timeIntervalSince1970: row.double(1))
+      )
+    }.first
+  }
+
+  /// Adds many phases in one transaction (imports, benchmarks, tests); ones already recorded
+  /// are left as they are.
   public func record(all phases: [PhaseRecord]) throws(HistoryError) {
     try database.transaction { () throws(HistoryError) in
       for phase in phases { try insert(phase) }
@@ -177,13 +194,15 @@ public final class HistoryStore {
 
   // MARK: Internals
 
+  /// Inserts `phase` unless it is there already (phases_by_start); returns its row's id.
   @discardableResult
   private func insert(_ phase: PhaseRecord) throws(HistoryError) -> Int64 {
-    try database.run(
+    let added = try database.run(
       """
       INSERT INTO phases (card, kind, planned_seconds, actual_seconds, started_at, start_offset,
         ended_at, end_offset, outcome, pause_count, paused_seconds, away_seconds, intention, day)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (started_at, kind) DO NOTHING
       """,
       [
         .text(phase.card), .text(phase.kind.rawValue), .real(phase.plannedSeconds),
@@ -193,7 +212,11 @@ public final class HistoryStore {
         .integer(Int64(phase.pauseCount)), .real(phase.pausedSeconds), .real(phase.awaySeconds),
         phase.intention.map(SQLValue.text) ?? .null, .integer(Int64(phase.day.number)),
       ])
-    return database.lastInsertedRowID
+    guard added == 0 else { return database.lastInsertedRowID }
+    return try database.query(
+      "SELECT id FROM phases WHERE started_at = ? AND kind = ?",
+      [.real(phase.startedAt.timeIntervalSince1970), .text(phase.kind.rawValue)]
+    ) { $0.integer(0) }.first ?? 0
   }
 
   private static func readPhase(_ row: SQLRow) -> PhaseRecord {

@@ -41,6 +41,19 @@ enum Schema {
     );
     CREATE INDEX distractions_by_phase ON distractions (phase_id);
     """,
+    // 3: one row per phase. A daemon killed after recording a phase but before saving the
+    // session that followed used to record that phase again when it started next. Keep the
+    // first row of each phase (the others' distractions move to it), and from now on the
+    // database refuses a second row for the same kind of phase starting at the same instant.
+    """
+    UPDATE distractions SET phase_id = (
+      SELECT min(twin.id) FROM phases AS original
+      JOIN phases AS twin ON twin.started_at = original.started_at AND twin.kind = original.kind
+      WHERE original.id = distractions.phase_id);
+    DELETE FROM phases
+    WHERE id NOT IN (SELECT min(id) FROM phases GROUP BY started_at, kind);
+    CREATE UNIQUE INDEX phases_by_start ON phases (started_at, kind);
+    """,
   ]
 
   static var currentVersion: Int { migrations.count }

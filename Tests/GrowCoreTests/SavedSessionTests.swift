@@ -18,13 +18,22 @@ import Testing
   func carry(_ timer: FocusTimer, _ time: ManualTimeSource, later: TimeInterval) throws
     -> (FocusTimer, ManualTimeSource, EventLog)
   {
+    let (restored, restoredTime, log, _) = try carry(timer, time, later: later) { _ in nil }
+    return (restored, restoredTime, log)
+  }
+
+  /// The same, with the history's say on how the saved phase ended.
+  func carry(
+    _ timer: FocusTimer, _ time: ManualTimeSource, later: TimeInterval,
+    recordedEnd: (Phase) -> FocusTimer.RecordedEnd?
+  ) throws -> (FocusTimer, ManualTimeSource, EventLog, FocusTimer.RestoreResult) {
     let saved = try #require(timer.savedSession)
     // Through JSON, as the daemon keeps it on disk.
     let data = try JSONEncoder().encode(saved)
     let decoded = try JSONDecoder().decode(FocusTimer.SavedSession.self, from: data)
     let next = makeTimer(at: time.now.addingTimeInterval(later))
-    next.0.restore(decoded)
-    return next
+    let result = next.0.restore(decoded, recordedEnd: recordedEnd)
+    return (next.0, next.1, next.2, result)
   }
 
   @Test func aRunningPhaseGoesOnWithItsOwnDeadline() throws {
@@ -84,6 +93,51 @@ import Testing
     let (restored, _, _) = try carry(timer, time, later: 3 * hour)
     #expect(restored.status.next == .focus)
     #expect(restored.status.card == "work")
+  }
+
+  // A daemon killed after the history recorded how a phase ended, but before it saved the
+  // session that followed, leaves that phase in session.json. The history is right: the next
+  // daemon goes on from the recorded end and neither counts nor announces the phase again
+  // (found by the soak, issue 9: it used to record the phase twice).
+
+  @Test func aFocusTheHistoryHasAsCompletedIsNotEndedAgain() throws {
+    let (timer, time, _) = makeTimer()
+    try timer.start()
+    let deadline = try #require(timer.status.endsAt)
+    let (restored, _, log, result) = try carry(timer, time, later: 25 * minute + 20) {
+      $0.kind == .focus ? (.completed, deadline) : nil
+    }
+    #expect(result == .resumed)
+    #expect(log.all(PhaseEnded.self).isEmpty)
+    #expect(restored.status.state == .shortBreak)
+    #expect(restored.status.startedAt == deadline)
+    #expect(restored.status.completedToday == 0, "the daemon seeds it from the history")
+  }
+
+  @Test func aFocusTheHistoryHasAsSkippedIsNotTakenUpAgain() throws {
+    let (timer, time, _) = makeTimer()
+    try timer.start()
+    time.advance(by: 5 * minute)
+    let skippedAt = time.now
+    let (restored, _, log, _) = try carry(timer, time, later: 10) { _ in (.skipped, skippedAt) }
+    #expect(restored.status.state == .shortBreak)
+    #expect(restored.status.startedAt == skippedAt)
+    #expect(log.all(PhaseEnded.self).isEmpty)
+  }
+
+  @Test func aPhaseTheHistoryHasAsStoppedLeavesTheTimerIdle() throws {
+    let (timer, time, _) = makeTimer()
+    try timer.start()
+    time.advance(by: 5 * minute)
+    let stoppedAt = time.now
+    let (restored, _, log, result) = try carry(timer, time, later: 10) { _ in
+      (.stopped, stoppedAt)
+    }
+    #expect(result == .alreadyOver)
+    #expect(restored.status.state == .idle)
+    #expect(restored.savedSession == nil)
+    #expect(log.all(PhaseEnded.self).isEmpty)
+    #expect(log.all(SessionStopped.self).count == 1)
   }
 
   @Test func idleHasNothingToSave() {

@@ -1,4 +1,5 @@
 import Foundation
+import GrowCore
 import GrowHistory
 import GrowTestSupport
 import Testing
@@ -37,6 +38,88 @@ import Testing
     let status = try harness.status()
     #expect(status["state"] as? String == "short-break")
     #expect(status["completed_today"] as? Int == 1)
+  }
+
+  /// The phase session.json has now, read as the daemon reads it.
+  func savedPhase(_ harness: DaemonHarness) throws -> Phase? {
+    let data = try Data(contentsOf: URL(fileURLWithPath: sessionFile(harness)))
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .secondsSince1970
+    return try decoder.decode(FocusTimer.SavedSession.self, from: data).runningPhase
+  }
+
+  func history(_ harness: DaemonHarness) throws -> HistoryStore {
+    try HistoryStore(path: HistoryStore.defaultPath(environment: harness.environment))
+  }
+
+  // A daemon killed after recording how a phase ended, but before saving the session that
+  // followed, leaves the phase in session.json. Each test writes that row itself, as the
+  // killed daemon did in its last moment; the restarted daemon must go on from the recorded
+  // end. (The soak found it recording such a phase twice and counting it twice.)
+
+  @Test func aFocusRecordedAsCompletedJustBeforeTheKillIsRecordedAndCountedOnce() throws {
+    let harness = try DaemonHarness(config: "[timer]\nfocus = 1s\nshort-break = 10m\n")
+    #expect(try harness.grow("start").status == 0)
+    let phase = try #require(try savedPhase(harness))
+    #expect(harness.daemon?.kill() == 128 + SIGKILL)
+    let store = try history(harness)
+    let deadline = phase.startedAt.addingTimeInterval(phase.duration)
+    try store.record(
+      PhaseRecord(
+        card: phase.card, kind: .focus, plannedSeconds: 1, actualSeconds: 1,
+        startedAt: phase.startedAt, endedAt: deadline, outcome: .completed))
+    Thread.sleep(until: deadline.addingTimeInterval(0.2))
+    try harness.start()
+    let status = try harness.status()
+    #expect(status["state"] as? String == "short-break")
+    #expect(status["completed_today"] as? Int == 1)
+    #expect(try store.phases().map(\.kind) == [.focus])
+  }
+
+  @Test func aFocusRecordedAsSkippedJustBeforeTheKillStaysSkipped() throws {
+    let harness = try DaemonHarness(config: "[timer]\nfocus = 10m\nshort-break = 10m\n")
+    #expect(try harness.grow("start").status == 0)
+    let phase = try #require(try savedPhase(harness))
+    #expect(harness.daemon?.kill() == 128 + SIGKILL)
+    let store = try history(harness)
+    try store.record(
+      PhaseRecord(
+        card: phase.card, kind: .focus, plannedSeconds: 600, actualSeconds: 0.5,
+        startedAt: phase.startedAt, endedAt: phase.startedAt.addingTimeInterval(0.5),
+        outcome: .skipped))
+    try harness.start()
+    #expect(try harness.status()["state"] as? String == "short-break")
+    #expect(try harness.grow("stop").status == 0)
+    #expect(try store.phases().map(\.outcome) == [.skipped, .stopped])
+  }
+
+  @Test func aFocusRecordedAsStoppedJustBeforeTheKillIsNotResumed() throws {
+    let harness = try DaemonHarness(config: "[timer]\nfocus = 10m\n")
+    #expect(try harness.grow("start").status == 0)
+    let phase = try #require(try savedPhase(harness))
+    #expect(harness.daemon?.kill() == 128 + SIGKILL)
+    let store = try history(harness)
+    try store.record(
+      PhaseRecord(
+        card: phase.card, kind: .focus, plannedSeconds: 600, actualSeconds: 1,
+        startedAt: phase.startedAt, endedAt: phase.startedAt.addingTimeInterval(1),
+        outcome: .stopped))
+    try harness.start()
+    #expect(try harness.status()["state"] as? String == "idle")
+    #expect(!FileManager.default.fileExists(atPath: sessionFile(harness)))
+    #expect(harness.daemonLog.contains("the saved session had already ended"))
+    #expect(try store.phases().count == 1)
+  }
+
+  /// The intention comes with the phase's start, which the restarted daemon never saw.
+  @Test func aFocusTakenUpAfterKillNineIsRecordedWithItsIntention() throws {
+    let harness = try DaemonHarness(config: "[timer]\nfocus = 1s\nshort-break = 10m\n")
+    #expect(try harness.grow("start", "--intention", "essay").status == 0)
+    #expect(harness.daemon?.kill() == 128 + SIGKILL)
+    try harness.start()
+    _ = try harness.waitForStatus { $0["state"] as? String == "short-break" }
+    let recorded = try history(harness).phases()
+    #expect(recorded.map(\.intention) == ["essay"])
   }
 
   @Test func aCleanStopEndsTheSessionAndLeavesNoFile() throws {

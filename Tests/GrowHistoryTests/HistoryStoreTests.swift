@@ -24,6 +24,38 @@ import Testing
     #expect(try store.phases(card: "work").isEmpty)
   }
 
+  /// A daemon killed between recording a phase and saving the session after it ends the same
+  /// phase again when it restarts; the history keeps one row (found by the soak, issue 9).
+  @Test func thePhaseRecordedAgainKeepsOneRowAndItsID() throws {
+    let directory = try TemporaryDirectory()
+    let store = try HistoryStore(path: directory.databasePath)
+    let phase = focus("work", minutes: 25, endingAt: local("2026-03-02 10:00"))
+    let first = try store.record(phase)
+    try store.record(Distraction(phaseID: first, appClass: "firefox", seconds: 30))
+    var again = phase
+    again.intention = "a second write of the same phase"
+    #expect(try store.record(again) == first)
+    try store.record(all: [phase, phase])
+    #expect(
+      try store.phases() == [
+        {
+          var kept = phase
+          kept.id = first
+          return kept
+        }()
+      ])
+    #expect(try store.distractions().count == 1)
+    let end = try #require(try store.recordedEnd(of: .focus, startedAt: phase.startedAt))
+    #expect(end.outcome == .completed && end.endedAt == phase.endedAt)
+    #expect(try store.recordedEnd(of: .shortBreak, startedAt: phase.startedAt) == nil)
+    // A different phase starting at the same instant (a break) is a row of its own.
+    try store.record(
+      PhaseRecord(
+        card: "work", kind: .shortBreak, plannedSeconds: 300, actualSeconds: 300,
+        startedAt: phase.startedAt, endedAt: phase.endedAt, outcome: .completed))
+    #expect(try store.phases().count == 2)
+  }
+
   @Test func theFileIsPrivateInWALModeAndIntact() throws {
     let directory = try TemporaryDirectory()
     let store = try HistoryStore(path: directory.databasePath)

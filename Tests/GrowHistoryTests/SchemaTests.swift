@@ -28,7 +28,7 @@ import Testing
         """)
     }
     let store = try HistoryStore(path: directory.databasePath)
-    #expect(try store.schemaVersion() == 2)
+    #expect(try store.schemaVersion() == HistoryStore.currentSchemaVersion)
     let phase = try #require(try store.phases().first)
     #expect(phase.card == "math")
     #expect(phase.intention == "old intention")
@@ -42,12 +42,42 @@ import Testing
     #expect(try store.integrityCheck() == "ok")
   }
 
+  /// Version 2 let a daemon killed at the wrong moment record a phase twice; version 3 keeps
+  /// the first row of each phase, with every distraction, and refuses twins from then on.
+  @Test func aVersionTwoDatabaseLosesItsTwinRowsButNotTheirDistractions() throws {
+    let directory = try TemporaryDirectory()
+    try FileManager.default.createDirectory(
+      atPath: (directory.databasePath as NSString).deletingLastPathComponent,
+      withIntermediateDirectories: true)
+    do {
+      let old = try SQLiteConnection(path: directory.databasePath)
+      for version in 0..<2 { try old.execute(Schema.migrations[version]) }
+      try old.execute(
+        """
+        INSERT INTO phases (id, card, kind, planned_seconds, actual_seconds, started_at,
+          start_offset, ended_at, end_offset, outcome, day) VALUES
+          (1, 'work', 'focus', 1500, 1500, 1772945100, 0, 1772946600, 0, 'completed', 20520),
+          (2, 'work', 'short-break', 300, 300, 1772946600, 0, 1772946900, 0, 'completed', 20520),
+          (3, 'work', 'focus', 1500, 1500, 1772945100, 0, 1772946600, 0, 'completed', 20520);
+        INSERT INTO distractions (phase_id, app_class, seconds) VALUES
+          (1, 'firefox', 10), (3, 'xterm', 20);
+        PRAGMA user_version = 2;
+        """)
+    }
+    let store = try HistoryStore(path: directory.databasePath)
+    #expect(try store.phases().map(\.id) == [1, 2])
+    #expect(try store.distractions().map(\.phaseID) == [1, 1])
+    #expect(try store.distractions().map(\.appClass) == ["firefox", "xterm"])
+    #expect(try store.integrityCheck() == "ok")
+  }
+
   @Test func aDatabaseFromANewerGrowIsRefusedWithAHint() throws {
     let directory = try TemporaryDirectory()
     _ = try HistoryStore(path: directory.databasePath)
     try SQLiteConnection(path: directory.databasePath).execute("PRAGMA user_version = 9")
     #expect(
-      throws: HistoryError.newerSchema(path: directory.databasePath, found: 9, supported: 2)
+      throws: HistoryError.newerSchema(
+        path: directory.databasePath, found: 9, supported: HistoryStore.currentSchemaVersion)
     ) { try HistoryStore(path: directory.databasePath) }
   }
 }

@@ -313,6 +313,11 @@ public final class FocusTimer {
     /// The running (or paused) phase; nil while the next phase waits.
     fileprivate var phase: Phase?
     fileprivate var next: PhaseKind?
+
+    /// The phase that was running (or paused) when the session was saved.
+    public var runningPhase: Phase? { phase }
+    /// The intention of the session's card.
+    public var intention: String? { session.card.intention }
   }
 
   /// The session as it is now, to be saved; nil when idle.
@@ -325,40 +330,76 @@ public final class FocusTimer {
     }
   }
 
+  /// What `restore` made of a saved session.
+  public enum RestoreResult: Equatable, Sendable {
+    /// The session goes on, at the phase real time has reached.
+    case resumed
+    /// Its phase ended more than the maximum age ago: the session was closed.
+    case closedAsTooOld
+    /// The history already has its phase ending the session (stopped, or cut short by the
+    /// daemon's exit): there was nothing left to resume.
+    case alreadyOver
+    /// The timer was not idle; nothing was restored.
+    case notIdle
+  }
+
+  /// How the history says a phase ended, for `restore`.
+  public typealias RecordedEnd = (outcome: PhaseOutcome, endedAt: Date)
+
   /// Takes up a saved session after a restart. A phase whose deadline passed while the daemon
   /// was gone ends at its deadline and the card's auto-start rules decide what follows; one
   /// that ended more than `maximumAge` ago closes the session instead of resuming it.
-  /// - Returns: false when the session was too old and was closed.
+  /// - Parameter recordedEnd: how the history says a phase ended, when it has it. A daemon
+  ///   killed after recording a phase's end but before saving what followed leaves that phase
+  ///   in the saved session; it is not ended (counted, announced, recorded) a second time, and
+  ///   the session goes on from the recorded end (`stopped` stands for any end of the session).
   @discardableResult
-  public func restore(_ saved: SavedSession, maximumAge: TimeInterval = 3600) -> Bool {
-    guard case .idle = mode else { return false }
+  public func restore(
+    _ saved: SavedSession, maximumAge: TimeInterval = 3600,
+    recordedEnd: (Phase) -> RecordedEnd? = { _ in nil }
+  ) -> RestoreResult {
+    guard case .idle = mode else { return .notIdle }
     session = saved.session
     if let next = saved.next {
       mode = .awaiting(next)
       publishChange()
-      return true
+      return .resumed
     }
     guard let phase = saved.phase else {
       endSession()
-      return false
+      return .closedAsTooOld
     }
     let now = time.now
+    if let ended = recordedEnd(phase) {
+      mode = .running(phase)
+      guard ended.outcome != .stopped else {
+        endSession()
+        return .alreadyOver
+      }
+      let late = now.timeIntervalSince(ended.endedAt)
+      guard late <= maximumAge else {
+        endSession()
+        return .closedAsTooOld
+      }
+      advance(after: phase, outcome: ended.outcome, at: ended.endedAt, lateBy: late)
+      return .resumed
+    }
     guard let deadline = phase.deadline, deadline <= now else {
       // Still running, or paused (a paused phase keeps its remaining time).
       mode = .running(phase)
       armAlarm(for: phase)
       publishChange()
-      return true
+      return .resumed
     }
     mode = .running(phase)
     guard now.timeIntervalSince(deadline) <= maximumAge else {
       record(ended: phase, outcome: .completed, at: deadline)
       bus.publish(PhaseEnded(phase: phase, outcome: .completed, endedAt: deadline))
       endSession()
-      return false
+      return .closedAsTooOld
     }
     finish(phase, outcome: .completed, at: deadline, lateBy: now.timeIntervalSince(deadline))
-    return true
+    return .resumed
   }
 
   // MARK: Status
@@ -430,6 +471,13 @@ public final class FocusTimer {
     cancelAlarm()
     record(ended: phase, outcome: outcome, at: end)
     bus.publish(PhaseEnded(phase: phase, outcome: outcome, endedAt: end))
+    advance(after: phase, outcome: outcome, at: end, lateBy: lateBy)
+  }
+
+  /// Starts what follows `phase`, or lines it up, as the card's auto-start rules say.
+  private func advance(
+    after phase: Phase, outcome: PhaseOutcome, at end: Date, lateBy: TimeInterval
+  ) {
     let next = self.phase(after: phase.kind, completed: outcome == .completed)
     let autoStart =
       (next.isBreak ? session?.card.autoStartBreaks : session?.card.autoStartFocus) ?? false

@@ -1,0 +1,602 @@
+import Foundation
+import GrowCore
+import GrowHistory
+import GrowTestSupport
+
+/// How a soak run is shaped.
+public struct SoakOptions: Sendable {
+  /// Faults to inject.
+  public var faults = 500
+  public var seed = UInt64(Date().timeIntervalSince1970 * 1000)
+  /// Seconds the whole run may take; fault injection stops early enough to finish inside it.
+  public var timeLimit: TimeInterval = 600
+  /// The kinds of fault to draw from.
+  public var kinds = Set(FaultKind.standard)
+  /// Progress lines (one per fault) go here; nil for none.
+  public var progress: (@Sendable (String) -> Void)?
+  /// Where to copy the daemon logs and the history when the run fails; nil to keep nothing.
+  public var keepFailuresIn: String? = FileManager.default.temporaryDirectory.path
+
+  public init() {}
+}
+
+/// The fault-injection soak of issue 9 ("Nothing lost"): the real `grow daemon` with the dnd
+/// plugin and crash-prone external plugins, on a private session bus with a real dunst, runs a
+/// card of one- and two-second phases by itself while the soak pauses, skips, stops, kills the
+/// daemon with SIGKILL (at random moments, at phase ends, in the middle of a command), crashes
+/// plugins and dunst. After every recovery it checks that `grow status`, session.json and
+/// dunst agree; at the end that the history holds every phase that ran exactly once
+/// (`HistoryAudit`), passes `PRAGMA integrity_check`, and that DND is off.
+///
+/// Runs synchronously on the calling thread (it sleeps between steps); needs `DISPLAY` for
+/// dunst.
+public final class Soak {
+  public static let card = CardRules(
+    lengths: [.focus: 2, .shortBreak: 1, .longBreak: 2], longBreakAfter: 3)
+  public static let intention = "soak"
+  static let pluginIDs = ["crashy-1", "crashy-2", "crashy-3", "crashy-4"]
+  /// The longest the daemon stays dead: well under FocusTimer.lateStartTolerance, so phases
+  /// that end meanwhile follow each other at their deadlines.
+  static let longestDowntime = 1.2
+
+  private let options: SoakOptions
+  private var random: SoakRandom
+  private var report = SoakReport()
+  private let harness: DaemonHarness
+  private var dunst: BackgroundProcess
+  private let started = Date()
+  private let sessionPath: String
+  private let pluginDirectory: String
+  private var history: HistoryStore?
+  private var daemonLogs: [String] = []
+
+  /// Phases seen persisted as running, by key.
+  private var seen: Set<PhaseKey> = []
+  /// The last snapshot seen, and when it last changed (DND follows a change within moments).
+  private var lastSnapshot: SessionSnapshot?
+  private var lastChange = Date()
+  private var pausedSince: Date?
+  private var plugins: [String: PluginSlot] = [:]
+
+  private struct PluginSlot {
+    /// Crashes since this daemon started, for the restart backoff (1 s, 2 s, 4 s, 8 s; the
+    /// fifth within two minutes makes the daemon give up, so the soak stops at four).
+    var crashes: [Date] = []
+    var pending: (since: Date, deadline: Date, oldPID: Int32)?
+  }
+
+  public init(options: SoakOptions) throws {
+    self.options = options
+    random = SoakRandom(seed: options.seed)
+    report.seed = options.seed
+    report.faultsRequested = options.faults
+    harness = try DaemonHarness(startDaemon: false)
+    let home = harness.environment["HOME", default: ""]
+    sessionPath = harness.environment["XDG_STATE_HOME", default: ""] + "/grow/session.json"
+    pluginDirectory = home + "/soak-plugins"
+    try FileManager.default.createDirectory(
+      atPath: pluginDirectory, withIntermediateDirectories: true)
+    let script = home + "/crashy-plugin"
+    try writeExecutable(Self.pluginScript(directory: pluginDirectory), to: script)
+    try harness.writeConfig(Self.config(plugin: script))
+    dunst = try NotificationServers.dunst(harness)
+    for id in Self.pluginIDs { plugins[id] = PluginSlot() }
+  }
+
+  static func config(plugin: String) -> String {
+    var text = """
+      [timer]
+      focus = 2s
+      short-break = 1s
+      long-break = 2s
+      long-break-after = 3
+      auto-start-breaks = true
+      auto-start-focus = true
+      intention = \(intention)
+
+      [plugins]
+      enable = dnd, \(pluginIDs.joined(separator: ", "))
+
+      """
+    for id in pluginIDs { text += "\n[plugin.\(id)]\nexec = \(plugin)\n" }
+    return text
+  }
+
+  /// An external plugin that says its pid, reads events, and exits in the middle of one when
+  /// the soak leaves a `.crash` file for it.
+  static func pluginScript(directory: String) -> String {
+    """
+    #!/bin/sh
+    dir='\(directory)'
+    echo $$ > "$dir/$GROW_PLUGIN_ID.pid.new" && mv "$dir/$GROW_PLUGIN_ID.pid.new" "$dir/$GROW_PLUGIN_ID.pid"
+    while IFS= read -r line; do
+      if [ -e "$dir/$GROW_PLUGIN_ID.crash" ]; then
+        rm -f "$dir/$GROW_PLUGIN_ID.crash"
+        exit 70
+      fi
+    done
+    """
+  }
+
+  // MARK: Running
+
+  /// Runs the soak and returns its report.
+  public func run() -> SoakReport {
+    do {
+      try startDaemon()
+      try command("start")
+      try waitForBackend()
+      let reserve = min(60, options.timeLimit * 0.25)
+      while report.faultsInjected < options.faults {
+        guard elapsed < options.timeLimit - reserve else {
+          report.stoppedAtTimeLimit = true
+          break
+        }
+        try dwell(random.seconds(0.05...0.35))
+        try inject(pickFault())
+      }
+      try finish()
+    } catch {
+      problem("the soak stopped: \(error)")
+      try? finishAfterError()
+    }
+    report.wallSeconds = elapsed
+    report.result = report.passed ? "PASS" : "FAIL"
+    if !report.passed { keepEvidence() }
+    return report
+  }
+
+  private var elapsed: TimeInterval { Date().timeIntervalSince(started) }
+
+  private func say(_ line: String) {
+    options.progress?(String(format: "[%6.1f] ", elapsed) + line)
+  }
+
+  private func problem(_ text: String) {
+    say("PROBLEM: " + text)
+    if report.problems.count < 200 { report.problems.append(text) }
+  }
+
+  private func pickFault() -> FaultKind {
+    var kinds = FaultKind.allCases.filter(options.kinds.contains)
+    if eligiblePlugin() == nil, kinds.contains(where: { !$0.crashesPlugin }) {
+      kinds.removeAll { $0.crashesPlugin }
+    }
+    let total = kinds.reduce(0) { $0 + $1.weight }
+    guard total > 0 else { return .skip }
+    var draw = Int.random(in: 0..<total, using: &random)
+    for kind in kinds {
+      draw -= kind.weight
+      if draw < 0 { return kind }
+    }
+    return .skip
+  }
+
+  private func inject(_ kind: FaultKind) throws {
+    report.faults[kind.rawValue, default: 0] += 1
+    say("fault \(report.faultsInjected): \(kind.rawValue)")
+    switch kind {
+    case .pauseResume:
+      try togglePause()
+    case .skip:
+      try command("skip")
+      report.skipsAnswered += 1
+    case .stopStart:
+      try command("stop")
+      report.stopsAnswered += 1
+      try dwell(random.seconds(0...0.3))
+      try command("start")
+    case .daemonKill:
+      try killAndRestart()
+    case .daemonKillAtPhaseEnd:
+      if let deadline = try snapshot()?.phase?.deadline {
+        let wait = deadline - Date().timeIntervalSince1970 + random.seconds(-0.004...0.012)
+        if wait > 0, wait < 3 { Thread.sleep(forTimeInterval: wait) }
+      }
+      try killAndRestart()
+    case .daemonKillMidCommand:
+      try killMidCommand()
+    case .pluginKill, .pluginExit:
+      try crashPlugin(kill: kind == .pluginKill)
+    case .dunstKill:
+      dunst.kill()
+      dunst = try NotificationServers.dunst(harness)
+      report.dunstRestarts += 1
+      lastChange = Date()
+    }
+    if kind.killsDaemon || kind == .dunstKill || random.chance(0.3) {
+      try checkConsistency(kind.rawValue)
+    }
+  }
+
+  // MARK: Commands
+
+  /// Runs `grow ARGS`; a failure is a problem (the soak only asks what the state allows).
+  private func command(_ arguments: String...) throws {
+    let result = try Command.run(Binaries.grow, arguments, environment: harness.environment)
+    if result.status != 0 {
+      problem("grow \(arguments.joined(separator: " ")) failed: \(result.stderr)")
+    }
+    try observe()
+  }
+
+  private func togglePause() throws {
+    let paused = try snapshot()?.phase?.isPaused ?? false
+    try command(paused ? "resume" : "pause")
+  }
+
+  // MARK: Observing
+
+  private func snapshot() throws -> SessionSnapshot? {
+    for _ in 0..<20 {
+      if let snapshot = try? SessionSnapshot.read(sessionPath) { return snapshot }
+      if !FileManager.default.fileExists(atPath: sessionPath) { return nil }
+      Thread.sleep(forTimeInterval: 0.01)
+    }
+    return try SessionSnapshot.read(sessionPath)
+  }
+
+  /// Notes the phase session.json has now.
+  @discardableResult
+  private func observe() throws -> SessionSnapshot? {
+    let current = try snapshot()
+    if let phase = current?.phase { seen.insert(phase.key) }
+    if current?.phase?.isPaused != true {
+      pausedSince = nil
+    } else if pausedSince == nil {
+      pausedSince = Date()
+    }
+    if current != lastSnapshot {
+      lastSnapshot = current
+      lastChange = Date()
+    }
+    return current
+  }
+
+  /// Waits `seconds`, watching session.json and the plugins; a pause that has lasted two
+  /// seconds is ended so that phases keep coming.
+  private func dwell(_ seconds: TimeInterval) throws {
+    let end = Date().addingTimeInterval(seconds)
+    repeat {
+      try observe()
+      checkPendingPlugins()
+      if let since = pausedSince, Date().timeIntervalSince(since) > 2 {
+        try command("resume")
+      }
+      Thread.sleep(forTimeInterval: 0.04)
+    } while Date() < end
+  }
+
+  private func waitForBackend() throws {
+    let ready = try harness.eventually(timeout: 15) {
+      try harness.dndStatus()["backend"] as? String == "dunst"
+    }
+    if !ready { problem("the dnd plugin never found dunst: \(harness.daemonLog)") }
+  }
+
+  // MARK: Consistency
+
+  /// `grow status` agrees with session.json, and dunst is paused exactly while a focus phase
+  /// runs (paused or not). DND follows a change within moments (the plugin asks dunst
+  /// asynchronously), so only samples taken when nothing has changed for `settle` seconds
+  /// count, and samples during which session.json changed are dropped. The first settled
+  /// sample that agrees passes; a disagreement must last `confirm` seconds of one unchanged
+  /// state (a loaded machine can be slow), or until the check gives up, to count.
+  private func checkConsistency(_ context: String) throws {
+    report.checks += 1
+    let settle = 0.5
+    let confirm = 1.0
+    let deadline = Date().addingTimeInterval(8)
+    var disagreement: (state: SessionSnapshot?, since: Date, record: () -> Void)?
+    while Date() < deadline {
+      let before = try observe()
+      let status = try harness.status()
+      let dunstPaused = try harness.dunstIsPaused()
+      let after = try observe()
+      guard before == after, Date().timeIntervalSince(lastChange) >= settle else {
+        Thread.sleep(forTimeInterval: 0.05)
+        continue
+      }
+      let focus = after?.phase?.kind == .focus
+      let phase = after?.phase.map { $0.key.description } ?? "idle"
+      let record: () -> Void
+      if let mismatch = Self.statusMismatch(status, after) {
+        record = { [self] in
+          report.statusMismatches += 1
+          problem("after \(context): \(mismatch)")
+        }
+      } else if focus != (dunstPaused == true) {
+        let dndLog = harness.daemonLog.split(separator: "\n").filter { $0.contains("[dnd]") }
+        record = { [self] in
+          if focus { report.dndOffDuringFocus += 1 } else { report.dndOnOutsideFocus += 1 }
+          problem(
+            "after \(context): dunst paused \(dunstPaused.map(String.init) ?? "?") during "
+              + "\(phase); the dnd plugin said: \(dndLog.suffix(4).joined(separator: " | "))")
+        }
+      } else {
+        return
+      }
+      if let pending = disagreement, pending.state == after {
+        if Date().timeIntervalSince(pending.since) >= confirm {
+          record()
+          return
+        }
+      } else {
+        disagreement = (after, Date(), record)
+      }
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    if let disagreement {
+      disagreement.record()
+    } else {
+      problem("after \(context): the state never held still for \(settle)s in 8s")
+    }
+  }
+
+  static func statusMismatch(_ status: [String: Any], _ saved: SessionSnapshot?) -> String? {
+    let state = status["state"] as? String ?? "?"
+    guard let phase = saved?.phase else {
+      return state == "idle" ? nil : "grow status says \(state), session.json has no phase"
+    }
+    let paused = status["paused"] as? Bool ?? false
+    let startedAt = (status["started_at"] as? String).flatMap {
+      ISO8601DateFormatter().date(from: $0)
+    }
+    let offBy = startedAt.map { abs($0.timeIntervalSince1970 - phase.startedAt) } ?? .infinity
+    guard state == phase.kind.rawValue, paused == phase.isPaused, offBy < 1.001 else {
+      return "grow status says \(state)\(paused ? " (paused)" : "") started "
+        + "\(status["started_at"] ?? "?"), session.json \(phase.key)"
+        + (phase.isPaused ? " (paused)" : "")
+    }
+    return nil
+  }
+
+  // MARK: The daemon
+
+  private func startDaemon() throws {
+    do {
+      try harness.start()
+    } catch {
+      // The killed daemon's name may not be released yet.
+      Thread.sleep(forTimeInterval: 0.3)
+      try harness.start()
+    }
+    lastChange = Date()
+    for id in Self.pluginIDs { plugins[id]?.crashes = [] }
+  }
+
+  private func killDaemon() {
+    daemonLogs.append(harness.daemonLog)
+    harness.daemon?.kill()
+  }
+
+  private func killAndRestart() throws {
+    killDaemon()
+    try restart()
+  }
+
+  /// Kills the daemon while `grow skip|stop|pause|resume` is on its way; whether the command
+  /// happened shows in the saved session and the history.
+  private func killMidCommand() throws {
+    let paused = try snapshot()?.phase?.isPaused ?? false
+    let name =
+      ["skip", "stop", paused ? "resume" : "pause"].randomElement(using: &random) ?? "skip"
+    let client = try BackgroundProcess(Binaries.grow, [name], environment: harness.environment)
+    Thread.sleep(forTimeInterval: random.seconds(0...0.03))
+    killDaemon()
+    let answered = client.waitForExit(timeout: 10) == 0
+    if answered {
+      if name == "skip" { report.skipsAnswered += 1 }
+      if name == "stop" { report.stopsAnswered += 1 }
+    } else {
+      report.commandsUnanswered += 1
+    }
+    try restart()
+  }
+
+  /// Starts the daemon again after a random downtime and checks that it took the session up
+  /// where the saved session, the history and real time say.
+  private func restart() throws {
+    for id in Self.pluginIDs { unlink(pluginDirectory + "/\(id).crash") }
+    let saved = try snapshot()
+    Thread.sleep(forTimeInterval: random.seconds(0...Self.longestDowntime))
+    let recorded = try recordedEnd(of: saved?.phase)
+    try startDaemon()
+    report.daemonRestarts += 1
+    // The restored daemon may still be catching up through phases that ended while it was
+    // down; each must be on the predicted chain, and it must reach the present within moments.
+    let chain =
+      saved.map {
+        Self.card.chain(
+          from: $0, recordedEnd: recorded, until: Date().timeIntervalSince1970 + 3)
+      } ?? []
+    var restored = try observe()
+    var wrong: String?
+    let catchUp = Date().addingTimeInterval(3)
+    while true {
+      let now = Date().timeIntervalSince1970
+      if let phase = restored?.phase {
+        guard let predicted = chain.first(where: { $0.key == phase.key }),
+          predicted.paused == phase.isPaused
+        else {
+          wrong = "\(phase.key)\(phase.isPaused ? " (paused)" : "") is not on the chain"
+          break
+        }
+        if (predicted.end ?? .infinity) >= now - 0.05 { break }
+        wrong = "\(phase.key) ended at \(predicted.end ?? 0) but is still running"
+      } else {
+        wrong = chain.isEmpty ? nil : "no session"
+        break
+      }
+      guard Date() < catchUp else { break }
+      Thread.sleep(forTimeInterval: 0.02)
+      restored = try observe()
+      wrong = nil
+    }
+    if let wrong {
+      let now = Date().timeIntervalSince1970
+      let current = chain.filter { $0.start <= now + 0.05 && ($0.end ?? .infinity) >= now - 0.5 }
+      problem(
+        "the restarted daemon went wrong: \(wrong); saved: "
+          + (saved?.phase.map { "\($0.key)" } ?? "none")
+          + (recorded.map { " (recorded \($0.outcome) at \($0.endedAt))" } ?? "")
+          + ", expected now: \(current.map(\.key.description))")
+    } else {
+      report.daemonRestartsRight += 1
+    }
+    if restored == nil { try command("start") }
+  }
+
+  /// The history's end of `phase`, when it has one.
+  private func recordedEnd(of phase: PhaseSnapshot?) throws -> (outcome: String, endedAt: Double)? {
+    guard let phase else { return nil }
+    let store = try history ?? HistoryStore(path: historyPath, create: false)
+    history = store
+    let row = try store.phases().last { HistoryAudit.key($0) == phase.key }
+    return row.map { ($0.outcome.rawValue, $0.endedAt.timeIntervalSince1970) }
+  }
+
+  private var historyPath: String {
+    HistoryStore.defaultPath(environment: harness.environment)
+  }
+
+  // MARK: Plugins
+
+  private func eligiblePlugin() -> String? {
+    let now = Date()
+    return Self.pluginIDs.filter { id in
+      guard let slot = plugins[id], slot.pending == nil, pluginPID(id) != nil else { return false }
+      return slot.crashes.filter { now.timeIntervalSince($0) < 125 }.count < 4
+    }.randomElement(using: &random)
+  }
+
+  /// The plugin's pid from its pid file, if that process is alive and is the plugin.
+  private func pluginPID(_ id: String) -> Int32? {
+    guard let text = try? String(contentsOfFile: pluginDirectory + "/\(id).pid", encoding: .utf8),
+      let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)),
+      let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
+      String(decoding: command, as: UTF8.self).contains("crashy-plugin")
+    else { return nil }
+    return pid
+  }
+
+  private func crashPlugin(kill: Bool) throws {
+    guard let id = eligiblePlugin(), let pid = pluginPID(id) else { return }
+    let now = Date()
+    plugins[id]?.crashes.append(now)
+    let backoff = pow(2, Double((plugins[id]?.crashes.count ?? 1) - 1))
+    if kill {
+      Foundation.kill(pid, SIGKILL)
+    } else {
+      // It exits at its next event; phases change every second or two.
+      _ = FileManager.default.createFile(atPath: pluginDirectory + "/\(id).crash", contents: nil)
+    }
+    report.pluginCrashes += 1
+    plugins[id]?.pending = (now, now.addingTimeInterval(backoff + (kill ? 4 : 8)), pid)
+  }
+
+  /// A crashed plugin counts as restarted once a new process of it says its pid.
+  private func checkPendingPlugins() {
+    for id in Self.pluginIDs {
+      guard let pending = plugins[id]?.pending else { continue }
+      if let pid = pluginPID(id), pid != pending.oldPID {
+        report.pluginRestarts += 1
+        plugins[id]?.pending = nil
+      } else if Date() > pending.deadline {
+        problem(
+          "plugin \(id) was not restarted \(Int(pending.deadline.timeIntervalSince(pending.since)))s after its crash"
+        )
+        plugins[id]?.pending = nil
+      }
+    }
+  }
+
+  // MARK: Finishing
+
+  private func finish() throws {
+    let waitUntil = Date().addingTimeInterval(20)
+    while plugins.values.contains(where: { $0.pending != nil }), Date() < waitUntil {
+      try dwell(0.2)
+    }
+    try checkConsistency("the last fault")
+    let listed = try harness.plugins()
+    for id in Self.pluginIDs where listed[id]?["state"] != "running" {
+      problem(
+        "plugin \(id) is \(listed[id]?["state"] ?? "missing") at the end: \(listed[id] ?? [:])")
+    }
+    try checkTodayCount()
+    try command("stop")
+    report.stopsAnswered += 1
+    try checkConsistency("the final stop")
+    daemonLogs.append(harness.daemonLog)
+    if harness.daemon?.terminate(timeout: 10) != 0 {
+      problem("the daemon did not exit cleanly on SIGTERM")
+    }
+    try auditHistory()
+  }
+
+  /// Pauses so nothing ends, then compares `CompletedToday` with the history.
+  private func checkTodayCount() throws {
+    if try snapshot()?.phase?.isPaused == false { try command("pause") }
+    let status = try harness.status()
+    let store = try history ?? HistoryStore(path: historyPath, create: false)
+    history = store
+    let today = LocalDay(Date(), in: .current)
+    let completed = try store.phases(days: today...today).filter(\.isCompletedFocus).count
+    let shown = status["completed_today"] as? Int ?? -1
+    report.todayCountRight = shown == completed
+    if shown != completed {
+      problem("grow status says \(shown) completed today, the history has \(completed)")
+    }
+  }
+
+  private func finishAfterError() throws {
+    _ = try? harness.grow("stop")
+    daemonLogs.append(harness.daemonLog)
+    harness.daemon?.terminate(timeout: 10)
+    try auditHistory()
+  }
+
+  private func auditHistory() throws {
+    if try harness.dunstIsPaused() != false { report.dndLeftOn = 1 }
+    let state = harness.environment["XDG_STATE_HOME", default: ""] + "/grow/"
+    for file in ["session.json", "dnd-restore.json"]
+    where FileManager.default.fileExists(atPath: state + file) {
+      report.leftoverFiles.append(file)
+    }
+    history = nil
+    let store = try HistoryStore(path: historyPath, create: false)
+    report.integrityCheck = try store.integrityCheck()
+    let audit = HistoryAudit(
+      rows: try store.phases(), seen: seen, rules: Self.card, intention: Self.intention)
+    report.audit = audit
+    // Each answered skip and stop is one row; a command cut off by kill -9 may be one more.
+    let slack = report.commandsUnanswered
+    let skipped = audit.outcomes["skipped"] ?? 0
+    let stopped = audit.outcomes["stopped"] ?? 0
+    report.rowsMatchCommands =
+      (report.skipsAnswered...report.skipsAnswered + slack).contains(skipped)
+      && (report.stopsAnswered...report.stopsAnswered + slack).contains(stopped)
+      && audit.outcomes["abandoned", default: 0] == 0
+    if !report.rowsMatchCommands {
+      problem(
+        "\(skipped) skipped and \(stopped) stopped rows for \(report.skipsAnswered) skips and "
+          + "\(report.stopsAnswered) stops answered (\(slack) commands cut off)")
+    }
+  }
+
+  /// Copies the daemon logs and the history somewhere that outlives the private bus.
+  private func keepEvidence() {
+    guard let parent = options.keepFailuresIn else { return }
+    let directory = parent + "/grow-soak-\(options.seed)"
+    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    for (index, log) in daemonLogs.enumerated() {
+      try? log.write(toFile: directory + "/daemon-\(index).log", atomically: true, encoding: .utf8)
+    }
+    let data = (historyPath as NSString).deletingLastPathComponent
+    for name in ["history.sqlite", "history.sqlite-wal"] {
+      try? FileManager.default.copyItem(atPath: data + "/" + name, toPath: directory + "/" + name)
+    }
+    report.problems.append("evidence kept in \(directory)")
+  }
+}

@@ -1,0 +1,26 @@
+import Foundation
+import GrowSoak
+import GrowTestSupport
+import Testing
+
+/// The soak in the shortened form `make test` runs (`make soak` runs 500 faults): thirty faults
+/// of the standard kinds against the real daemon, its dnd plugin (with a real dunst) and its
+/// external plugins.
+@Suite(.enabled(if: NotificationServers.haveDisplay, "dunst needs an X display"))
+struct SoakTests {
+  @Test func thirtyFaultsLoseNoPhaseAndLeaveDNDOff() throws {
+    var options = SoakOptions()
+    options.faults = 30
+    options.timeLimit = 240
+    let report = try Soak(options: options).run()
+    let table = Comment(rawValue: "grow-soak --seed \(report.seed):\n\(report.table)")
+    #expect(!report.stoppedAtTimeLimit, table)
+    #expect(report.faultsInjected == 30, table)
+    #expect(report.audit?.lost == 0, table)
+    #expect(report.audit?.duplicated == 0, table)
+    #expect(report.integrityCheck == "ok", table)
+    #expect(report.dndLeftOn == 0, table)
+    #expect(report.daemonRestarts > 0 && report.pluginCrashes > 0, table)
+    #expect(report.passed, table)
+  }
+}

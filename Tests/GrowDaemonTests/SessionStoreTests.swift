@@ -76,7 +76,12 @@ import Testing
     #expect(try store.phases().map(\.kind) == [.focus])
   }
 
-  @Test func aFocusRecordedAsSkippedJustBeforeTheKillStaysSkipped() throws {
+  /// Starts a 10-minute focus, kills the daemon, then writes the history row a daemon killed
+  /// just after recording the focus as `outcome` (after `seconds`) would have left, and starts
+  /// the daemon again.
+  func restartAfterARecordedFocus(_ outcome: HistoryOutcome, after seconds: Double) throws
+    -> (DaemonHarness, HistoryStore)
+  {
     let harness = try DaemonHarness(config: "[timer]\nfocus = 10m\nshort-break = 10m\n")
     #expect(try harness.grow("start").status == 0)
     let phase = try #require(try savedPhase(harness))
@@ -84,27 +89,22 @@ import Testing
     let store = try history(harness)
     try store.record(
       PhaseRecord(
-        card: phase.card, kind: .focus, plannedSeconds: 600, actualSeconds: 0.5,
-        startedAt: phase.startedAt, endedAt: phase.startedAt.addingTimeInterval(0.5),
-        outcome: .skipped))
+        card: phase.card, kind: .focus, plannedSeconds: 600, actualSeconds: seconds,
+        startedAt: phase.startedAt, endedAt: phase.startedAt.addingTimeInterval(seconds),
+        outcome: outcome))
     try harness.start()
+    return (harness, store)
+  }
+
+  @Test func aFocusRecordedAsSkippedJustBeforeTheKillStaysSkipped() throws {
+    let (harness, store) = try restartAfterARecordedFocus(.skipped, after: 0.5)
     #expect(try harness.status()["state"] as? String == "short-break")
     #expect(try harness.grow("stop").status == 0)
     #expect(try store.phases().map(\.outcome) == [.skipped, .stopped])
   }
 
   @Test func aFocusRecordedAsStoppedJustBeforeTheKillIsNotResumed() throws {
-    let harness = try DaemonHarness(config: "[timer]\nfocus = 10m\n")
-    #expect(try harness.grow("start").status == 0)
-    let phase = try #require(try savedPhase(harness))
-    #expect(harness.daemon?.kill() == 128 + SIGKILL)
-    let store = try history(harness)
-    try store.record(
-      PhaseRecord(
-        card: phase.card, kind: .focus, plannedSeconds: 600, actualSeconds: 1,
-        startedAt: phase.startedAt, endedAt: phase.startedAt.addingTimeInterval(1),
-        outcome: .stopped))
-    try harness.start()
+    let (harness, store) = try restartAfterARecordedFocus(.stopped, after: 1)
     #expect(try harness.status()["state"] as? String == "idle")
     #expect(!FileManager.default.fileExists(atPath: sessionFile(harness)))
     #expect(harness.daemonLog.contains("the saved session had already ended"))

@@ -38,7 +38,8 @@ SOAK_SEED ?=
 # More grow-soak options, e.g. SOAK_ARGS="--faults 100 --json" (see grow-soak --help).
 SOAK_ARGS ?=
 
-.PHONY: help deps build run test soak bench bench-deps format lint clean install uninstall
+.PHONY: help deps build run test soak bench bench-deps fuzz sanitize asan tsan format lint clean \
+  install uninstall
 
 # List the targets.
 help:
@@ -47,9 +48,11 @@ help:
 	@echo "make test    - install deps, build, run the whole suite on a private desktop"
 	@echo "make soak    - fault-injection soak: kill -9, crashes, pauses; prints a table"
 	@echo "make bench   - benchmarks: print performance figures (release build)"
+	@echo "make fuzz    - libFuzzer on the config, duration and plugin-line parsers (FUZZ_SECONDS each)"
+	@echo "make sanitize - the test suite under AddressSanitizer, then ThreadSanitizer (make asan, make tsan)"
 	@echo "make format  - swift format, in place"
 	@echo "make lint    - swift format lint --strict"
-	@echo "make clean   - remove build output"
+	@echo "make clean   - remove build output (also the fuzz and sanitizer builds)"
 	@echo "make install - build (release) and install into \$$DESTDIR\$$PREFIX (default /usr/local)"
 	@echo "make uninstall - remove exactly what make install installed there"
 
@@ -105,6 +108,41 @@ bench: deps bench-deps
 bench-deps:
 	scripts/install-deps --bench
 
+# Coverage-guided fuzzing: libFuzzer with AddressSanitizer on the config parser, the duration
+# parser and the external-plugin line protocol, FUZZ_SECONDS each, from the seeds in
+# Tests/FuzzCorpus. Builds in .build-fuzz; prints runs, coverage and crashes; fails on a crash.
+# FUZZ_TARGETS picks targets (config duration plugin-line). `make test` runs the same checks
+# on seeded random inputs (Tests/GrowFuzzTests); this goes further.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz $(FUZZ_TARGETS)
+
+# The whole suite once under AddressSanitizer and once under ThreadSanitizer, one after the
+# other, never in parallel (each is a full instrumented build: .build-asan, .build-tsan), the
+# second also when the first fails. Not part of `make test`. Prints tests run and failed and
+# the sanitizer reports; fails on any of them.
+sanitize: deps
+	status=0; \
+	  scripts/sanitize address --skip '$(SANITIZE_SKIP)' || status=1; \
+	  scripts/sanitize thread --skip '$(SANITIZE_SKIP)' || status=1; \
+	  exit $$status
+
+# Tests left out under a sanitizer (a `swift test --skip` regex), and why:
+# - aPluginThatStopsReadingIsCutOffWhileTheDaemonAnswers: a plugin toggles the timer up to 400
+#   times a second for 8 s while the test wants `grow status` answered and the daemon gone 5 s
+#   after SIGTERM. An instrumented daemon runs about 430 toggles a second on this machine with
+#   nothing else running (2,000 toggles: debug 611/s, ASan 435/s, TSan 421/s); beside the
+#   rest of the suite it falls behind on the pipe and misses those deadlines, with no
+#   sanitizer report. The test is about the speed of a normal build; it passes in make test.
+SANITIZE_SKIP ?= aPluginThatStopsReadingIsCutOffWhileTheDaemonAnswers
+
+asan: deps
+	scripts/sanitize address --skip '$(SANITIZE_SKIP)'
+
+tsan: deps
+	scripts/sanitize thread --skip '$(SANITIZE_SKIP)'
+
 # Rewrite the sources with the project style (.swift-format).
 format:
 	$(SWIFT) format format --in-place --recursive $(FORMAT_DIRS)
@@ -113,9 +151,10 @@ format:
 lint:
 	$(SWIFT) format lint --strict --recursive $(FORMAT_DIRS)
 
-# Remove build output (SwiftPM's .build, including the local GrowKit package's).
+# Remove build output (SwiftPM's .build, including the local GrowKit package's, and the fuzz
+# and sanitizer builds).
 clean:
-	rm -rf .build Sources/GrowKit/.build
+	rm -rf .build .build-fuzz .build-asan .build-tsan Sources/GrowKit/.build
 
 # The grow binary, libGrowKit.so with the Swift runtime, the plugins, man pages, completions,
 # a desktop entry, a systemd user unit and a D-Bus activation file; see scripts/install-grow.

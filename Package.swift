@@ -66,6 +66,11 @@ let package = Package(
     .target(name: "X11Plugin", dependencies: [kit, "CX11"], path: "Plugins/X11Plugin"),
     .target(name: "StatusBarPlugin", dependencies: [kit], path: "Plugins/StatusBarPlugin"),
 
+    // The parsers' promises under hostile input, and their driver: libFuzzer for `make fuzz`
+    // (built with -DGROW_LIBFUZZER), a replay of saved inputs otherwise.
+    .target(name: "GrowFuzz", dependencies: [kit, "GrowDaemon"]),
+    .executableTarget(name: "grow-fuzz", dependencies: ["GrowFuzz"]),
+
     // Test-only helpers: a private session bus, running commands and the daemon.
     .target(name: "GrowTestSupport", dependencies: [kit]),
 
@@ -91,5 +96,6 @@ let package = Package(
     .testTarget(
       name: "GrowSoakTests", dependencies: [kit, "GrowSoak", "GrowHistory", "GrowTestSupport"]),
     .testTarget(name: "GrowPluginKitTests", dependencies: [kit]),
+    .testTarget(name: "GrowFuzzTests", dependencies: [kit, "GrowFuzz"]),
   ]
 )

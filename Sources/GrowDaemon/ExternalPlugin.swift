@@ -223,16 +223,50 @@ public final class ExternalPlugin {
   }
 
   private func execute(_ line: [UInt8]) {
-    // Blank lines are harmless separators, not commands.
-    guard line.contains(where: { !Character(Unicode.Scalar($0)).isWhitespace }) else { return }
+    switch Self.respond(to: line, timer: context.timer) {
+    case .blank:
+      return
+    case .executed(let command, let reply):
+      if case .log(let message) = command { logLimited(&stderrLog, message) }
+      send(reply)
+    case .refused(let error, let reply):
+      logLimited(&refusalLog, "refused a command line: \(error)", level: .warning)
+      send(reply)
+    }
+  }
+
+  private func refuse(_ error: PluginCommandError) {
+    logLimited(&refusalLog, "refused a command line: \(error)", level: .warning)
+    send(EventJSON.commandResult(command: error.command, error: error.description))
+  }
+
+  /// What one line from a plugin's stdout comes to.
+  package enum LineOutcome: Equatable {
+    /// A blank line: a harmless separator, not a command; no reply.
+    case blank
+    /// A command that was run on the timer; `reply` says whether the timer took it.
+    case executed(PluginCommand, reply: String)
+    /// A line that is not a command; `reply` says why.
+    case refused(PluginCommandError, reply: String)
+  }
+
+  /// Reads `line` (without its newline), runs the command on `timer` and writes the reply line.
+  /// Everything the daemon does with a plugin's line except logging and sending, so the fuzzer
+  /// can run exactly this on hostile bytes.
+  package static func respond(
+    to line: [UInt8], timer: any TimerControl, at now: Date = Date()
+  ) -> LineOutcome {
+    guard line.contains(where: { !Character(Unicode.Scalar($0)).isWhitespace }) else {
+      return .blank
+    }
     let command: PluginCommand
     do {
       command = try PluginCommand.parse(line)
     } catch {
-      refuse(error)
-      return
+      return .refused(
+        error,
+        reply: EventJSON.commandResult(command: error.command, error: error.description, at: now))
     }
-    let timer = context.timer
     do throws(TimerError) {
       switch command {
       case .pause: try timer.pause()
@@ -242,17 +276,15 @@ public final class ExternalPlugin {
       case .stop: try timer.stop()
       case .start(let card): try timer.start(card: card, overrides: SessionOverrides())
       case .extend(let seconds): try timer.extend(by: seconds)
-      case .log(let message): logLimited(&stderrLog, message)
+      case .log: break
       }
-      send(EventJSON.commandResult(command: command.name, error: nil))
+      return .executed(
+        command, reply: EventJSON.commandResult(command: command.name, error: nil, at: now))
     } catch {
-      send(EventJSON.commandResult(command: command.name, error: error.description))
+      return .executed(
+        command,
+        reply: EventJSON.commandResult(command: command.name, error: error.description, at: now))
     }
-  }
-
-  private func refuse(_ error: PluginCommandError) {
-    logLimited(&refusalLog, "refused a command line: \(error)", level: .warning)
-    send(EventJSON.commandResult(command: error.command, error: error.description))
   }
 
   private func logLimited(

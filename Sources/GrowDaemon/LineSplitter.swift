@@ -2,21 +2,21 @@ import Foundation
 
 /// Cuts a byte stream into `\n`-terminated lines, refusing lines longer than `limit` without
 /// ever holding more than `limit` bytes of one.
-struct LineSplitter {
-  enum Piece: Equatable {
+package struct LineSplitter {
+  package enum Piece: Equatable {
     case line([UInt8])
     /// A line over the limit, dropped; `bytes` is its length (newline excluded).
     case tooLong(bytes: Int)
   }
 
-  let limit: Int
+  package let limit: Int
   private var pending: [UInt8] = []
   /// Bytes skipped so far of an overlong line whose end has not arrived.
   private var skipped = 0
 
-  init(limit: Int) { self.limit = limit }
+  package init(limit: Int) { self.limit = limit }
 
-  mutating func feed(_ chunk: some Collection<UInt8>) -> [Piece] {
+  package mutating func feed(_ chunk: some Collection<UInt8>) -> [Piece] {
     var pieces: [Piece] = []
     var rest = chunk[...]
     while let newline = rest.firstIndex(of: UInt8(ascii: "\n")) {
@@ -35,7 +35,7 @@ struct LineSplitter {
   }
 
   /// At end of input: an unterminated last line, if any.
-  mutating func finish() -> [Piece] {
+  package mutating func finish() -> [Piece] {
     guard skipped > 0 || !pending.isEmpty else { return [] }
     return [take([UInt8]()[...])]
   }

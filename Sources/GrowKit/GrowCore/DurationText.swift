@@ -52,7 +52,7 @@ public enum DurationText {
 
   /// Formats seconds the way `parse` reads them: `25m`, `1h30m`, `45s`.
   public static func format(_ seconds: TimeInterval) -> String {
-    let total = Int(seconds.rounded())
+    let total = wholeSeconds(seconds.rounded())
     if total == 0 { return "0s" }
     let hours = total / 3600
     let minutes = total % 3600 / 60
@@ -64,9 +64,17 @@ public enum DurationText {
     return text
   }
 
+  /// `seconds` as an Int, at least 0. Labels are made from values that come from outside too (a
+  /// history database, another process's clock); NaN, infinity or 1e300 there must not trap in
+  /// `Int(_:)`, so they are clamped (NaN to 0, the rest to 1e15 s, some 30 million years).
+  private static func wholeSeconds(_ seconds: TimeInterval) -> Int {
+    guard !seconds.isNaN else { return 0 }
+    return Int(min(max(seconds, 0), 1e15))
+  }
+
   /// A countdown as a clock face: `4:05`, or `1:02:03` past an hour.
   public static func clock(_ seconds: TimeInterval) -> String {
-    let total = max(0, Int(seconds.rounded(.up)))
+    let total = wholeSeconds(seconds.rounded(.up))
     let hours = total / 3600
     let minutes = total % 3600 / 60
     let secs = total % 60

@@ -88,7 +88,9 @@ public enum EventJSON {
   }
 
   /// One line, keys sorted, ending in `\n`. JSONSerialization escapes control characters in
-  /// strings, so the only newline is the terminator.
+  /// strings; the Unicode line breaks it leaves as they are (legal in JSON strings) are escaped
+  /// here, so the terminator is the only line break for any reader (Python's `splitlines` also
+  /// splits at U+0085, U+2028 and U+2029).
   public static func encode(_ fields: [String: JSONValue]) -> String {
     let object = fields.mapValues(\.foundationObject)
     guard
@@ -98,7 +100,26 @@ public enum EventJSON {
       // Only non-finite numbers can fail, and durations never are; say so rather than crash.
       return #"{"error":"unencodable event","v":1}"# + "\n"
     }
-    return String(decoding: data, as: UTF8.self) + "\n"
+    return escapingLineBreaks(String(decoding: data, as: UTF8.self)) + "\n"
+  }
+
+  /// These characters can only be inside strings in JSON text, where `\uXXXX` means the same.
+  private static let lineBreakEscapes: [Unicode.Scalar: String] = [
+    "\u{85}": #"\u0085"#, "\u{2028}": #"\u2028"#, "\u{2029}": #"\u2029"#,
+  ]
+
+  private static func escapingLineBreaks(_ json: String) -> String {
+    let breaks = lineBreakEscapes
+    guard json.unicodeScalars.contains(where: { breaks[$0] != nil }) else { return json }
+    var escaped = ""
+    for scalar in json.unicodeScalars {
+      if let replacement = breaks[scalar] {
+        escaped += replacement
+      } else {
+        escaped.unicodeScalars.append(scalar)
+      }
+    }
+    return escaped
   }
 
   /// ISO 8601 in UTC with milliseconds.

@@ -40,7 +40,34 @@ public struct Logger: Sendable {
 
   public func log(_ level: Level, _ message: @autoclosure () -> String) {
     guard level >= minimumLevel else { return }
-    let line = "grow[\(label)] \(level.label): \(message())\n"
-    FileHandle.standardError.write(Data(line.utf8))
+    FileHandle.standardError.write(Data(Self.lines(label: label, level: level, message()).utf8))
+  }
+
+  /// What `log` writes: each line of `message` after the label, so a message with a newline
+  /// (from a plugin's `log` command, say) cannot pass for a line of the daemon or another
+  /// plugin. Other control characters, a terminal's escape sequences among them, are written as
+  /// `\u{1B}`.
+  public static func lines(label: String, level: Level, _ message: String) -> String {
+    let prefix = "grow[\(label)] \(level.label): "
+    // Split by scalars, not Characters: "\r\n" is one Character, yet a newline to a reader.
+    return message.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
+      .map { prefix + escapingControlCharacters($0) + "\n" }.joined()
+  }
+
+  private static func escapingControlCharacters(_ text: Substring.UnicodeScalarView) -> String {
+    func isControl(_ scalar: Unicode.Scalar) -> Bool {
+      (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
+    }
+    guard text.contains(where: isControl) else { return String(text) }
+    var escaped = String.UnicodeScalarView()
+    for scalar in text {
+      if isControl(scalar) {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        escaped.append(contentsOf: "\\u{\(hex)}".unicodeScalars)
+      } else {
+        escaped.append(scalar)
+      }
+    }
+    return String(escaped)
   }
 }

@@ -408,7 +408,7 @@ private final class Run {
     input = watcher.watch(child.stdin, for: []) { [weak self] _ in self?.onWritable() }
     for (stream, descriptor) in [(Stream.stdout, child.stdout), (.stderr, child.stderr)] {
       outputs[stream] = watcher.watch(descriptor, for: .readable) { [weak self] _ in
-        self?.readAvailable(stream)
+        self?.readOneChunkThisTurn(stream)
       }
     }
     exitWatch = watcher.watch(child.exitNotifier, for: .readable) { [weak self] _ in
@@ -455,18 +455,32 @@ private final class Run {
   /// Reads whatever is still in the pipes after the child exited.
   func drainOutput() {
     for stream in [Stream.stdout, .stderr] {
-      for _ in 0..<16 where outputs[stream] != nil {
+      for _ in 0..<256 where outputs[stream] != nil {
         if !readAvailable(stream) { break }
       }
     }
   }
 
-  /// Reads one chunk; false when nothing more is there now.
+  /// Reads one chunk, then lets the rest of the loop's turn go to others (D-Bus callers,
+  /// signals, other plugins): a plugin writing commands as fast as it can waits on its full
+  /// pipe meanwhile, instead of holding the daemon for seconds.
+  private func readOneChunkThisTurn(_ stream: Stream) {
+    guard readAvailable(stream), let watch = outputs[stream] else { return }
+    watch.interest = []
+    DispatchQueue.main.async { [weak self] in
+      MainActor.assumeIsolated {
+        if let watch = self?.outputs[stream], !watch.isCancelled { watch.interest = .readable }
+      }
+    }
+  }
+
+  /// Reads one chunk of at most 4 KiB (a few hundred commands); false when nothing more is
+  /// there now.
   @discardableResult
   private func readAvailable(_ stream: Stream) -> Bool {
     guard outputs[stream] != nil else { return false }
     let descriptor = stream == .stdout ? child.stdout : child.stderr
-    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    var buffer = [UInt8](repeating: 0, count: 4 * 1024)
     let result = buffer.withUnsafeMutableBytes { ChildProcess.read(descriptor, into: $0) }
     switch result {
     case .done(let count):

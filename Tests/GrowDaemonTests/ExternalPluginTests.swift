@@ -194,6 +194,33 @@ import Testing
     #expect(!log.contains("grow[quiet] warning"), "\(log)")
   }
 
+  @Test func aPluginSendingCommandsAsFastAsItCanDoesNotHoldUpTheDaemon() throws {
+    let setup = try Setup()
+    defer { setup.stopDaemon() }
+    // Toggles with no pause at all for 6 s: far more than the daemon can carry out.
+    let hammer = try setup.script(
+      "hammer",
+      """
+      #!/usr/bin/env python3
+      import sys, threading, time
+      threading.Thread(target=lambda: [None for _ in sys.stdin], daemon=True).start()
+      end = time.time() + 6
+      line = '{"command":"toggle"}\\n' * 64
+      while time.time() < end:
+          sys.stdout.write(line); sys.stdout.flush()
+      open(sys.argv[0] + '.done', 'w').close()
+      for _ in sys.stdin: pass
+      """)
+    try setup.harness.writeConfig("[plugin.hammer]\nexec = \(hammer)\n")
+    try setup.harness.start()
+    // `wait` asks `grow status` every 50 ms and fails on any call the daemon leaves without
+    // an answer for the CLI's 5 s (NoReply), which is what a person would see.
+    try setup.wait(timeout: 30, "the hammer to finish or be cut off") {
+      FileManager.default.fileExists(atPath: hammer + ".done")
+        || setup.daemonLog.contains("grow[hammer] warning: flooded its output")
+    }
+  }
+
   @Test func garbageGetsRefusedAndChangesNothing() throws {
     let setup = try Setup()
     defer { setup.stopDaemon() }

@@ -183,8 +183,6 @@ public final class Daemon {
     plugins.stopAll { [weak self] in self?.leave(status: 1) }
   }
 
-  /// Opens the history and seeds today's totals from it. Without a history the timer still
-  /// runs: the error is logged once and nothing is recorded.
   /// Takes up the session a crashed daemon left, then keeps the file current.
   private func resumeSavedSession() {
     guard let sessions else { return }
@@ -236,6 +234,8 @@ public final class Daemon {
     }
   }
 
+  /// Opens the history and seeds today's totals from it. Without a history the timer still
+  /// runs: the error is logged once and nothing is recorded.
   private func openHistory() -> HistoryRecorder? {
     let store: HistoryStore
     do {

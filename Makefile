@@ -128,14 +128,11 @@ sanitize: deps
 	  scripts/sanitize thread --skip '$(SANITIZE_SKIP)' || status=1; \
 	  exit $$status
 
-# Tests left out under a sanitizer (a `swift test --skip` regex), and why:
-# - aPluginThatStopsReadingIsCutOffWhileTheDaemonAnswers: a plugin toggles the timer up to 400
-#   times a second for 8 s while the test wants `grow status` answered and the daemon gone 5 s
-#   after SIGTERM. An instrumented daemon runs about 430 toggles a second on this machine with
-#   nothing else running (2,000 toggles: debug 611/s, ASan 435/s, TSan 421/s); beside the
-#   rest of the suite it falls behind on the pipe and misses those deadlines, with no
-#   sanitizer report. The test is about the speed of a normal build; it passes in make test.
-SANITIZE_SKIP ?= aPluginThatStopsReadingIsCutOffWhileTheDaemonAnswers
+# Tests to leave out under a sanitizer (a `swift test --skip` regex); none now. The command
+# flood test (aPluginThatStopsReadingIsCutOffWhileTheDaemonAnswers) was left out while an
+# instrumented daemon fell behind it; since a plugin's output is read one chunk per loop turn
+# it passes under both sanitizers. `^$` matches no test name.
+SANITIZE_SKIP ?= ^$$
 
 asan: deps
 	scripts/sanitize address --skip '$(SANITIZE_SKIP)'

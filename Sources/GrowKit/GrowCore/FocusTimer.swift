@@ -220,9 +220,7 @@ public final class FocusTimer {
     case .awaiting:
       endSession()
     case .running(let phase):
-      cancelAlarm()
-      record(ended: phase, outcome: .stopped, at: time.now)
-      bus.publish(PhaseEnded(phase: phase, outcome: .stopped, endedAt: time.now))
+      end(phase, outcome: .stopped, at: time.now)
       endSession()
     }
   }
@@ -274,17 +272,12 @@ public final class FocusTimer {
       publishChange()
     } else if phase.kind == .focus {
       announce(phase, .sessionEnded)
-      let end = max(phase.startedAt, asleepAt)
-      cancelAlarm()
-      record(ended: phase, outcome: .stopped, at: end)
-      bus.publish(PhaseEnded(phase: phase, outcome: .stopped, endedAt: end))
+      end(phase, outcome: .stopped, at: max(phase.startedAt, asleepAt))
       endSession()
     } else if isLong && deadline <= awakeAt {
       // A break that ran out during a long sleep: rest done, session over.
       announce(phase, .sessionEnded)
-      cancelAlarm()
-      record(ended: phase, outcome: .completed, at: deadline)
-      bus.publish(PhaseEnded(phase: phase, outcome: .completed, endedAt: deadline))
+      end(phase, outcome: .completed, at: deadline)
       endSession()
     } else {
       announce(phase, .none)
@@ -393,8 +386,7 @@ public final class FocusTimer {
     }
     mode = .running(phase)
     guard now.timeIntervalSince(deadline) <= maximumAge else {
-      record(ended: phase, outcome: .completed, at: deadline)
-      bus.publish(PhaseEnded(phase: phase, outcome: .completed, endedAt: deadline))
+      end(phase, outcome: .completed, at: deadline)
       endSession()
       return .closedAsTooOld
     }
@@ -468,10 +460,15 @@ public final class FocusTimer {
   private func finish(
     _ phase: Phase, outcome: PhaseOutcome, at end: Date, lateBy: TimeInterval = 0
   ) {
+    self.end(phase, outcome: outcome, at: end)
+    advance(after: phase, outcome: outcome, at: end, lateBy: lateBy)
+  }
+
+  /// Ends `phase` at `end`: no more alarm, today's totals counted, `PhaseEnded` published.
+  private func end(_ phase: Phase, outcome: PhaseOutcome, at end: Date) {
     cancelAlarm()
     record(ended: phase, outcome: outcome, at: end)
     bus.publish(PhaseEnded(phase: phase, outcome: outcome, endedAt: end))
-    advance(after: phase, outcome: outcome, at: end, lateBy: lateBy)
   }
 
   /// Starts what follows `phase`, or lines it up, as the card's auto-start rules say.

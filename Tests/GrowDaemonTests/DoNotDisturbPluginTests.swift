@@ -24,6 +24,11 @@ struct DoNotDisturbPluginTests {
     return (harness, dunst)
   }
 
+  /// Where the dnd plugin keeps what it must put back after a crash.
+  private func restoreRecord(_ harness: DaemonHarness) -> String {
+    harness.bus.environment["XDG_STATE_HOME", default: ""] + "/grow/dnd-restore.json"
+  }
+
   @Test func dunstIsPausedExactlyDuringFocus() throws {
     let (harness, dunst) = try dunstHarness(Self.cycle)
     #expect(try harness.dunstIsPaused() == false)
@@ -47,7 +52,7 @@ struct DoNotDisturbPluginTests {
 
   @Test func afterKillNineDNDFollowsTheRestoredSession() throws {
     let (harness, dunst) = try dunstHarness(Self.longFocus)
-    let record = harness.bus.environment["XDG_STATE_HOME", default: ""] + "/grow/dnd-restore.json"
+    let record = restoreRecord(harness)
     try harness.grow("start")
     #expect(try harness.eventually { try harness.dunstIsPaused() == true })
     #expect(try harness.eventually { FileManager.default.fileExists(atPath: record) })
@@ -68,7 +73,7 @@ struct DoNotDisturbPluginTests {
 
   @Test func aRestartedDunstIsPausedAgainWhileFocusGoesOn() throws {
     var (harness, dunst) = try dunstHarness(Self.longFocus)
-    let record = harness.bus.environment["XDG_STATE_HOME", default: ""] + "/grow/dnd-restore.json"
+    let record = restoreRecord(harness)
     try harness.grow("start")
     let endsAt = try harness.status()["ends_at"] as? String
     #expect(try harness.eventually { try harness.dunstIsPaused() == true })
@@ -92,7 +97,7 @@ struct DoNotDisturbPluginTests {
 
   @Test func afterALostBusTheNextDaemonStillKnowsWhatToPutBack() throws {
     var (harness, dunst) = try dunstHarness(Self.longFocus)
-    let record = harness.bus.environment["XDG_STATE_HOME", default: ""] + "/grow/dnd-restore.json"
+    let record = restoreRecord(harness)
     try harness.grow("start")
     let endsAt = try harness.status()["ends_at"] as? String
     #expect(try harness.eventually { try harness.dunstIsPaused() == true })

@@ -78,7 +78,9 @@ import Testing
     Thread.sleep(forTimeInterval: 0.6)
     #expect(desktop.events("distraction-started").isEmpty, "flagged before the grace period")
     let started = try desktop.waitFor("distraction-started")
-    #expect(Date().timeIntervalSince(switched) >= 1)
+    // The grace timer runs on the monotonic clock and this test's Date on the wall clock; they
+    // were seen a millisecond apart over the second (twice in many runs), hence the 5 ms.
+    #expect(Date().timeIntervalSince(switched) >= 1 - 0.005)
     #expect(started["app"] as? String == "Game")
     #expect(started["title"] as? String == "Level 3")
     #expect(started["card"] as? String == "work")

@@ -2,16 +2,16 @@ import GrowDBus
 
 /// One notification server's own Do-Not-Disturb switch (desktop-protocols.md section 2).
 ///
-/// Reads and writes are asynchronous on the daemon's loop, except with `blocking: true`, used
-/// only while the daemon stops, when the loop will not turn again to deliver a reply.
+/// Reads and writes are asynchronous on the daemon's loop; each waits at most `timeout`
+/// milliseconds for the server (shorter while the daemon stops).
 @MainActor
 protocol DndBackend: AnyObject {
   /// What `Backend` shows: `dunst`, `xfce4-notifyd`, `swaync`, `mako`, `gnome`, `kde`.
   var name: String { get }
   /// The server's DND state; nil when it could not be read.
-  func read(blocking: Bool, _ done: @escaping (Bool?) -> Void)
-  /// Switches it; `done(false)` when the server refused.
-  func write(_ enabled: Bool, blocking: Bool, _ done: @escaping (Bool) -> Void)
+  func read(timeout: Int32, _ done: @escaping (Bool?) -> Void)
+  /// Switches it; `done(false)` when the server refused or did not answer in time.
+  func write(_ enabled: Bool, timeout: Int32, _ done: @escaping (Bool) -> Void)
   /// Calls `changed` when the server's state changes, whoever changed it (where it says so).
   func watch(_ changed: @escaping (Bool) -> Void)
 }
@@ -30,23 +30,40 @@ func makeBackend(serverName: String, bus: BusConnection) -> (any DndBackend)? {
   }
 }
 
-/// D-Bus calls either way; a failed call is nil.
+/// The one call that switches `backend` back to `enabled`, for the emergency exit (from any
+/// thread, on a connection of its own): dunst, xfce4-notifyd and swaync take one call. KDE
+/// releases its inhibition when the daemon's connection closes; mako and GNOME are left to
+/// the next start, which finds the restore record.
+func emergencyWrite(backend: String, enabled: Bool) -> BusMessage? {
+  switch backend {
+  case "dunst": DunstBackend.writeCall(enabled)
+  case "xfce4-notifyd": XfceBackend.writeCall(enabled)
+  case "swaync": SwayncBackend.writeCall(enabled)
+  default: nil
+  }
+}
+
+/// An asynchronous D-Bus call; a failed call is nil.
+@MainActor
+private func call(
+  _ bus: BusConnection, _ message: BusMessage?, timeout: Int32,
+  _ done: @escaping ([BusValue]?) -> Void
+) {
+  guard let message else { return done(nil) }
+  bus.call(message, timeout: timeout) { result in done(try? result.get().arguments) }
+}
+
 @MainActor
 private func call(
   _ bus: BusConnection, _ destination: String, _ path: String, _ interface: String,
-  _ member: String, _ arguments: [BusValue] = [], blocking: Bool,
+  _ member: String, _ arguments: [BusValue] = [], timeout: Int32,
   _ done: @escaping ([BusValue]?) -> Void
 ) {
-  guard
-    let message = try? BusMessage.methodCall(
+  call(
+    bus,
+    try? BusMessage.methodCall(
       destination: destination, path: path, interface: interface, member: member,
-      arguments: arguments)
-  else { return done(nil) }
-  if blocking {
-    done((try? bus.call(message, timeout: 1500))?.arguments)
-  } else {
-    bus.call(message, timeout: 3000) { result in done(try? result.get().arguments) }
-  }
+      arguments: arguments), timeout: timeout, done)
 }
 
 private let notificationsName = "org.freedesktop.Notifications"
@@ -58,21 +75,24 @@ private let propertiesInterface = "org.freedesktop.DBus.Properties"
 final class DunstBackend: DndBackend {
   let name = "dunst"
   private let bus: BusConnection
-  private static let interface = "org.dunstproject.cmd0"
+  nonisolated private static let interface = "org.dunstproject.cmd0"
   init(bus: BusConnection) { self.bus = bus }
 
-  func read(blocking: Bool, _ done: @escaping (Bool?) -> Void) {
+  func read(timeout: Int32, _ done: @escaping (Bool?) -> Void) {
     call(
       bus, notificationsName, notificationsPath, propertiesInterface, "Get",
-      [.string(Self.interface), .string("paused")], blocking: blocking
+      [.string(Self.interface), .string("paused")], timeout: timeout
     ) { done($0?.first?.unwrapped.boolValue) }
   }
 
-  func write(_ enabled: Bool, blocking: Bool, _ done: @escaping (Bool) -> Void) {
-    call(
-      bus, notificationsName, notificationsPath, propertiesInterface, "Set",
-      [.string(Self.interface), .string("paused"), .variant(.bool(enabled))], blocking: blocking
-    ) { done($0 != nil) }
+  func write(_ enabled: Bool, timeout: Int32, _ done: @escaping (Bool) -> Void) {
+    call(bus, Self.writeCall(enabled), timeout: timeout) { done($0 != nil) }
+  }
+
+  nonisolated static func writeCall(_ enabled: Bool) -> BusMessage? {
+    try? BusMessage.methodCall(
+      destination: notificationsName, path: notificationsPath, interface: propertiesInterface,
+      member: "Set", arguments: [.string(interface), .string("paused"), .variant(.bool(enabled))])
   }
 
   func watch(_ changed: @escaping (Bool) -> Void) {
@@ -94,13 +114,13 @@ final class DunstBackend: DndBackend {
 final class XfceBackend: DndBackend {
   let name = "xfce4-notifyd"
   private let bus: BusConnection
-  private static let service = "org.xfce.Xfconf"
-  private static let path = "/org/xfce/Xfconf"
-  private static let channel = "xfce4-notifyd"
-  private static let property = "/do-not-disturb"
+  nonisolated private static let service = "org.xfce.Xfconf"
+  nonisolated private static let path = "/org/xfce/Xfconf"
+  nonisolated private static let channel = "xfce4-notifyd"
+  nonisolated private static let property = "/do-not-disturb"
   init(bus: BusConnection) { self.bus = bus }
 
-  func read(blocking: Bool, _ done: @escaping (Bool?) -> Void) {
+  func read(timeout: Int32, _ done: @escaping (Bool?) -> Void) {
     guard
       let message = try? BusMessage.methodCall(
         destination: Self.service, path: Self.path, interface: Self.service,
@@ -113,21 +133,17 @@ final class XfceBackend: DndBackend {
       case .failure(let error): done(error.name.hasPrefix("org.xfce.Xfconf.Error") ? false : nil)
       }
     }
-    if blocking {
-      do { answer(.success(try bus.call(message, timeout: 1500))) } catch {
-        answer(.failure(error))
-      }
-    } else {
-      bus.call(message, timeout: 3000, reply: answer)
-    }
+    bus.call(message, timeout: timeout, reply: answer)
   }
 
-  func write(_ enabled: Bool, blocking: Bool, _ done: @escaping (Bool) -> Void) {
-    call(
-      bus, Self.service, Self.path, Self.service, "SetProperty",
-      [.string(Self.channel), .string(Self.property), .variant(.bool(enabled))],
-      blocking: blocking
-    ) { done($0 != nil) }
+  func write(_ enabled: Bool, timeout: Int32, _ done: @escaping (Bool) -> Void) {
+    call(bus, Self.writeCall(enabled), timeout: timeout) { done($0 != nil) }
+  }
+
+  nonisolated static func writeCall(_ enabled: Bool) -> BusMessage? {
+    try? BusMessage.methodCall(
+      destination: service, path: path, interface: service, member: "SetProperty",
+      arguments: [.string(channel), .string(property), .variant(.bool(enabled))])
   }
 
   func watch(_ changed: @escaping (Bool) -> Void) {
@@ -146,19 +162,24 @@ final class XfceBackend: DndBackend {
 final class SwayncBackend: DndBackend {
   let name = "swaync"
   private let bus: BusConnection
-  private static let service = "org.erikreider.swaync.cc"
-  private static let path = "/org/erikreider/swaync/cc"
+  nonisolated private static let service = "org.erikreider.swaync.cc"
+  nonisolated private static let path = "/org/erikreider/swaync/cc"
   init(bus: BusConnection) { self.bus = bus }
 
-  func read(blocking: Bool, _ done: @escaping (Bool?) -> Void) {
-    call(bus, Self.service, Self.path, Self.service, "GetDnd", blocking: blocking) {
+  func read(timeout: Int32, _ done: @escaping (Bool?) -> Void) {
+    call(bus, Self.service, Self.path, Self.service, "GetDnd", timeout: timeout) {
       done($0?.first?.boolValue)
     }
   }
 
-  func write(_ enabled: Bool, blocking: Bool, _ done: @escaping (Bool) -> Void) {
-    call(bus, Self.service, Self.path, Self.service, "SetDnd", [.bool(enabled)], blocking: blocking)
-    { done($0 != nil) }
+  func write(_ enabled: Bool, timeout: Int32, _ done: @escaping (Bool) -> Void) {
+    call(bus, Self.writeCall(enabled), timeout: timeout) { done($0 != nil) }
+  }
+
+  nonisolated static func writeCall(_ enabled: Bool) -> BusMessage? {
+    try? BusMessage.methodCall(
+      destination: service, path: path, interface: service, member: "SetDnd",
+      arguments: [.bool(enabled)])
   }
 
   func watch(_ changed: @escaping (Bool) -> Void) {
@@ -180,25 +201,25 @@ final class MakoBackend: DndBackend {
   private static let mode = "do-not-disturb"
   init(bus: BusConnection) { self.bus = bus }
 
-  private func modes(blocking: Bool, _ done: @escaping ([String]?) -> Void) {
-    call(bus, notificationsName, Self.path, Self.interface, "ListModes", blocking: blocking) {
+  private func modes(timeout: Int32, _ done: @escaping ([String]?) -> Void) {
+    call(bus, notificationsName, Self.path, Self.interface, "ListModes", timeout: timeout) {
       guard case .array(_, let items)? = $0?.first else { return done(nil) }
       done(items.compactMap(\.stringValue))
     }
   }
 
-  func read(blocking: Bool, _ done: @escaping (Bool?) -> Void) {
-    modes(blocking: blocking) { done($0?.contains(Self.mode)) }
+  func read(timeout: Int32, _ done: @escaping (Bool?) -> Void) {
+    modes(timeout: timeout) { done($0?.contains(Self.mode)) }
   }
 
-  func write(_ enabled: Bool, blocking: Bool, _ done: @escaping (Bool) -> Void) {
-    modes(blocking: blocking) { [bus] current in
+  func write(_ enabled: Bool, timeout: Int32, _ done: @escaping (Bool) -> Void) {
+    modes(timeout: timeout) { [bus] current in
       guard var modes = current else { return done(false) }
       modes.removeAll { $0 == Self.mode }
       if enabled { modes.append(Self.mode) }
       call(
         bus, notificationsName, Self.path, Self.interface, "SetModes",
-        [.array(element: "s", modes.map(BusValue.string))], blocking: blocking
+        [.array(element: "s", modes.map(BusValue.string))], timeout: timeout
       ) { done($0 != nil) }
     }
   }
@@ -215,19 +236,19 @@ final class PlasmaBackend: DndBackend {
   private var cookie: UInt32?
   init(bus: BusConnection) { self.bus = bus }
 
-  func read(blocking: Bool, _ done: @escaping (Bool?) -> Void) {
+  func read(timeout: Int32, _ done: @escaping (Bool?) -> Void) {
     call(
       bus, notificationsName, notificationsPath, propertiesInterface, "Get",
-      [.string(notificationsName), .string("Inhibited")], blocking: blocking
+      [.string(notificationsName), .string("Inhibited")], timeout: timeout
     ) { [weak self] in done($0?.first?.unwrapped.boolValue ?? (self?.cookie != nil)) }
   }
 
-  func write(_ enabled: Bool, blocking: Bool, _ done: @escaping (Bool) -> Void) {
+  func write(_ enabled: Bool, timeout: Int32, _ done: @escaping (Bool) -> Void) {
     if enabled {
       guard cookie == nil else { return done(true) }
       call(
         bus, notificationsName, notificationsPath, notificationsName, "Inhibit",
-        [.string("grow"), .string("Focus session"), .vardict([:])], blocking: blocking
+        [.string("grow"), .string("Focus session"), .vardict([:])], timeout: timeout
       ) { [weak self] reply in
         guard case .uint32(let cookie)? = reply?.first else { return done(false) }
         self?.cookie = cookie
@@ -238,7 +259,7 @@ final class PlasmaBackend: DndBackend {
       self.cookie = nil
       call(
         bus, notificationsName, notificationsPath, notificationsName, "UnInhibit",
-        [.uint32(cookie)], blocking: blocking
+        [.uint32(cookie)], timeout: timeout
       ) { done($0 != nil) }
     }
   }
@@ -253,11 +274,11 @@ final class GnomeBackend: DndBackend {
   private let showBanners = GSettingsBoolean(
     schema: "org.gnome.desktop.notifications", key: "show-banners")
 
-  func read(blocking: Bool, _ done: @escaping (Bool?) -> Void) {
+  func read(timeout: Int32, _ done: @escaping (Bool?) -> Void) {
     done(showBanners.map { !$0.value })
   }
 
-  func write(_ enabled: Bool, blocking: Bool, _ done: @escaping (Bool) -> Void) {
+  func write(_ enabled: Bool, timeout: Int32, _ done: @escaping (Bool) -> Void) {
     guard let showBanners else { return done(false) }
     done(showBanners.set(!enabled))
   }

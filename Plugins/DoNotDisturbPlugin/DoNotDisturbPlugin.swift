@@ -37,7 +37,7 @@ struct DoNotDisturbChanged: JSONLineEvent {
 /// before Grow changed it is put back when focus ends, when the daemon stops, and, after a
 /// crash or SIGKILL, at the next start (it is kept on disk while changed). A change made by
 /// hand during focus is respected, not fought.
-public final class DoNotDisturbPlugin: GrowPlugin {
+public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   public static let id = "dnd"
   public static let summary =
     "Do-Not-Disturb during focus through the notification server's own switch (dunst, "
@@ -71,6 +71,25 @@ public final class DoNotDisturbPlugin: GrowPlugin {
   private var restoring: RestoreRecord?
   /// While a take-back's write is on its way, the server's reports are Grow's own doing.
   private var takingBack = false
+  /// Counts restores, so the answers of one that was taken back or superseded are ignored.
+  private var restoreAttempt = 0
+  /// What the server last said its switch is (read, written or announced); nil when it did
+  /// not answer the last call, or no server runs. `grow dnd status` shows this.
+  private var serverState: Bool?
+  /// A call the server did not answer, to be made again (`retryLater`).
+  private var retry: (action: () -> Void, timer: any DispatchSourceTimer)?
+  private var retryDelay = DoNotDisturbPlugin.firstRetryDelay
+  /// Warned that the server does not answer; cleared when it answers.
+  private var warnedNoAnswer = false
+  /// Stopped: nothing is announced any more (the interface is gone).
+  private var stopped = false
+  /// Retries start soon and back off, but stay frequent enough that a server that answers
+  /// again is put right within a few seconds (each call waits up to `callTimeout` itself).
+  static let firstRetryDelay: TimeInterval = 0.25
+  static let longestRetryDelay: TimeInterval = 1.5
+  static let callTimeout: Int32 = 3000
+  /// While the daemon stops: the host waits for both calls (PluginHost.stopGrace).
+  static let stopCallTimeout: Int32 = 1000
 
   public init(context: PluginContext) throws {
     self.context = context
@@ -99,6 +118,25 @@ public final class DoNotDisturbPlugin: GrowPlugin {
       self?.serverChanged(present: !owner.isEmpty)
     }
     detectServer()
+    // The loop may get stuck in another plugin's handler; then this puts the server back from
+    // the record on disk (see EmergencyExitActions).
+    let address = try? BusConnection.sessionBusAddress()
+    context.onEmergencyExit { [restoreFile] in
+      Self.emergencyRestore(from: restoreFile, busAddress: address)
+    }
+  }
+
+  /// Off the loop, with the daemon about to exit: switches the server back as the record on
+  /// disk says, without reading it first. The record exists only while Grow's change stands
+  /// as far as Grow knows (a change by hand removes it), and a read would double the time a
+  /// stopped server can hold the exit up. A server that answers late still applies the write.
+  nonisolated static func emergencyRestore(from file: RestoreFile, busAddress: String?) {
+    guard let record = file.load(), let busAddress,
+      let message = emergencyWrite(backend: record.backend, enabled: record.previous)
+    else { return }
+    if (try? BusConnection.callOnce(message, address: busAddress, timeout: 1000)) != nil {
+      file.remove()
+    }
   }
 
   /// `[plugin.dnd]`: `dnd = focus|always|never` for every card, `card.NAME = …` for one.
@@ -130,12 +168,25 @@ public final class DoNotDisturbPlugin: GrowPlugin {
     return (defaultPolicy, cards)
   }
 
-  public func stop() {
+  /// Puts the server back with one short try (the loop keeps turning meanwhile; the host
+  /// waits). A server that does not answer in time keeps the record on disk for the next start.
+  public func stop(then completion: @escaping () -> Void) {
     untilTimer?.cancel()
+    cancelRetry()
+    stopped = true
     context.growObject?.remove(interface: Self.interfaceName)
-    guard let record, let backend, backend.name == record.backend else { return }
-    // The loop will not turn again: talk to the server with blocking calls.
-    restore(record, with: backend, blocking: true)
+    guard let pending = record ?? restoring, let backend, backend.name == pending.backend else {
+      return completion()
+    }
+    record = nil
+    restoring = nil
+    restoreAttempt += 1
+    putBack(pending, with: backend, timeout: Self.stopCallTimeout) { [log, restoreFile] outcome in
+      if case .noAnswer(let why) = outcome {
+        log.warning("\(why); \(restoreFile.path) keeps it for the next start")
+      }
+      completion()
+    }
   }
 
   // MARK: Policy
@@ -185,23 +236,51 @@ public final class DoNotDisturbPlugin: GrowPlugin {
       takeBack(restoring, with: backend)
       return
     }
-    backend.read(blocking: false) { [weak self] current in
-      guard let self, self.enabled, self.record == nil else { return }
+    silence(with: backend)
+  }
+
+  /// Reads the server's switch and, unless the person already silenced it, switches it on,
+  /// keeping what to put back. A server that does not answer is asked again (`retryLater`):
+  /// only a value it actually gave says what the person had.
+  private func silence(with backend: any DndBackend) {
+    backend.read(timeout: Self.callTimeout) { [weak self] current in
+      guard let self, self.enabled, self.record == nil, self.backend === backend else { return }
+      guard let current else {
+        return notAnswered("cannot read \(backend.name)'s Do-Not-Disturb to switch it on") {
+          [weak self] in
+          guard let self, self.enabled, self.record == nil, self.backend === backend else {
+            return
+          }
+          self.silence(with: backend)
+        }
+      }
+      answered(current)
       // Already silenced by the person: nothing of theirs to put back later.
-      if current == true { return }
-      let record = RestoreRecord(backend: backend.name, previous: current ?? false, set: true)
+      if current { return }
+      let record = RestoreRecord(backend: backend.name, previous: current, set: true)
       self.record = record
       do {
         try restoreFile.save(record)
       } catch {
         log.warning("cannot keep \(restoreFile.path) (\(error)); after a crash DND stays as is")
       }
-      backend.write(true, blocking: false) { [weak self] done in
-        guard let self, !done else { return }
-        log.warning("\(backend.name) refused to turn Do-Not-Disturb on")
-        self.record = nil
-        restoreFile.remove()
+      switchOnAgain(record, with: backend)
+    }
+  }
+
+  /// Writes `record.set`; until the server confirms, the record stays and the write is made
+  /// again (a write that timed out may still arrive: a later read tells).
+  private func switchOnAgain(_ record: RestoreRecord, with backend: any DndBackend) {
+    backend.write(record.set, timeout: Self.callTimeout) { [weak self] done in
+      guard let self, self.record == record, self.backend === backend else { return }
+      guard done else {
+        return notAnswered("\(backend.name) did not confirm turning Do-Not-Disturb on") {
+          [weak self] in
+          guard let self, self.enabled, self.record == record else { return }
+          self.silenceAgain(record, with: backend)
+        }
       }
+      answered(record.set)
     }
   }
 
@@ -218,40 +297,111 @@ public final class DoNotDisturbPlugin: GrowPlugin {
     guard let backend else { return }
     self.record = nil
     guard backend.name == record.backend else { return }
-    restore(record, with: backend, blocking: false)
+    restore(record, with: backend)
   }
 
-  /// Puts the server back as it was, unless the person has changed it since.
-  private func restore(_ record: RestoreRecord, with backend: any DndBackend, blocking: Bool) {
-    // Blocking only in stop(): nothing can take that one back.
-    if !blocking { restoring = record }
-    let isStillWanted = { [weak self] in blocking || self?.restoring == record }
-    backend.read(blocking: blocking) { [weak self, restoreFile, log] current in
-      guard isStillWanted() else { return }
-      guard let current else {
-        // Not "changed by hand": the server (or the whole bus) is gone. Keep the record.
-        self?.restoring = nil
-        log.warning(
-          "cannot read \(backend.name)'s Do-Not-Disturb to put it back; will retry at start")
+  /// Puts the server back as it was, unless the person has changed it since; asks again until
+  /// the server answers. The record stays (in `restoring` and on disk) until the server has
+  /// confirmed, so a stop or exit meanwhile still puts it back.
+  private func restore(_ record: RestoreRecord, with backend: any DndBackend) {
+    restoring = record
+    restoreAttempt += 1
+    let attempt = restoreAttempt
+    putBack(record, with: backend, timeout: Self.callTimeout) { [weak self] outcome in
+      guard let self, self.restoreAttempt == attempt, self.restoring == record else { return }
+      guard case .noAnswer(let why) = outcome else {
+        restoring = nil
         return
       }
-      guard current == record.set else {
-        // Changed by hand: theirs now; leave it.
-        self?.restoring = nil
-        restoreFile.remove()
-        return
-      }
-      backend.write(record.previous, blocking: blocking) { done in
-        // Taken back meanwhile: the record is the focus's again, and so is the file.
-        guard isStillWanted() else { return }
-        self?.restoring = nil
-        if done {
-          restoreFile.remove()
-        } else {
-          log.warning("\(backend.name) refused to restore Do-Not-Disturb; will retry at start")
-        }
+      notAnswered(why) { [weak self] in
+        guard let self, self.restoreAttempt == attempt, self.restoring == record,
+          let backend = self.backend, backend.name == record.backend
+        else { return }
+        self.restore(record, with: backend)
       }
     }
+  }
+
+  private enum PutBack {
+    case done
+    /// The server's state is no longer what Grow set: the person changed it; theirs now.
+    case changedByHand
+    case noAnswer(String)
+  }
+
+  /// One read, and one write if the server still has what Grow set. The record file goes once
+  /// the server has confirmed either way.
+  private func putBack(
+    _ record: RestoreRecord, with backend: any DndBackend, timeout: Int32,
+    _ done: @escaping (PutBack) -> Void
+  ) {
+    backend.read(timeout: timeout) { [weak self, restoreFile] current in
+      guard let current else {
+        self?.serverState = nil
+        self?.announce()
+        return done(.noAnswer("cannot read \(backend.name)'s Do-Not-Disturb to put it back"))
+      }
+      self?.answered(current)
+      guard current == record.set else {
+        restoreFile.remove()
+        return done(.changedByHand)
+      }
+      backend.write(record.previous, timeout: timeout) { [weak self] written in
+        guard written else {
+          self?.serverState = nil
+          self?.announce()
+          return done(.noAnswer("\(backend.name) did not confirm putting Do-Not-Disturb back"))
+        }
+        self?.answered(record.previous)
+        restoreFile.remove()
+        done(.done)
+      }
+    }
+  }
+
+  // MARK: A server that does not answer
+
+  /// The server answered with its state: remember it for status, and take it as a sign of
+  /// life for a call waiting to be made again.
+  private func answered(_ isOn: Bool) {
+    serverState = isOn
+    retryDelay = Self.firstRetryDelay
+    warnedNoAnswer = false
+    announce()
+  }
+
+  /// Makes `action` again after a delay that grows to `longestRetryDelay`; warns once per
+  /// stretch of silence.
+  private func notAnswered(_ why: String, retrying action: @escaping () -> Void) {
+    if !warnedNoAnswer {
+      warnedNoAnswer = true
+      log.warning("\(why); asking again until it answers")
+    }
+    serverState = nil
+    announce()
+    retry?.timer.cancel()
+    let delay = retryDelay
+    retryDelay = min(retryDelay * 2, Self.longestRetryDelay)
+    let timer = DispatchSource.makeTimerSource(queue: .main)
+    timer.schedule(deadline: .now() + delay, leeway: .milliseconds(50))
+    timer.setEventHandler { [weak self] in
+      MainActor.assumeIsolated { self?.retryNow() }
+    }
+    timer.resume()
+    retry = (action, timer)
+  }
+
+  /// The server showed it is alive (a signal, a new owner of its name): make the waiting call
+  /// now rather than at the end of the back-off.
+  private func retryNow() {
+    guard let pending = retry else { return }
+    cancelRetry()
+    pending.action()
+  }
+
+  private func cancelRetry() {
+    retry?.timer.cancel()
+    retry = nil
   }
 
   /// A focus starts while Grow is still putting the server back (right after the focus before
@@ -266,14 +416,20 @@ public final class DoNotDisturbPlugin: GrowPlugin {
       log.warning("cannot keep \(restoreFile.path) (\(error)); after a crash DND stays as is")
     }
     takingBack = true
-    backend.write(pending.set, blocking: false) { [weak self] done in
-      self?.takingBack = false
-      if !done { self?.log.warning("\(backend.name) refused to turn Do-Not-Disturb on") }
+    cancelRetry()
+    restoreAttempt += 1
+    backend.write(pending.set, timeout: Self.callTimeout) { [weak self] done in
+      guard let self else { return }
+      takingBack = false
+      if done { answered(pending.set) } else { silenceAgainLater(pending, with: backend) }
     }
   }
 
   /// The server changed its state; if it was not Grow, follow the person.
   private func serverReported(_ isOn: Bool) {
+    serverState = isOn
+    announce()
+    retryNow()
     guard isOn != enabled else { return }
     // Grow's own writes: a restore on its way, or a take-back (see takeBack).
     if takingBack || restoring?.previous == isOn { return }
@@ -332,11 +488,18 @@ public final class DoNotDisturbPlugin: GrowPlugin {
   }
 
   private func serverChanged(present: Bool) {
+    // What was on its way to the old server is kept for the new one (adoptOrRestoreAfterStart).
+    if let restoring {
+      record = restoring
+      self.restoring = nil
+    }
+    cancelRetry()
     if present {
       detectServer()
     } else {
       backend = nil
       server = ""
+      serverState = nil
       announce()
     }
   }
@@ -356,7 +519,7 @@ public final class DoNotDisturbPlugin: GrowPlugin {
       self.record = nil
       if record.backend == backend.name {
         log.info("putting Do-Not-Disturb back as it was before Grow changed it")
-        restore(record, with: backend, blocking: false)
+        restore(record, with: backend)
       } else {
         restoreFile.remove()
       }
@@ -374,12 +537,22 @@ public final class DoNotDisturbPlugin: GrowPlugin {
   /// A server that was restarted forgot that Grow silenced it (dunst keeps it in memory):
   /// silence the new one too while Grow's reason holds. One that kept it is left alone.
   private func silenceAgain(_ record: RestoreRecord, with backend: any DndBackend) {
-    backend.read(blocking: false) { [weak self] current in
-      guard let self, enabled, self.record == record, current == !record.set else { return }
-      log.info("\(backend.name) came back without Do-Not-Disturb; switching it on again")
-      backend.write(record.set, blocking: false) { [weak self] done in
-        if !done { self?.log.warning("\(backend.name) refused to turn Do-Not-Disturb on") }
+    backend.read(timeout: Self.callTimeout) { [weak self] current in
+      guard let self, enabled, self.record == record, self.backend === backend else { return }
+      guard let current else { return silenceAgainLater(record, with: backend) }
+      answered(current)
+      guard current == !record.set else { return }
+      log.info("\(backend.name) has no Do-Not-Disturb while Grow keeps it on; switching it on again")
+      switchOnAgain(record, with: backend)
+    }
+  }
+
+  private func silenceAgainLater(_ record: RestoreRecord, with backend: any DndBackend) {
+    notAnswered("cannot read \(backend.name)'s Do-Not-Disturb to keep it on") { [weak self] in
+      guard let self, self.enabled, self.record == record, self.backend === backend else {
+        return
       }
+      self.silenceAgain(record, with: backend)
     }
   }
 
@@ -387,15 +560,26 @@ public final class DoNotDisturbPlugin: GrowPlugin {
 
   private var backendName: String { backend?.name ?? "none" }
 
+  /// `ServerState`: what the server itself says, which may differ from `Enabled` (what Grow
+  /// wants) while it does not answer.
+  private var serverStateName: String {
+    guard backend != nil else { return "none" }
+    return serverState.map { $0 ? "on" : "off" } ?? "not answering"
+  }
+
   /// What was last announced, so nothing is sent when nothing changed.
-  private var announced: (enabled: Bool, backend: String, until: Date?, server: String)?
+  private var announced:
+    (enabled: Bool, backend: String, until: Date?, server: String, serverState: String)?
 
   private func announce() {
-    let now = (enabled, backendName, until, server)
+    guard !stopped else { return }
+    let now = (enabled, backendName, until, server, serverStateName)
     if let announced, announced == now { return }
+    let serverOnly = announced.map { ($0.0, $0.1, $0.2, $0.3) == (now.0, now.1, now.2, now.3) }
     announced = now
     context.growObject?.propertiesChanged(
-      ["Enabled", "Backend", "Until", "Server"], on: Self.interfaceName)
+      ["Enabled", "Backend", "Until", "Server", "ServerState"], on: Self.interfaceName)
+    if serverOnly == true { return }
     context.publish(
       DoNotDisturbChanged(enabled: enabled, backend: backendName, silencesServer: backend != nil))
   }
@@ -433,6 +617,7 @@ public final class DoNotDisturbPlugin: GrowPlugin {
             .int64(self?.until.map { Int64($0.timeIntervalSince1970 * 1_000_000) } ?? 0)
           },
           .init("Server", "s") { [weak self] in .string(self?.server ?? "") },
+          .init("ServerState", "s") { [weak self] in .string(self?.serverStateName ?? "none") },
         ]))
   }
 }

@@ -44,6 +44,8 @@ extension Commands {
     let enabled = values["Enabled"]?.boolValue ?? false
     let backend = values["Backend"]?.stringValue ?? "none"
     let server = values["Server"]?.stringValue ?? ""
+    // What the notification server itself says: "on", "off", "not answering" or "none".
+    let serverState = values["ServerState"]?.stringValue ?? "none"
     let untilMicroseconds = values["Until"]?.integerValue ?? 0
     let until =
       untilMicroseconds > 0
@@ -51,13 +53,21 @@ extension Commands {
     if arguments.flag("json") {
       let object: [String: Any] = [
         "enabled": enabled, "backend": backend, "server": server.isEmpty ? NSNull() : server,
+        "server_state": serverState,
         "until": until.map { $0.formatted(Date.ISO8601FormatStyle()) } ?? NSNull(),
       ]
       let data =
         (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
       return say(String(decoding: data, as: UTF8.self))
     }
-    var line = "Do-Not-Disturb: " + (enabled ? "on" : "off")
+    let wanted = enabled ? "on" : "off"
+    // The server's word where there is one: that is what the person gets.
+    var line = "Do-Not-Disturb: " + (serverState == "none" ? wanted : serverState)
+    if serverState == "not answering" {
+      line += ": \(backend) does not answer; Grow wants it \(wanted) and keeps asking"
+    } else if serverState != "none", serverState != wanted {
+      line += "; Grow is switching it \(wanted)"
+    }
     if let until {
       line += " until " + until.formatted(date: .omitted, time: .shortened)
     }

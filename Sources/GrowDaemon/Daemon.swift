@@ -45,6 +45,11 @@ public final class Daemon {
   /// demo).
   private let sessions: SessionStore?
   private var signalSources: [any DispatchSourceSignal] = []
+  private var terminationSignals: TerminationSignals?
+  /// Notices a plugin's event handler that does not return (see `TerminationSignals`).
+  private let watchdog: HandlerWatchdog
+  /// How long a handler may keep the loop before the watchdog reports it.
+  nonisolated static let stuckHandlerLimit: Double = 3
   private var flushScheduled = false
   /// Notices suspends and wall-clock changes (see `watchTheClock`).
   private var clockWatch: ClockWatch?
@@ -70,6 +75,20 @@ public final class Daemon {
     self.sessions = sessionPath.map(SessionStore.init(path:))
     self.log = log
     self.reloadConfig = reloadConfig
+    watchdog = HandlerWatchdog(
+      limit: Self.stuckHandlerLimit,
+      onStuck: { [log] running in
+        log.error(
+          "plugin '\(running.subscriber)' has been stuck in its '\(running.event)' handler for "
+            + "\(DurationText.format(Self.stuckHandlerLimit)); the daemon cannot answer until it "
+            + "returns (SIGTERM still puts the desktop back and exits)")
+      },
+      onReturned: { [log] running in
+        log.warning(
+          "plugin '\(running.subscriber)' returned from its '\(running.event)' handler after "
+            + "\(DurationText.format(running.seconds.rounded()))")
+      })
+    events.watchdog = watchdog
     let time = DispatchTimeSource()
     let timer = FocusTimer(deck: config.deck, bus: events, time: time)
     timer.sleepLimit = config.sleepLimit
@@ -298,24 +317,22 @@ public final class Daemon {
   }
 
   private func installSignalHandlers() {
-    for number in [SIGTERM, SIGINT, SIGHUP] {
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-      source.setEventHandler { [weak self] in
-        MainActor.assumeIsolated {
-          // Leaving already, after the bus went away: plugins are being stopped.
-          guard self?.busLost == false else { return }
-          if number == SIGHUP {
-            self?.reload()
-          } else {
-            // Let every plugin undo what it changed (external ones get SIGTERM, then SIGKILL).
-            self?.plugins.stopAll { self?.shutdown() }
-          }
-        }
-      }
-      source.resume()
-      signalSources.append(source)
+    // Off the loop, so that they still work when a plugin's handler never returns.
+    terminationSignals = TerminationSignals(
+      log: log, watchdog: watchdog, emergencyActions: plugins.emergencyActions
+    ) { [weak self] in
+      // Leaving already, after the bus went away: plugins are being stopped.
+      guard let self, !self.busLost else { return }
+      // Let every plugin undo what it changed (external ones get SIGTERM, then SIGKILL).
+      self.plugins.stopAll { self.shutdown() }
     }
+    signal(SIGHUP, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
+    source.setEventHandler { [weak self] in
+      MainActor.assumeIsolated { self?.reload() }
+    }
+    source.resume()
+    signalSources.append(source)
   }
 
   private func reload() {

@@ -109,6 +109,12 @@ public final class PluginHost {
   /// Called whenever a record changes (for PropertiesChanged-style announcements).
   public var onChange: (() -> Void)?
 
+  /// What running plugins must undo if the daemon leaves while its loop is stuck.
+  public let emergencyActions = EmergencyExitActions()
+
+  /// How long the host waits for a plugin's `stop(then:)` before going on without it.
+  static let stopGrace: TimeInterval = 2.5
+
   private let directories: PluginDirectories
   private let log: Logger
   private let makeContext: (_ id: String, _ section: ConfigSection) -> PluginContext
@@ -228,6 +234,9 @@ public final class PluginHost {
         context.onAvailability = { [weak self] reason in
           self?.availabilityChanged(id, unavailableBecause: reason)
         }
+        context.onEmergencyAction = { [emergencyActions] action in
+          emergencyActions.set(id, action)
+        }
         inProcess[id] = try type.init(context: context)
         set(id, .running)
         log.info("plugin '\(id)' running (\(record.source.kind): \(path))")
@@ -260,9 +269,8 @@ public final class PluginHost {
     unsubscribe(id)
     records[id]?.note = nil
     if let plugin = inProcess.removeValue(forKey: id) {
-      plugin.stop()
-    }
-    if let plugin = external.removeValue(forKey: id) {
+      stopInProcess(plugin, id: id, then: completion)
+    } else if let plugin = external.removeValue(forKey: id) {
       plugin.onStateChange = nil
       // The closure keeps the plugin alive until its process is gone.
       plugin.stop {
@@ -272,6 +280,34 @@ public final class PluginHost {
       completion()
     }
     if records[id]?.state == .running { set(id, .disabled) }
+  }
+
+  /// `stop(then:)` for a plugin that needs answers from elsewhere, bounded by `stopGrace`;
+  /// `stop()` for the rest.
+  private func stopInProcess(
+    _ plugin: any GrowPlugin, id: String, then completion: @escaping () -> Void
+  ) {
+    guard let asynchronous = plugin as? any StopsAsynchronously else {
+      plugin.stop()
+      emergencyActions.set(id, nil)
+      return completion()
+    }
+    var grace: (any DispatchSourceTimer)?
+    let finish = { [weak self, log] (timedOut: Bool) in
+      guard grace != nil else { return }
+      grace?.cancel()
+      grace = nil
+      if timedOut {
+        log.warning(
+          "plugin '\(id)' did not finish stopping within "
+            + "\(DurationText.format(Self.stopGrace)); going on without it")
+      }
+      self?.emergencyActions.set(id, nil)
+      // The plugin lives until it has finished, or the host gave up on it.
+      withExtendedLifetime(plugin) { completion() }
+    }
+    grace = ExternalPlugin.oneShot(after: Self.stopGrace) { finish(true) }
+    asynchronous.stop { finish(false) }
   }
 
   private static func state(of external: ExternalPlugin.State) -> State {

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import GrowTestSupport
 import Testing
 
@@ -144,6 +145,122 @@ struct DoNotDisturbPluginTests {
       #expect(try harness.eventually { try harness.dunstIsPaused() == false })
     }
     _ = dunst
+  }
+
+  /// Issue 14, item 1: dunst stopped (SIGSTOP) when focus ends cannot be read or written; the
+  /// restore record stays and the restore is asked again until dunst answers, and then within
+  /// 5 s dunst is as the person had it. `grow dnd status` says what dunst says meanwhile.
+  @Test func dunstStoppedWhenFocusEndsIsPutBackOnceItAnswersAgain() throws {
+    let (harness, dunst) = try dunstHarness(
+      "[timer]\nfocus = 3s\nshort-break = 30s\nauto-start-breaks = true\n")
+    let record = restoreRecord(harness)
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    kill(dunst.pid, SIGSTOP)
+    defer { kill(dunst.pid, SIGCONT) }
+    #expect(try harness.eventually { try harness.status()["state"] as? String == "short-break" })
+    #expect(
+      try harness.eventually {
+        try harness.dndStatus()["server_state"] as? String == "not answering"
+      })
+    #expect(
+      try harness.grow("dnd", "status").stdout.hasPrefix(
+        "Do-Not-Disturb: not answering: dunst does not answer; Grow wants it off"))
+    Thread.sleep(forTimeInterval: 1)
+    #expect(FileManager.default.fileExists(atPath: record), "kept until dunst confirms")
+    kill(dunst.pid, SIGCONT)
+    let continued = Date()
+    #expect(try harness.eventually(timeout: 5) { try harness.dunstIsPaused() == false })
+    print("dunst continued -> unpaused: \(Date().timeIntervalSince(continued)) s")
+    #expect(try harness.eventually { !FileManager.default.fileExists(atPath: record) })
+    #expect(try harness.eventually { try harness.dndStatus()["server_state"] as? String == "off" })
+    #expect(
+      try harness.grow("dnd", "status").stdout == "Do-Not-Disturb: off\nbackend: dunst (dunst)\n")
+    // Later focus is silenced and put back as usual.
+    try harness.grow("stop")
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    try harness.grow("stop")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == false })
+    #expect(try harness.dndStatus()["server_state"] as? String == "off")
+  }
+
+  /// A stop while dunst does not answer waits a bounded time, then leaves the record for the
+  /// next start, which puts dunst back.
+  @Test func sigtermWhileDunstIsStoppedLeavesTheRecordForTheNextStart() throws {
+    let (harness, dunst) = try dunstHarness(Self.longFocus)
+    let record = restoreRecord(harness)
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    kill(dunst.pid, SIGSTOP)
+    defer { kill(dunst.pid, SIGCONT) }
+    let sent = Date()
+    #expect(harness.daemon?.terminate(timeout: 5) == 0)
+    print("SIGTERM -> exit with dunst stopped: \(Date().timeIntervalSince(sent)) s")
+    #expect(FileManager.default.fileExists(atPath: record))
+    kill(dunst.pid, SIGCONT)
+    try harness.start()
+    #expect(try harness.eventually(timeout: 5) { try harness.dunstIsPaused() == false })
+    #expect(try harness.eventually { !FileManager.default.fileExists(atPath: record) })
+  }
+
+  /// Issue 14, item 6: a Swift plugin whose handler never returns. The watchdog names it, and
+  /// SIGTERM, whose normal path runs on the stuck loop, still unpauses dunst and exits in 3 s.
+  @Test func aPluginStuckInAHandlerStillLetsSIGTERMPutDunstBack() throws {
+    let harness = try DaemonHarness(config: Self.longFocus, startDaemon: false)
+    try harness.installPlugin(library: "libgrowtest-hangs-in-handler.so", as: "hangs-in-handler")
+    let dunst = try NotificationServers.dunst(harness)
+    try harness.start()
+    let record = restoreRecord(harness)
+    #expect(try harness.eventually { try harness.dndStatus()["backend"] as? String == "dunst" })
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    // Sent without waiting for an answer: the daemon will never give one.
+    try harness.run(
+      "dbus-send",
+      [
+        "--session", "--type=method_call", "--dest=org.grow.Grow1", "/org/grow/Grow1",
+        "org.grow.Grow1.Timer.Pause",
+      ])
+    let daemon = try #require(harness.daemon)
+    #expect(
+      daemon.waitUntil(timeout: 10) {
+        daemon.stderr.contains(
+          "plugin 'hangs-in-handler' has been stuck in its 'phase-paused' handler for 3s")
+      })
+    let sent = Date()
+    #expect(daemon.terminate(timeout: 3) == 1, "\(daemon.stderr)")
+    print("SIGTERM -> exit with a hung plugin: \(Date().timeIntervalSince(sent)) s")
+    #expect(try harness.dunstIsPaused() == false)
+    #expect(!FileManager.default.fileExists(atPath: record))
+    #expect(
+      daemon.stderr.contains(
+        "asked to exit while the event loop is stuck in plugin 'hangs-in-handler', whose "
+          + "'phase-paused' handler has not returned for"))
+    _ = dunst
+  }
+
+  /// The same, with SIGTERM before the watchdog has said anything: the loop does not take the
+  /// request up, which is enough.
+  @Test func sigtermRightAfterAHandlerHangsStillPutsDunstBack() throws {
+    let harness = try DaemonHarness(config: Self.longFocus, startDaemon: false)
+    try harness.installPlugin(library: "libgrowtest-hangs-in-handler.so", as: "hangs-in-handler")
+    let dunst = try NotificationServers.dunst(harness)
+    try harness.start()
+    #expect(try harness.eventually { try harness.dndStatus()["backend"] as? String == "dunst" })
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    let daemon = try #require(harness.daemon)
+    // A status call that never gets its answer says the loop is in the handler.
+    let pause = try BackgroundProcess(
+      "busctl", ["--user", "call", "org.grow.Grow1", "/org/grow/Grow1", "org.grow.Grow1.Timer",
+        "Pause"], environment: harness.environment)
+    Thread.sleep(forTimeInterval: 0.5)
+    let sent = Date()
+    #expect(daemon.terminate(timeout: 3) != nil, "\(daemon.stderr)")
+    print("SIGTERM 0.5 s into a hung handler -> exit: \(Date().timeIntervalSince(sent)) s")
+    #expect(try harness.dunstIsPaused() == false)
+    _ = (dunst, pause)
   }
 
   @Test func unpausingByHandDuringFocusIsRespected() throws {

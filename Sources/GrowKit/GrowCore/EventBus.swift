@@ -32,6 +32,9 @@ public final class EventBus {
   /// Called with the subscriber's name and its error when a handler throws.
   public var onSubscriberFailure: (_ subscriber: String, _ error: any Error) -> Void = { _, _ in }
 
+  /// Told when each handler starts and returns, so a handler that never returns is noticed.
+  public var watchdog: HandlerWatchdog?
+
   private var byType: [ObjectIdentifier: [Entry]] = [:]
   private var everything: [Entry] = []
   private var nextID = 0
@@ -98,15 +101,19 @@ public final class EventBus {
 
   private func deliver(_ event: any GrowEvent, to typed: [Entry]?, key: ObjectIdentifier) {
     var failed: [(Entry, any Error)] = []
-    for entry in typed ?? [] {
-      do { try entry.deliver(event) } catch { failed.append((entry, error)) }
-    }
-    for entry in everything {
-      do { try entry.deliver(event) } catch { failed.append((entry, error)) }
+    for entry in (typed ?? []) + everything {
+      do { try watched(entry, event) } catch { failed.append((entry, error)) }
     }
     for (entry, error) in failed {
       unsubscribe(Subscription(id: entry.id))
       onSubscriberFailure(entry.subscriber, error)
     }
+  }
+
+  private func watched(_ entry: Entry, _ event: any GrowEvent) throws {
+    guard let watchdog else { return try entry.deliver(event) }
+    watchdog.handlerStarted(subscriber: entry.subscriber, event: type(of: event).eventName)
+    defer { watchdog.handlerFinished() }
+    try entry.deliver(event)
   }
 }

@@ -41,7 +41,7 @@ public final class BusConnection {
 
   /// The session bus address. Never autolaunches a bus: a client that finds no session bus
   /// must say so, not start a private bus no one else can see.
-  public static func sessionBusAddress() throws(BusError) -> String {
+  nonisolated public static func sessionBusAddress() throws(BusError) -> String {
     if let address = nonEmpty(getenv("DBUS_SESSION_BUS_ADDRESS")) { return address }
     if let runtime = nonEmpty(getenv("XDG_RUNTIME_DIR")), access(runtime + "/bus", F_OK) == 0 {
       return "unix:path=\(runtime)/bus"
@@ -70,6 +70,31 @@ public final class BusConnection {
     let connection = BusConnection(raw: raw)
     if attachToLoop { connection.attachToMainQueue() }
     return connection
+  }
+
+  /// Sends one call on a connection of its own and waits at most `timeout` milliseconds for
+  /// the reply, from any thread. For the daemon's emergency exit only (Daemon's signal thread),
+  /// when the event loop is stuck and the loop's own connection cannot be used.
+  nonisolated public static func callOnce(
+    _ message: BusMessage, address: String, timeout milliseconds: Int32
+  ) throws(BusError) -> BusMessage {
+    var error = DBusError()
+    dbus_error_init(&error)
+    guard let raw = dbus_connection_open_private(address, &error) else {
+      throw BusError(taking: &error, fallback: "cannot connect to the bus at \(address)")
+    }
+    defer {
+      dbus_connection_close(raw)
+      dbus_connection_unref(raw)
+    }
+    dbus_connection_set_exit_on_disconnect(raw, 0)
+    guard dbus_bus_register(raw, &error) != 0 else {
+      throw BusError(taking: &error, fallback: "the bus at \(address) refused to register us")
+    }
+    guard
+      let reply = dbus_connection_send_with_reply_and_block(raw, message.raw, milliseconds, &error)
+    else { throw BusError(taking: &error, fallback: "no reply") }
+    return BusMessage(taking: reply)
   }
 
   private init(raw: OpaquePointer) {

@@ -51,6 +51,16 @@ extension GrowPlugin {
   public func stop() {}
 }
 
+/// A plugin whose undoing needs answers from other processes (the dnd plugin asks the
+/// notification server to switch back): the host calls `stop(then:)` instead of `stop()` and
+/// waits for `completion` (at most a few seconds) before the daemon exits, so the loop keeps
+/// turning meanwhile and the calls can be asynchronous with timeouts.
+@MainActor
+public protocol StopsAsynchronously: GrowPlugin {
+  /// Undo what the plugin changed, then call `completion` once, whatever happened.
+  func stop(then completion: @escaping () -> Void)
+}
+
 /// Why a plugin could not run.
 public enum PluginError: Error, Equatable, CustomStringConvertible {
   /// Something it needs is not there (a display, a server); the message says what.

@@ -26,6 +26,8 @@ public final class PluginContext {
   public var onDisable: ((PluginError) -> Void)?
   /// Set by the host: shows a note next to a running plugin in `grow plugins`.
   public var onNote: ((String?) -> Void)?
+  /// Set by the host: keeps the plugin's emergency-exit action (see `onEmergencyExit`).
+  public var onEmergencyAction: ((@Sendable () -> Void)?) -> Void = { _ in }
   /// Set by the host: shows the plugin as unavailable for the reason given, or running again
   /// for nil, while it stays loaded.
   public var onAvailability: ((String?) -> Void)?
@@ -82,6 +84,14 @@ public final class PluginContext {
   /// nil to clear it.
   public func setNote(_ note: String?) {
     onNote?(note)
+  }
+
+  /// What to undo if the daemon must exit while its event loop is stuck (a handler that never
+  /// returns), when `stop()` cannot run: see `EmergencyExitActions`. `action` runs on another
+  /// thread, must not touch the plugin's own state, and must finish within a second or so.
+  /// Pass nil to remove it.
+  public func onEmergencyExit(_ action: (@Sendable () -> Void)?) {
+    onEmergencyAction(action)
   }
 
   /// Publishes an event of the plugin's own to every subscriber.

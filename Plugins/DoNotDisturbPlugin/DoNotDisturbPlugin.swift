@@ -181,7 +181,8 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     record = nil
     restoring = nil
     restoreAttempt += 1
-    putBack(pending, with: backend, timeout: Self.stopCallTimeout) { [log, restoreFile] outcome in
+    putBack(pending, with: backend, timeout: Self.stopCallTimeout, while: { true }) {
+      [log, restoreFile] outcome in
       if case .noAnswer(let why) = outcome {
         log.warning("\(why); \(restoreFile.path) keeps it for the next start")
       }
@@ -307,8 +308,12 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     restoring = record
     restoreAttempt += 1
     let attempt = restoreAttempt
-    putBack(record, with: backend, timeout: Self.callTimeout) { [weak self] outcome in
-      guard let self, self.restoreAttempt == attempt, self.restoring == record else { return }
+    let isStillWanted = { [weak self] in
+      self?.restoreAttempt == attempt && self?.restoring == record
+    }
+    putBack(record, with: backend, timeout: Self.callTimeout, while: isStillWanted) {
+      [weak self] outcome in
+      guard let self, isStillWanted() else { return }
       guard case .noAnswer(let why) = outcome else {
         restoring = nil
         return
@@ -330,12 +335,14 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   }
 
   /// One read, and one write if the server still has what Grow set. The record file goes once
-  /// the server has confirmed either way.
+  /// the server has confirmed either way. Nothing more happens once `isStillWanted` is false
+  /// (a focus took the record back, see takeBack): the record and the file are the focus's.
   private func putBack(
     _ record: RestoreRecord, with backend: any DndBackend, timeout: Int32,
-    _ done: @escaping (PutBack) -> Void
+    while isStillWanted: @escaping () -> Bool, _ done: @escaping (PutBack) -> Void
   ) {
     backend.read(timeout: timeout) { [weak self, restoreFile] current in
+      guard isStillWanted() else { return }
       guard let current else {
         self?.serverState = nil
         self?.announce()
@@ -347,6 +354,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
         return done(.changedByHand)
       }
       backend.write(record.previous, timeout: timeout) { [weak self] written in
+        guard isStillWanted() else { return }
         guard written else {
           self?.serverState = nil
           self?.announce()
@@ -459,24 +467,26 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     detecting = true
     bus.call(call, timeout: 3000) { [weak self] result in
       guard let self else { return }
-      detecting = false
       switch result {
       case .success(let reply):
-        server = reply.arguments.first?.stringValue ?? "?"
-        backend = makeBackend(serverName: server, bus: bus)
-        if let backend {
-          log.info("notification server: \(server); Do-Not-Disturb through \(backend.name)")
-          // Once per kind of server: a server that comes back keeps the same subscription.
-          if watchedBackends.insert(backend.name).inserted {
-            backend.watch { [weak self] isOn in self?.serverReported(isOn) }
+        let name = reply.arguments.first?.stringValue ?? "?"
+        if let found = makeBackend(serverName: name, bus: bus) {
+          // Its switch first, so that status says what the server says from the start.
+          found.read(timeout: Self.callTimeout) { [weak self] current in
+            self?.detecting = false
+            self?.serverState = current
+            self?.use(found, of: name)
           }
-          adoptOrRestoreAfterStart(backend)
-        } else {
-          log.warning(
-            "notification server '\(server)' has no Do-Not-Disturb Grow can switch; Grow keeps "
-              + "its own state and holds back only its own notifications")
+          return
         }
+        detecting = false
+        server = name
+        backend = nil
+        log.warning(
+          "notification server '\(server)' has no Do-Not-Disturb Grow can switch; Grow keeps "
+            + "its own state and holds back only its own notifications")
       case .failure(let error):
+        detecting = false
         server = ""
         backend = nil
         log.warning(
@@ -485,6 +495,18 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
       }
       announce()
     }
+  }
+
+  private func use(_ found: any DndBackend, of name: String) {
+    server = name
+    backend = found
+    log.info("notification server: \(name); Do-Not-Disturb through \(found.name)")
+    // Once per kind of server: a server that comes back keeps the same subscription.
+    if watchedBackends.insert(found.name).inserted {
+      found.watch { [weak self] isOn in self?.serverReported(isOn) }
+    }
+    adoptOrRestoreAfterStart(found)
+    announce()
   }
 
   private func serverChanged(present: Bool) {

@@ -31,16 +31,24 @@ extension Commands {
     } catch {
       throw .failed("\(error)")
     }
-    let values: [String: BusValue]
-    do {
-      values =
-        try client.call(
-          "GetAll", [.string(interface)], interface: "org.freedesktop.DBus.Properties"
-        )
-        .first?.vardictEntries ?? [:]
-    } catch {
-      throw dndError(error)
-    }
+    var values: [String: BusValue]
+    // After a switch, give the server a moment to confirm, so the answer is what it says.
+    let settles = Date().addingTimeInterval(action == "status" ? 0 : 1)
+    repeat {
+      do {
+        values =
+          try client.call(
+            "GetAll", [.string(interface)], interface: "org.freedesktop.DBus.Properties"
+          )
+          .first?.vardictEntries ?? [:]
+      } catch {
+        throw dndError(error)
+      }
+      let wanted = (values["Enabled"]?.boolValue ?? false) ? "on" : "off"
+      let state = values["ServerState"]?.stringValue ?? "none"
+      if state == wanted || state == "none" || Date() >= settles { break }
+      usleep(20_000)
+    } while true
     let enabled = values["Enabled"]?.boolValue ?? false
     let backend = values["Backend"]?.stringValue ?? "none"
     let server = values["Server"]?.stringValue ?? ""
@@ -62,10 +70,14 @@ extension Commands {
     }
     let wanted = enabled ? "on" : "off"
     // The server's word where there is one: that is what the person gets.
-    var line = "Do-Not-Disturb: " + (serverState == "none" ? wanted : serverState)
-    if serverState == "not answering" {
-      line += ": \(backend) does not answer; Grow wants it \(wanted) and keeps asking"
-    } else if serverState != "none", serverState != wanted {
+    var line = "Do-Not-Disturb: "
+    switch serverState {
+    case "none": line += wanted
+    case "not answering":
+      line += "unknown: \(backend) does not answer; Grow wants it \(wanted) and keeps asking"
+    default: line += serverState
+    }
+    if serverState == "on" || serverState == "off", serverState != wanted {
       line += "; Grow is switching it \(wanted)"
     }
     if let until {

@@ -181,7 +181,8 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     record = nil
     restoring = nil
     restoreAttempt += 1
-    putBack(pending, with: backend, timeout: Self.stopCallTimeout, while: { true }) {
+    let always = { true }
+    putBack(pending, with: backend, timeout: Self.stopCallTimeout, while: always) {
       [log, restoreFile] outcome in
       if case .noAnswer(let why) = outcome {
         log.warning("\(why); \(restoreFile.path) keeps it for the next start")
@@ -564,7 +565,8 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
       guard let current else { return silenceAgainLater(record, with: backend) }
       answered(current)
       guard current == !record.set else { return }
-      log.info("\(backend.name) has no Do-Not-Disturb while Grow keeps it on; switching it on again")
+      log.info(
+        "\(backend.name) has no Do-Not-Disturb while Grow keeps it on; switching it on again")
       switchOnAgain(record, with: backend)
     }
   }

@@ -42,7 +42,8 @@ final class TerminationSignals: Sendable {
     self.shutDownNormally = shutDownNormally
     var ends: [Int32] = [-1, -1]
     guard pipe(&ends) == 0 else {
-      log.error("cannot create the signal pipe (\(String(cString: strerror(errno)))); SIGTERM kills")
+      log.error(
+        "cannot create the signal pipe (\(String(cString: strerror(errno)))); SIGTERM kills")
       return
     }
     for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }

@@ -255,8 +255,11 @@ struct DoNotDisturbPluginTests {
     let daemon = try #require(harness.daemon)
     // A status call that never gets its answer says the loop is in the handler.
     let pause = try BackgroundProcess(
-      "busctl", ["--user", "call", "org.grow.Grow1", "/org/grow/Grow1", "org.grow.Grow1.Timer",
-        "Pause"], environment: harness.environment)
+      "busctl",
+      [
+        "--user", "call", "org.grow.Grow1", "/org/grow/Grow1", "org.grow.Grow1.Timer",
+        "Pause",
+      ], environment: harness.environment)
     Thread.sleep(forTimeInterval: 0.5)
     let sent = Date()
     #expect(daemon.terminate(timeout: 3) != nil, "\(daemon.stderr)")

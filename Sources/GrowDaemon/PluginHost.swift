@@ -241,6 +241,7 @@ public final class PluginHost {
         set(id, .running)
         log.info("plugin '\(id)' running (\(record.source.kind): \(path))")
       } catch let error as PluginError {
+        emergencyActions.set(id, nil)
         if case .unavailable(let reason) = error {
           set(id, .unavailable(reason))
           log.warning("plugin '\(id)' unavailable: \(reason)")
@@ -249,6 +250,7 @@ public final class PluginHost {
           log.error("plugin '\(id)' failed to start: \(error)")
         }
       } catch {
+        emergencyActions.set(id, nil)
         set(id, .failed("\(error)"))
         log.error("plugin '\(id)' failed to start: \(error)")
       }

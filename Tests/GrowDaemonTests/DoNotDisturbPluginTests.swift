@@ -187,6 +187,33 @@ struct DoNotDisturbPluginTests {
     #expect(try harness.dndStatus()["server_state"] as? String == "off")
   }
 
+  /// Only a value dunst actually gave says what the person had: a read that times out when
+  /// focus starts is asked again, not taken as "off" (which would unpause the person's own
+  /// pause when focus ends).
+  @Test func aPausedDunstThatDoesNotAnswerWhenFocusStartsStaysPausedAfterIt() throws {
+    let (harness, dunst) = try dunstHarness(Self.longFocus + "\n[plugins]\nenable = dnd\n")
+    try harness.run("dunstctl", ["set-paused", "true"])
+    #expect(try harness.eventually { try harness.dndStatus()["server_state"] as? String == "on" })
+    kill(dunst.pid, SIGSTOP)
+    defer { kill(dunst.pid, SIGCONT) }
+    try harness.grow("start")
+    #expect(
+      try harness.eventually {
+        try harness.dndStatus()["server_state"] as? String == "not answering"
+      })
+    kill(dunst.pid, SIGCONT)
+    let continued = Date()
+    #expect(
+      try harness.eventually(timeout: 5) {
+        try harness.dndStatus()["server_state"] as? String == "on"
+      })
+    print("dunst continued -> state read again: \(Date().timeIntervalSince(continued)) s")
+    try harness.grow("stop")
+    Thread.sleep(forTimeInterval: 1)
+    #expect(try harness.dunstIsPaused() == true, "the person's pause, not Grow's")
+    #expect(!FileManager.default.fileExists(atPath: restoreRecord(harness)))
+  }
+
   /// A stop while dunst does not answer waits a bounded time, then leaves the record for the
   /// next start, which puts dunst back.
   @Test func sigtermWhileDunstIsStoppedLeavesTheRecordForTheNextStart() throws {

@@ -101,7 +101,10 @@ public final class EventBus {
 
   private func deliver(_ event: any GrowEvent, to typed: [Entry]?, key: ObjectIdentifier) {
     var failed: [(Entry, any Error)] = []
-    for entry in (typed ?? []) + everything {
+    for entry in typed ?? [] {
+      do { try watched(entry, event) } catch { failed.append((entry, error)) }
+    }
+    for entry in everything {
       do { try watched(entry, event) } catch { failed.append((entry, error)) }
     }
     for (entry, error) in failed {

@@ -76,7 +76,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   /// What the server last said its switch is (read, written or announced); nil when it did
   /// not answer the last call, or no server runs. `grow dnd status` shows this.
   private var serverState: Bool?
-  /// A call the server did not answer, to be made again (`retryLater`).
+  /// A call the server did not answer, to be made again (`notAnswered`).
   private var retry: (action: () -> Void, timer: any DispatchSourceTimer)?
   private var retryDelay = DoNotDisturbPlugin.firstRetryDelay
   /// Warned that the server does not answer; cleared when it answers.
@@ -242,7 +242,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   }
 
   /// Reads the server's switch and, unless the person already silenced it, switches it on,
-  /// keeping what to put back. A server that does not answer is asked again (`retryLater`):
+  /// keeping what to put back. A server that does not answer is asked again (`notAnswered`):
   /// only a value it actually gave says what the person had.
   private func silence(with backend: any DndBackend) {
     backend.read(timeout: Self.callTimeout) { [weak self] current in

@@ -304,7 +304,8 @@ public final class PluginHost {
           "plugin '\(id)' did not finish stopping within "
             + "\(DurationText.format(Self.stopGrace)); going on without it")
       }
-      self?.emergencyActions.set(id, nil)
+      // A plugin reloaded meanwhile has registered its own action under the same id.
+      if self?.inProcess[id] == nil { self?.emergencyActions.set(id, nil) }
       // The plugin lives until it has finished, or the host gave up on it.
       withExtendedLifetime(plugin) { completion() }
     }

@@ -79,11 +79,11 @@ final class TerminationSignals: Sendable {
       MainActor.assumeIsolated { shutDownNormally() }
     }
     if taken.wait(timeout: .now() + Self.loopAnswer) == .timedOut {
-      leaveWithoutTheLoop(watchdog.stuckHandler)
+      leaveWithoutTheLoop(watchdog.runningHandler)
     }
     // The normal shutdown ends the process; this only wakes if it got stuck on the way.
     _ = DispatchSemaphore(value: 0).wait(timeout: .now() + Self.normalShutdownLimit)
-    leaveWithoutTheLoop(watchdog.stuckHandler)
+    leaveWithoutTheLoop(watchdog.runningHandler)
   }
 
   private func leaveWithoutTheLoop(_ stuck: HandlerWatchdog.Running?) -> Never {

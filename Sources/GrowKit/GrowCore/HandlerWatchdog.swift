@@ -56,9 +56,12 @@ public final class HandlerWatchdog: Sendable {
     thread.start()
   }
 
+  /// The handler running now, however long it has run.
+  public var runningHandler: Running? { state.withLock { $0.running } }
+
   /// The handler running now, if it has run longer than `limit`.
   public var stuckHandler: Running? {
-    state.withLock { $0.running }.flatMap { $0.seconds >= limit ? $0 : nil }
+    runningHandler.flatMap { $0.seconds >= limit ? $0 : nil }
   }
 
   public func handlerStarted(subscriber: String, event: String) {

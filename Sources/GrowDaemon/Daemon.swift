@@ -329,7 +329,10 @@ public final class Daemon {
     signal(SIGHUP, SIG_IGN)
     let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
     source.setEventHandler { [weak self] in
-      MainActor.assumeIsolated { self?.reload() }
+      MainActor.assumeIsolated {
+        guard self?.busLost == false else { return }
+        self?.reload()
+      }
     }
     source.resume()
     signalSources.append(source)

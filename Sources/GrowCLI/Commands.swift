@@ -27,7 +27,8 @@ enum Commands {
       summary: "run the focus timer in the foreground (for autostart and systemd)",
       details: """
         Owns org.grow.Grow1 on the session bus until SIGTERM or SIGINT; SIGHUP reloads the
-        config. Logs go to standard error; GROW_LOG=debug shows more.
+        config. Logs go to standard error, and where that is not the journal also to
+        $XDG_STATE_HOME/grow/grow.log ('grow logs'); GROW_LOG=debug shows more.
           --config PATH   read this config file instead of $XDG_CONFIG_HOME/grow/config.ini
         """, run: runDaemon),
     Command(
@@ -83,9 +84,22 @@ enum Commands {
       details: """
         Shows every known plugin: where it comes from (built-in, library, executable), whether
         it is running, disabled, unavailable or failed, and why.
-          --json      a JSON array: id, source, location, state, error, summary
+          --json      a JSON array: id, source, location, state, error, summary, note,
+                      last_output (an external plugin's last lines on stderr)
           reload ID   stop the plugin and start it again (after its server came back)
         """, run: runPlugins),
+    Command(
+      name: "logs", synopsis: "[-f] [--plugin ID] [-n N]",
+      summary: "show the daemon's log (and follow it with -f)",
+      details: """
+        A daemon run by systemd logs to the journal, and this runs journalctl for it; any other
+        (started by D-Bus activation, autostart or by hand) writes
+        $XDG_STATE_HOME/grow/grow.log, owner-only, kept under 1 MiB with one older file
+        (grow.log.1).
+          -f, --follow        keep printing lines as they come
+          --plugin ID         only the lines of one plugin (grow[ID])
+          -n N, --lines N     only the last N lines (10 with --follow)
+        """, run: runLogs),
     Command(
       name: "dnd", synopsis: "on [--for DURATION] | off | toggle | status [--json]",
       summary: "Do-Not-Disturb: silence the notification server now, or see its state",
@@ -307,7 +321,7 @@ enum Commands {
   private static func runDaemon(_ words: [String]) throws(CLIError) {
     let arguments = try parse(words, values: ["config"], usage: "daemon")
     try expect(arguments, atMost: 0, "daemon")
-    let log = Logger(label: "daemon")
+    let log = Logger(label: "daemon", destination: .forDaemon())
     let configPath = arguments.value("config")
     let daemon = Daemon(
       config: try loadConfigurationOrExplain(configPath), log: log,

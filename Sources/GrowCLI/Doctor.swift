@@ -97,12 +97,59 @@ struct Doctor {
       let pid = bus.processID(ofOwner: GrowBusAPI.busName).map { " (pid \($0))" } ?? ""
       return .ok("daemon", "running\(pid)")
     }
+    // The bus reads its service directories when it starts and when told to; one that began
+    // before 'grow install --user' wrote the file (or before its directory existed) does not
+    // list the name until then, yet would find it on the first call. Ask it to look again.
+    _ = call(
+      "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "ReloadConfig")
+    let serviceFile = UserInstallPaths(environment: environment).dbusService
+    let executable = Self.activationExecutable(serviceFile: serviceFile)
+    if let executable, access(executable, X_OK) != 0 {
+      return .failed(
+        "daemon", "not running; \(serviceFile) would start \(executable), which is not there",
+        fix: "run 'grow install --user' again from the grow you use now")
+    }
     if isActivatable(GrowBusAPI.busName) {
-      return .ok("daemon", "not running; D-Bus activation starts it on first use")
+      let how = executable.map { " (\($0) daemon, from \(serviceFile))" } ?? ""
+      return .ok("daemon", "not running; D-Bus activation starts it on first use\(how)")
+    }
+    if executable != nil {
+      return .warning(
+        "daemon", "not running; \(serviceFile) exists, but this session bus does not read it",
+        fix: "start grow at login instead ('grow install --user --autostart'), or give the "
+          + "bus the standard session service directories")
     }
     return .warning(
       "daemon", "not running, and nothing starts it",
       fix: "run 'grow install --user' so it starts by itself, or start it with 'grow daemon &'")
+  }
+
+  /// The program a D-Bus service file starts (its `Exec=` line's first word); nil without a
+  /// readable file.
+  static func activationExecutable(serviceFile: String) -> String? {
+    guard let text = try? String(contentsOfFile: serviceFile, encoding: .utf8),
+      let exec = text.split(separator: "\n").first(where: { $0.hasPrefix("Exec=") })
+    else { return nil }
+    let command = exec.dropFirst("Exec=".count)
+    guard command.hasPrefix("\"") else {
+      return command.split(separator: " ").first.map(String.init)
+    }
+    // Quoted as DesktopFiles.quotedForExec writes it: backslash escapes, up to the next quote.
+    var path = ""
+    var escaped = false
+    for character in command.dropFirst() {
+      if escaped {
+        path.append(character)
+        escaped = false
+      } else if character == "\\" {
+        escaped = true
+      } else if character == "\"" {
+        break
+      } else {
+        path.append(character)
+      }
+    }
+    return path
   }
 
   // MARK: Notifications and do-not-disturb
@@ -296,7 +343,14 @@ struct Doctor {
       case "unavailable":
         return .warning(check, "unavailable: \(reason)", fix: "provide what it needs, \(reload)")
       default:
-        return .failed(check, "\(plugin.state): \(reason)", fix: "fix what it says, \(reload)")
+        guard let lastOutput = plugin.lastOutput, let last = lastOutput.last else {
+          return .failed(check, "\(plugin.state): \(reason)", fix: "fix what it says, \(reload)")
+        }
+        // An external program that exits: what it said last is usually why.
+        return .failed(
+          check, "\(plugin.state): \(reason); its last output: \(last)",
+          fix: "fix what '\(plugin.location)' reports ('\(last)'), \(reload); "
+            + "'grow logs --plugin \(plugin.id)' shows all it wrote")
       }
     }
   }

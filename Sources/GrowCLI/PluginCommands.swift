@@ -10,6 +10,13 @@ struct PluginReport: Encodable {
   var error: String?
   var summary: String?
   var note: String?
+  /// An external plugin's last lines on stderr.
+  var lastOutput: [String]?
+
+  enum CodingKeys: String, CodingKey {
+    case id, source, location, state, error, summary, note
+    case lastOutput = "last_output"
+  }
 
   init(_ values: [String: BusValue]) {
     func text(_ key: String) -> String { values[key]?.stringValue ?? "" }
@@ -20,6 +27,9 @@ struct PluginReport: Encodable {
     error = text("Error").isEmpty ? nil : text("Error")
     summary = text("Summary").isEmpty ? nil : text("Summary")
     note = text("Note").isEmpty ? nil : text("Note")
+    if case .array(_, let lines)? = values["LastOutput"], !lines.isEmpty {
+      lastOutput = lines.compactMap(\.stringValue)
+    }
   }
 }
 
@@ -54,6 +64,10 @@ extension Commands {
       if let note = plugin.note { say("    note: \(note)") }
       if let error = plugin.error {
         say("    \(plugin.state == "failed" ? "error" : "why"): \(error)")
+      }
+      if let lastOutput = plugin.lastOutput, plugin.state != "running" {
+        say("    its last output (stderr):")
+        for line in lastOutput { say("      \(line)") }
       }
     }
   }

@@ -61,6 +61,10 @@ public final class ExternalPlugin {
   }
   /// Why the child last ended or could not start, for `grow plugins`.
   public private(set) var lastError: String?
+  /// The last lines the program wrote to stderr (its last words before exiting, usually), for
+  /// `grow plugins` and `grow doctor`: at most `lastOutputLines`, each cut to 300 characters.
+  public private(set) var lastOutput: [String] = []
+  public static let lastOutputLines = 5
   /// Called on the main actor after every change of `state`.
   public var onStateChange: ((State) -> Void)?
   /// The running child's pid, for diagnostics.
@@ -211,7 +215,10 @@ public final class ExternalPlugin {
       }
       switch (stream, piece) {
       case (.stderr, .line(let bytes)):
-        logLimited(&stderrLog, String(decoding: bytes, as: UTF8.self))
+        let line = String(decoding: bytes, as: UTF8.self)
+        lastOutput.append(String(line.prefix(300)))
+        if lastOutput.count > Self.lastOutputLines { lastOutput.removeFirst() }
+        logLimited(&stderrLog, line)
       case (.stderr, .tooLong(let count)):
         logLimited(&stderrLog, "(a line of \(count) bytes on stderr, not shown)")
       case (.stdout, .line(let bytes)):

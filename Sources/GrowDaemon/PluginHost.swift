@@ -101,6 +101,8 @@ public final class PluginHost {
     public var summary: String
     /// A running plugin's remark about a limitation (i3 ignores minimise requests, say).
     public var note: String? = nil
+    /// An external plugin's last lines on stderr: what it said before it exited.
+    public var lastOutput: [String] = []
   }
 
   /// The plugins that ship with Grow.
@@ -257,11 +259,14 @@ public final class PluginHost {
     case .executable(let arguments):
       let plugin = ExternalPlugin(
         context: makeContext(id, section), arguments: arguments, growVersion: growVersion)
-      plugin.onStateChange = { [weak self] state in self?.set(id, Self.state(of: state)) }
+      plugin.onStateChange = { [weak self, unowned plugin] state in
+        self?.records[id]?.lastOutput = plugin.lastOutput
+        self?.set(id, Self.state(of: state, lastError: plugin.lastError))
+      }
       external[id] = plugin
       records[id]?.summary = "runs \(arguments.first ?? "")"
       plugin.start()
-      set(id, Self.state(of: plugin.state))
+      set(id, Self.state(of: plugin.state, lastError: plugin.lastError))
     case .unknown:
       break
     }
@@ -313,10 +318,12 @@ public final class PluginHost {
     asynchronous.stop { finish(false) }
   }
 
-  private static func state(of external: ExternalPlugin.State) -> State {
+  private static func state(of external: ExternalPlugin.State, lastError: String?) -> State {
     switch external {
     case .running: .running
-    case .restarting(let delay): .restarting("restarting in \(DurationText.format(delay))")
+    case .restarting(let delay):
+      .restarting(
+        (lastError.map { "\($0); " } ?? "") + "restarting in \(DurationText.format(delay))")
     case .failed(let reason): .failed(reason)
     case .stopped: .disabled
     }

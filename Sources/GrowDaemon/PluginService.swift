@@ -34,6 +34,7 @@ struct PluginService {
       "Error": .string(record.state.reason ?? ""),
       "Summary": .string(record.summary),
       "Note": .string(record.note ?? ""),
+      "LastOutput": .array(element: "s", record.lastOutput.map(BusValue.string)),
     ])
   }
 }

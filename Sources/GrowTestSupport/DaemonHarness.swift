@@ -47,14 +47,20 @@ public final class DaemonHarness {
     try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: target)
   }
 
-  /// `grow plugins --json`, decoded and keyed by id.
+  /// `grow plugins --json`, decoded and keyed by id; a list (`last_output`) as its lines
+  /// joined by newlines.
   public func plugins() throws -> [String: [String: String]] {
     let result = try grow("plugins", "--json")
     guard result.status == 0,
       let list = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
-        as? [[String: String]]
+        as? [[String: Any]]
     else { throw HarnessError("grow plugins --json failed: \(result)") }
-    return Dictionary(uniqueKeysWithValues: list.map { ($0["id"] ?? "", $0) })
+    let texts = list.map { plugin in
+      plugin.compactMapValues { value in
+        value as? String ?? (value as? [String])?.joined(separator: "\n")
+      }
+    }
+    return Dictionary(uniqueKeysWithValues: texts.map { ($0["id"] ?? "", $0) })
   }
 
   /// The daemon's memory map (`/proc/PID/maps`), read whole: Foundation's file reading stops

@@ -1,7 +1,9 @@
 import Foundation
 
 /// Writes one line per message to standard error, which systemd's journal and a terminal both
-/// read. Each line goes out in one `write`, so lines from plugins never interleave.
+/// read, and to the daemon's log file where nobody reads its standard error
+/// (`LogDestination.forDaemon`). Each message goes out in one `write`, so lines from plugins
+/// never interleave.
 public struct Logger: Sendable {
   public enum Level: Int, Sendable, Comparable, CaseIterable {
     case debug, info, warning, error
@@ -19,11 +21,15 @@ public struct Logger: Sendable {
   /// Who is speaking: `daemon`, or a plugin id.
   public let label: String
   public let minimumLevel: Level
+  public let destination: LogDestination
 
   /// - Parameter minimumLevel: defaults to `GROW_LOG` (`debug`, `info`, `warning`, `error`),
   ///   else `info`.
-  public init(label: String, minimumLevel: Level? = nil) {
+  public init(
+    label: String, minimumLevel: Level? = nil, destination: LogDestination = .standardError
+  ) {
     self.label = label
+    self.destination = destination
     let fromEnvironment = ProcessInfo.processInfo.environment["GROW_LOG"].flatMap { name in
       Level.allCases.first { $0.label == name.lowercased() }
     }
@@ -31,7 +37,9 @@ public struct Logger: Sendable {
   }
 
   /// The same destination and level, speaking for someone else.
-  public func named(_ label: String) -> Logger { Logger(label: label, minimumLevel: minimumLevel) }
+  public func named(_ label: String) -> Logger {
+    Logger(label: label, minimumLevel: minimumLevel, destination: destination)
+  }
 
   public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
   public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
@@ -40,7 +48,25 @@ public struct Logger: Sendable {
 
   public func log(_ level: Level, _ message: @autoclosure () -> String) {
     guard level >= minimumLevel else { return }
-    FileHandle.standardError.write(Data(Self.lines(label: label, level: level, message()).utf8))
+    let lines = Self.lines(label: label, level: level, message())
+    if destination.standardError { FileHandle.standardError.write(Data(lines.utf8)) }
+    if let file = destination.file {
+      // The journal stamps each line itself; a file needs the time written in.
+      let stamp = Self.timestamp(Date())
+      file.write(
+        lines.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+          .map { "\(stamp) \($0)\n" }.joined())
+    }
+  }
+
+  /// Local time as `2026-12-01 09:41:05`, sortable and what `journalctl` shows.
+  static func timestamp(_ date: Date) -> String {
+    var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+    var local = tm()
+    localtime_r(&seconds, &local)
+    func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    return "\(local.tm_year + 1900)-\(two(local.tm_mon + 1))-\(two(local.tm_mday)) "
+      + "\(two(local.tm_hour)):\(two(local.tm_min)):\(two(local.tm_sec))"
   }
 
   /// What `log` writes: each line of `message` after the label, so a message with a newline

@@ -44,6 +44,8 @@ public final class X11Plugin: GrowPlugin {
   private var titleWork: DispatchWorkItem?
   /// Whether a turn is queued on the loop already.
   private var turnQueued = false
+  /// Whether the display answered its setup questions (atoms are known only then).
+  private var displayReady = false
   private var watch: FileWatcher.Watch?
   private var windowManager = ""
   /// While the X server is away: the socket directory, watched for the server's socket.
@@ -100,12 +102,14 @@ public final class X11Plugin: GrowPlugin {
   /// display answers its setup questions on later turns; watching starts when it has.
   private func connected(to display: any X11Connection, again: Bool) {
     self.display = display
+    displayReady = false
     display.onAnsweringChanged = { [weak self] answering in self?.answeringChanged(answering) }
     watch = FileWatcher.shared.watch(display.descriptor, for: .readable) { [weak self] _ in
       self?.readX()
     }
     display.whenReady { [weak self] in
       guard let self, self.display === display else { return }
+      displayReady = true
       if !display.hasIdleAlarms {
         context.log.warning("the X server has no SYNC IDLETIME counter; away detection is off")
       }
@@ -332,7 +336,7 @@ public final class X11Plugin: GrowPlugin {
   /// Reads again what changed, one read of each at a time: while one is in flight, further
   /// changes only mark it stale, and its reply's handler comes back here.
   private func refresh() {
-    guard let display, display.answering else { return }
+    guard let display, displayReady, display.answering else { return }
     if sessionStale, !readingSession {
       sessionStale = false
       describeSession()
@@ -381,9 +385,13 @@ public final class X11Plugin: GrowPlugin {
   private func activeWindowRead(_ info: WindowInfo?, _ display: any X11Connection) {
     readingActive = false
     if let old = active?.id, old != info?.id { display.watchProperties(of: old, false) }
-    active = info
-    publishActive()
-    evaluate()
+    // Any client may set _NET_ACTIVE_WINDOW on the root window, as often as it likes: only a
+    // change is news for the other plugins.
+    if info != active {
+      active = info
+      publishActive()
+      evaluate()
+    }
     refresh()
   }
 

@@ -121,11 +121,10 @@ struct X11Benchmark {
   private func titleFlood(_ display: PrivateDisplay, _ harness: DaemonHarness, window: String)
     throws -> (titles: Int, latencies: [Double], rssBefore: Double, rssAfter: Double)
   {
-    guard let pid = harness.daemon?.pid else { throw HarnessError("no daemon") }
     try display.activate(window)
     Thread.sleep(forTimeInterval: 0.5)
     let client = try RawBusClient(address: harness.bus.address, timeout: 60)
-    let rssBefore = try Self.residentMiB(pid)
+    let rssBefore = try harness.daemonMemoryMiB()
     let flood = try TitleFlood(display: display.display, window: window)
     var latencies: [Double] = []
     let start = Date()
@@ -138,7 +137,7 @@ struct X11Benchmark {
       latencies.append((MonotonicClock.now - clock) * 1000)
       Thread.sleep(forTimeInterval: 0.05)
     }
-    let rssAfter = try Self.residentMiB(pid)
+    let rssAfter = try harness.daemonMemoryMiB()
     flood.stop()
     return (flood.count, latencies, rssBefore, rssAfter)
   }
@@ -147,15 +146,6 @@ struct X11Benchmark {
     let sorted = values.sorted()
     guard !sorted.isEmpty else { return 0 }
     return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
-  }
-
-  /// VmRSS of `pid`, in MiB.
-  static func residentMiB(_ pid: Int32) throws -> Double {
-    let text = try Command.run("cat", ["/proc/\(pid)/status"]).stdout
-    guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-      let kib = Double(line.split(separator: " ").dropFirst().first ?? "")
-    else { throw HarnessError("no VmRSS for \(pid)") }
-    return kib / 1024
   }
 
   private func startDaemon(_ harness: DaemonHarness) throws {

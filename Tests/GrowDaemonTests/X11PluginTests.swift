@@ -337,17 +337,6 @@ import Testing
 
   // MARK: Trust under stress (issue 14)
 
-  /// The daemon's resident memory now, in MiB (VmRSS in /proc/PID/status).
-  func residentMiB(_ desktop: Desktop) throws -> Double {
-    let pid = try #require(desktop.harness.daemon?.pid)
-    let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/status"))
-    defer { try? handle.close() }
-    let text = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
-    let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
-    let kib = try #require(Double(line.split(separator: " ").dropFirst().first ?? ""))
-    return kib / 1024
-  }
-
   /// GetStatus over D-Bus, timed; throws when no answer comes within `timeout`.
   func timedGetStatus(_ client: RawBusClient) throws -> TimeInterval {
     let start = Date()
@@ -382,7 +371,7 @@ import Testing
     #expect(try desktop.harness.grow("start").status == 0)
     #expect(waitForTitle(desktop, "Level 3"))
     let client = try RawBusClient(address: desktop.harness.bus.address, timeout: 10)
-    let before = try residentMiB(desktop)
+    let before = try desktop.harness.daemonMemoryMiB()
 
     let flood = try TitleFlood(display: desktop.display.display, window: game)
     var latencies: [TimeInterval] = []
@@ -391,7 +380,7 @@ import Testing
       latencies.append(try timedGetStatus(client))
       Thread.sleep(forTimeInterval: 0.05)
     }
-    let during = try residentMiB(desktop)
+    let during = try desktop.harness.daemonMemoryMiB()
     #expect(flood.stop())
     let titles = flood.count
     print(

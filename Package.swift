@@ -39,11 +39,11 @@ let package = Package(
     .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
     // The phase history (SQLite), its statistics, the garden and the SVG report.
     .target(name: "GrowHistory", dependencies: [kit, "CSQLite"]),
-    // Xlib with the screensaver and SYNC (idle alarm) extensions, behind the x11 plugin's
-    // Swift wrapper (Plugins/X11Plugin/X11Display.swift); nothing else imports it.
+    // XCB with the SYNC (idle alarm) extension, behind the x11 plugin's Swift wrapper
+    // (Plugins/X11Plugin/X11Display.swift) and the tests' title flood (GrowTestSupport).
     .systemLibrary(
-      name: "CX11", pkgConfig: "x11 xscrnsaver xext",
-      providers: [.apt(["libx11-dev", "libxss-dev", "libxext-dev"])]),
+      name: "CX11", pkgConfig: "xcb xcb-sync",
+      providers: [.apt(["libxcb1-dev", "libxcb-sync-dev"])]),
 
     // App: the daemon (event loop, D-Bus service) and the command line.
     .target(name: "GrowDaemon", dependencies: [kit, "GrowHistory"]),
@@ -74,7 +74,7 @@ let package = Package(
     .executableTarget(name: "grow-fuzz", dependencies: ["GrowFuzz"]),
 
     // Test-only helpers: a private session bus, running commands and the daemon.
-    .target(name: "GrowTestSupport", dependencies: [kit]),
+    .target(name: "GrowTestSupport", dependencies: [kit, "CX11"]),
 
     // Plugins that fail on purpose, for the plugin host's tests.
     .target(

@@ -1,4 +1,5 @@
 import CX11
+import Dispatch
 import Foundation
 
 /// Why the X display cannot be used.
@@ -14,7 +15,7 @@ enum X11Error: Error, CustomStringConvertible {
 }
 
 /// An X window id.
-typealias XWindowID = UInt
+typealias XWindowID = UInt32
 
 /// What identifies a window to a person: its WM_CLASS and its title.
 struct WindowInfo: Equatable {
@@ -29,7 +30,7 @@ struct WindowInfo: Equatable {
 }
 
 /// What the X server told us, in our terms.
-enum X11Notice {
+enum X11Notice: Equatable {
   /// `_NET_ACTIVE_WINDOW` changed on the root window.
   case activeWindowChanged
   /// A window manager started or stopped (`_NET_SUPPORTING_WM_CHECK` or `_NET_SUPPORTED`).
@@ -42,222 +43,443 @@ enum X11Notice {
   case recheckAlarm(milliseconds: Int64)
 }
 
-/// The thin Swift face of Xlib, XSync and MIT-SCREEN-SAVER for the x11 plugin. Everything that
+/// What the window manager says of itself.
+struct WindowManagerFacts: Equatable {
+  /// `Openbox`, `i3`; nil without a window manager.
+  var name: String?
+  /// Whether it keeps `_NET_ACTIVE_WINDOW` up to date (EWMH `_NET_SUPPORTED`).
+  var publishesActiveWindow: Bool
+}
+
+/// What the x11 plugin asks of an X server. Every question is answered later, on the loop,
+/// through its closure (or never, when the connection breaks); nothing here waits. The plugin's
+/// distraction and away logic sees only this, so it can be driven without a server.
+@MainActor
+protocol X11Connection: AnyObject {
+  /// The connection's socket, for the daemon's `FileWatcher`.
+  var descriptor: Int32 { get }
+  /// True once the server went away; then nothing else may be called but `close()`.
+  var connectionLost: Bool { get }
+  /// Whether the oldest question has waited longer than `X11Display.replyDeadline`; see
+  /// `onAnsweringChanged`.
+  var answering: Bool { get }
+  /// Called when `answering` changes.
+  var onAnsweringChanged: ((Bool) -> Void)? { get set }
+  /// Known once `whenReady` called back.
+  var hasIdleAlarms: Bool { get }
+  var hasScreenSaverExtension: Bool { get }
+
+  /// Calls `ready` once the connection is set up (atoms and extensions known).
+  func whenReady(_ ready: @escaping () -> Void)
+  /// Hands the replies that arrived to their closures and returns what at most `limit` events
+  /// said; `more` when it stopped at the limit.
+  func take(limit: Int) -> (notices: [X11Notice], more: Bool)
+  /// Sends what was asked; true when something was written (the write may have read more
+  /// from the server, which then waits in memory: take another turn).
+  func flush() -> Bool
+  func close()
+
+  func readActiveWindow(_ done: @escaping (XWindowID?) -> Void)
+  func readInfo(of window: XWindowID, _ done: @escaping (WindowInfo?) -> Void)
+  func readTitle(of window: XWindowID, _ done: @escaping (String?) -> Void)
+  func readWindowManager(_ done: @escaping (WindowManagerFacts) -> Void)
+  func readIsIconic(_ window: XWindowID, _ done: @escaping (Bool) -> Void)
+  func readIdleMilliseconds(_ done: @escaping (Int64?) -> Void)
+  func watchProperties(of window: XWindowID, _ watch: Bool)
+  func iconify(_ window: XWindowID)
+  func armIdleAlarm(becomingIdle: Bool, milliseconds: Int64)
+  func armRecheckAlarm(milliseconds: Int64)
+  func cancelRecheckAlarm()
+}
+
+/// The thin Swift face of XCB and its SYNC extension for the x11 plugin. Everything that
 /// touches a C pointer is in here; nothing outside sees an `OpaquePointer`.
 ///
-/// One connection, used on the daemon's event loop only.
+/// One connection, used on the daemon's event loop only. Requests are written without
+/// waiting; each one that has a reply is queued with its closure, and replies are collected
+/// in order as they arrive (replies come back in request order, so the closures of a batch
+/// run in the order it was sent). An unanswered request older than `replyDeadline` makes the
+/// server count as not answering until a reply comes again.
 @MainActor
-final class X11Display {
+final class X11Display: X11Connection {
+  /// How long a question may go unanswered before the server counts as not answering; with the
+  /// check's own lag, `grow plugins` says so within 3 s (issue 14).
+  static let replyDeadline: TimeInterval = 2
+  /// Longest title read: 4 KiB (in 32-bit units, as X counts). The rest is dropped.
+  static let titleLongs: UInt32 = 1024
+
   let name: String
-  /// The connection's socket, for the daemon's `FileWatcher`.
   let descriptor: Int32
   let root: XWindowID
 
-  private let display: OpaquePointer
-  /// Set by Xlib's I/O-error exit handler (C) when the connection broke.
-  /// nonisolated(unsafe): deinit frees it; nothing else runs by then.
-  nonisolated(unsafe) private let ioErrorFlag: UnsafeMutablePointer<Int32>
-  private var atoms: [String: Atom] = [:]
-  private var syncEventBase: Int32 = 0
-  private var idleCounter: XSyncCounter = 0
-  private var alarm: XSyncAlarm = 0
-  /// A second alarm, so that "input again" stays armed while we wait to look at the
-  /// inhibitors once more.
-  private var recheckAlarm: XSyncAlarm = 0
+  private let connection: OpaquePointer
+  private(set) var answering = true
+  var onAnsweringChanged: ((Bool) -> Void)?
+
+  private struct Pending {
+    let sequence: UInt32
+    let sentAt: DispatchTime
+    /// Called with the reply (freed afterwards), or nil when the server sent an error.
+    let handle: (UnsafeMutableRawPointer?) -> Void
+  }
+  private var pending: [Pending] = []
+  private var deadlineArmed = false
+  /// Requests written to XCB's buffer since the last flush.
+  private var unflushed = false
   private var closed = false
 
-  private static var errorHandlerInstalled = false
+  private var ready = false
+  private var readyCallbacks: [() -> Void] = []
+  private var atoms: [String: xcb_atom_t] = [:]
+  private(set) var hasScreenSaverExtension = false
+  private var syncFirstEvent: UInt8 = 0
+  private var idleCounter: xcb_sync_counter_t = 0
+  private var alarm: xcb_sync_alarm_t = 0
+  /// A second alarm, so that "input again" stays armed while we wait to look at the
+  /// inhibitors once more.
+  private var recheckAlarm: xcb_sync_alarm_t = 0
 
+  private static let atomNames = [
+    "_NET_ACTIVE_WINDOW", "_NET_SUPPORTING_WM_CHECK", "_NET_SUPPORTED", "_NET_WM_NAME",
+    "_NET_WM_PID", "UTF8_STRING", "COMPOUND_TEXT", "WM_STATE", "WM_CHANGE_STATE",
+  ]
+
+  /// Connects (the socket connect and the setup handshake are the only waits, as with any
+  /// client library) and sends the setup questions; `whenReady` says when they are answered.
   init(name: String) throws(X11Error) {
-    if !Self.errorHandlerInstalled {
-      grow_x11_install_error_handler()
-      Self.errorHandlerInstalled = true
+    var screen: Int32 = 0
+    guard let connection = xcb_connect(name, &screen) else { throw .cannotOpen(name) }
+    guard xcb_connection_has_error(connection) == 0 else {
+      xcb_disconnect(connection)
+      throw .cannotOpen(name)
     }
-    guard let display = XOpenDisplay(name) else { throw .cannotOpen(name) }
     self.name = name
-    self.display = display
-    ioErrorFlag = .allocate(capacity: 1)
-    ioErrorFlag.initialize(to: 0)
-    grow_x11_survive_io_errors(display, ioErrorFlag)
-    descriptor = XConnectionNumber(display)
-    root = XDefaultRootWindow(display)
-    XSelectInput(display, root, PropertyChangeMask)
-    setUpIdleCounter()
-    XFlush(display)
+    self.connection = connection
+    descriptor = xcb_get_file_descriptor(connection)
+    root = grow_xcb_root(connection, screen)
+    selectEvents(root, XCB_EVENT_MASK_PROPERTY_CHANGE.rawValue)
+    setUp()
+    _ = flush()
   }
 
-  deinit {
-    ioErrorFlag.deallocate()
-  }
+  var connectionLost: Bool { closed || xcb_connection_has_error(connection) != 0 }
 
-  /// True once the X server went away; then nothing else may be called but `close()`.
-  var connectionLost: Bool { ioErrorFlag.pointee != 0 }
+  var hasIdleAlarms: Bool { idleCounter != 0 }
 
-  /// Closes the connection. After an I/O error Xlib only frees it (it skips the goodbye).
+  /// Closes the connection; never waits. The server frees the alarms with the connection.
   func close() {
     guard !closed else { return }
     closed = true
-    if alarm != 0, !connectionLost { XSyncDestroyAlarm(display, alarm) }
-    if recheckAlarm != 0, !connectionLost { XSyncDestroyAlarm(display, recheckAlarm) }
-    XCloseDisplay(display)
+    pending.removeAll()
+    readyCallbacks.removeAll()
+    onAnsweringChanged = nil
+    xcb_disconnect(connection)
+  }
+
+  func whenReady(_ callback: @escaping () -> Void) {
+    if ready { callback() } else { readyCallbacks.append(callback) }
+  }
+
+  // MARK: Setup
+
+  /// Atoms, then the extensions. XCB's SYNC requests look the extension up first, which waits
+  /// for a reply unless it is already there: it is asked for (prefetched) before the atoms,
+  /// so it has arrived by the time the last of their replies has.
+  private func setUp() {
+    xcb_prefetch_extension_data(connection, grow_xcb_sync_extension())
+    for name in Self.atomNames {
+      let cookie = xcb_intern_atom(connection, 0, UInt16(name.utf8.count), name)
+      expect(cookie.sequence) { [weak self] reply in
+        guard let reply else { return }
+        self?.atoms[name] = reply.assumingMemoryBound(to: xcb_intern_atom_reply_t.self).pointee.atom
+      }
+    }
+    let screenSaver = "MIT-SCREEN-SAVER"
+    let query = xcb_query_extension(connection, UInt16(screenSaver.utf8.count), screenSaver)
+    expect(query.sequence) { [weak self] reply in
+      guard let self else { return }
+      hasScreenSaverExtension =
+        reply?.assumingMemoryBound(to: xcb_query_extension_reply_t.self).pointee.present ?? 0 != 0
+      setUpSync()
+    }
+  }
+
+  private func setUpSync() {
+    guard let sync = xcb_get_extension_data(connection, grow_xcb_sync_extension()),
+      sync.pointee.present != 0
+    else { return setUpDone() }
+    syncFirstEvent = sync.pointee.first_event
+    // Version 3.1, what the counter and alarm requests below need.
+    expect(xcb_sync_initialize(connection, 3, 1).sequence) { _ in }
+    expect(xcb_sync_list_system_counters(connection).sequence) { [weak self] reply in
+      guard let self else { return }
+      if let reply {
+        idleCounter = grow_xcb_idle_counter(
+          reply.assumingMemoryBound(to: xcb_sync_list_system_counters_reply_t.self))
+      }
+      setUpDone()
+    }
+  }
+
+  private func setUpDone() {
+    ready = true
+    let callbacks = readyCallbacks
+    readyCallbacks.removeAll()
+    for callback in callbacks { callback() }
+  }
+
+  // MARK: Requests and replies
+
+  /// Queues the closure for the reply to request `sequence`.
+  private func expect(_ sequence: UInt32, _ handle: @escaping (UnsafeMutableRawPointer?) -> Void) {
+    pending.append(Pending(sequence: sequence, sentAt: .now(), handle: handle))
+    unflushed = true
+  }
+
+  /// Hands every reply that has arrived to its closure, in order (closures may ask more).
+  private func collectReplies() {
+    while !connectionLost, let first = pending.first {
+      var reply: UnsafeMutableRawPointer?
+      var error: UnsafeMutablePointer<xcb_generic_error_t>?
+      guard xcb_poll_for_reply(connection, first.sequence, &reply, &error) != 0 else { break }
+      pending.removeFirst()
+      free(error)
+      if !answering {
+        answering = true
+        onAnsweringChanged?(true)
+      }
+      first.handle(reply)
+      free(reply)
+    }
+  }
+
+  func flush() -> Bool {
+    guard !connectionLost else { return false }
+    watchDeadline()
+    guard unflushed else { return false }
+    unflushed = false
+    _ = xcb_flush(connection)
+    return true
+  }
+
+  /// At most one check is on the loop at a time, and none while nothing is asked: an idle
+  /// connection costs no wake-up. The check looks at the oldest question when it fires.
+  private func watchDeadline() {
+    guard !deadlineArmed, answering, let first = pending.first else { return }
+    deadlineArmed = true
+    let deadline = first.sentAt + Self.replyDeadline
+    DispatchQueue.main.asyncAfter(deadline: deadline) { [weak self] in
+      MainActor.assumeIsolated { self?.deadlinePassed() }
+    }
+  }
+
+  private func deadlinePassed() {
+    deadlineArmed = false
+    guard !connectionLost, let first = pending.first else { return }
+    if DispatchTime.now() >= first.sentAt + Self.replyDeadline {
+      answering = false
+      onAnsweringChanged?(false)
+    } else {
+      watchDeadline()
+    }
   }
 
   // MARK: Events
 
-  /// Every event Xlib has read or can read without blocking, in our terms. Reading stops at
-  /// an I/O error (check `connectionLost`).
-  func pendingNotices() -> [X11Notice] {
+  /// Events XCB has read or can read without waiting, at most `limit` of them, after the
+  /// replies that came with them. What is left stays in the socket (or XCB's queue) for the
+  /// next turn: a client flooding the server cannot hold the loop.
+  func take(limit: Int) -> (notices: [X11Notice], more: Bool) {
     var notices: [X11Notice] = []
-    let activeAtom = atom("_NET_ACTIVE_WINDOW")
-    let windowManagerAtoms = [atom("_NET_SUPPORTING_WM_CHECK"), atom("_NET_SUPPORTED")]
-    let titleAtoms = [atom("_NET_WM_NAME"), atom("WM_NAME")]
-    while !connectionLost, XPending(display) > 0 {
-      var event = XEvent()
-      XNextEvent(display, &event)
-      if event.type == PropertyNotify {
-        let property = event.xproperty
-        if property.window == root, property.atom == activeAtom {
-          notices.append(.activeWindowChanged)
-        } else if property.window == root, windowManagerAtoms.contains(property.atom) {
-          notices.append(.windowManagerChanged)
-        } else if property.window != root, titleAtoms.contains(property.atom) {
-          notices.append(.titleChanged(property.window))
-        }
-      } else if syncEventBase != 0, event.type == syncEventBase + Int32(XSyncAlarmNotify) {
-        let alarmEvent = withUnsafePointer(to: &event) { grow_x11_alarm_event($0) }
-        let milliseconds = grow_x11_sync_value(alarmEvent.counter_value)
-        if alarmEvent.alarm == alarm {
-          notices.append(.idleAlarm(milliseconds: milliseconds))
-        } else if recheckAlarm != 0, alarmEvent.alarm == recheckAlarm {
-          notices.append(.recheckAlarm(milliseconds: milliseconds))
-        }
-      }
+    var count = 0
+    while count < limit, !connectionLost, let event = xcb_poll_for_event(connection) {
+      count += 1
+      if let notice = notice(event) { notices.append(notice) }
+      free(event)
     }
-    return notices
+    collectReplies()
+    // Collecting replies may have read events too; they wait in XCB's queue, not the socket.
+    while count < limit, !connectionLost, let event = xcb_poll_for_queued_event(connection) {
+      count += 1
+      if let notice = notice(event) { notices.append(notice) }
+      free(event)
+    }
+    return (notices, count >= limit)
   }
 
-  func flush() {
-    if !connectionLost { XFlush(display) }
+  private func notice(_ event: UnsafeMutablePointer<xcb_generic_event_t>) -> X11Notice? {
+    let type = event.pointee.response_type & 0x7f
+    if type == XCB_PROPERTY_NOTIFY {
+      let property = UnsafeRawPointer(event).load(as: xcb_property_notify_event_t.self)
+      if property.window == root {
+        if property.atom == atom("_NET_ACTIVE_WINDOW") { return .activeWindowChanged }
+        if property.atom == atom("_NET_SUPPORTING_WM_CHECK")
+          || property.atom == atom("_NET_SUPPORTED")
+        {
+          return .windowManagerChanged
+        }
+      } else if property.atom == atom("_NET_WM_NAME")
+        || property.atom == XCB_ATOM_WM_NAME.rawValue
+      {
+        return .titleChanged(property.window)
+      }
+    } else if syncFirstEvent != 0, type == syncFirstEvent + UInt8(XCB_SYNC_ALARM_NOTIFY) {
+      let alarmEvent = UnsafeRawPointer(event).load(as: xcb_sync_alarm_notify_event_t.self)
+      let milliseconds = Self.value(alarmEvent.counter_value)
+      if alarmEvent.alarm == alarm { return .idleAlarm(milliseconds: milliseconds) }
+      if recheckAlarm != 0, alarmEvent.alarm == recheckAlarm {
+        return .recheckAlarm(milliseconds: milliseconds)
+      }
+    }
+    // Errors of requests without replies (BadWindow for a window destroyed meanwhile) arrive
+    // as events of type 0: normal, each read checks its own result.
+    return nil
   }
 
   // MARK: Windows
 
-  /// The focused window, or nil when there is none (0), no window manager says, or the id
-  /// points at a window that no longer exists.
-  func activeWindow() -> XWindowID? {
-    guard let id = windowProperty(root, "_NET_ACTIVE_WINDOW"), id != 0 else { return nil }
-    return id
+  func readActiveWindow(_ done: @escaping (XWindowID?) -> Void) {
+    readProperty(root, atom("_NET_ACTIVE_WINDOW"), type: XCB_ATOM_WINDOW.rawValue, longs: 1) {
+      guard let id = $0?.firstWord, id != 0 else { return done(nil) }
+      done(id)
+    }
   }
 
-  /// Class, title and pid of `window`; nil when it was destroyed meanwhile.
-  func info(of window: XWindowID) -> WindowInfo? {
-    var hint = XClassHint()
-    guard XGetClassHint(display, window, &hint) != 0 else {
-      // No WM_CLASS (or BadWindow): still a window when it has a title.
-      guard let title = title(of: window) else { return nil }
-      return WindowInfo(
-        id: window, instance: "", windowClass: "", title: title, pid: pid(of: window))
+  /// Class, title and pid of `window`; nil when it was destroyed meanwhile. Four reads in one
+  /// go: the last reply comes last, and by then the others have been stored.
+  func readInfo(of window: XWindowID, _ done: @escaping (WindowInfo?) -> Void) {
+    var wmClass: PropertyValue?
+    var title: String?
+    readProperty(window, XCB_ATOM_WM_CLASS.rawValue, type: XCB_ATOM_STRING.rawValue, longs: 256) {
+      wmClass = $0
     }
-    let instance = hint.res_name.map { String(cString: $0) } ?? ""
-    let windowClass = hint.res_class.map { String(cString: $0) } ?? ""
-    if let name = hint.res_name { XFree(name) }
-    if let windowClass = hint.res_class { XFree(windowClass) }
-    return WindowInfo(
-      id: window, instance: instance, windowClass: windowClass, title: title(of: window) ?? "",
-      pid: pid(of: window))
+    readTitle(of: window) { title = $0 }
+    readProperty(window, atom("_NET_WM_PID"), type: XCB_ATOM_CARDINAL.rawValue, longs: 1) {
+      guard let wmClass else { return done(nil) }
+      // WM_CLASS is "instance\0class\0".
+      let parts = wmClass.bytes.split(separator: 0, omittingEmptySubsequences: false)
+      let text = { (index: Int) in
+        parts.count > index ? String(decoding: parts[index], as: UTF8.self) : ""
+      }
+      done(
+        WindowInfo(
+          id: window, instance: text(0), windowClass: text(1), title: title ?? "",
+          pid: $0?.firstWord.map(Int.init)))
+    }
   }
 
-  /// `_NET_WM_NAME` (UTF-8), else `WM_NAME` (STRING or COMPOUND_TEXT: xterm sets only that).
-  func title(of window: XWindowID) -> String? {
-    if let bytes = property(window, "_NET_WM_NAME", type: atom("UTF8_STRING")), !bytes.isEmpty {
-      return String(decoding: bytes, as: UTF8.self)
+  /// `_NET_WM_NAME` (UTF-8), else `WM_NAME` (STRING or COMPOUND_TEXT: xterm sets only that);
+  /// nil when the window is gone.
+  func readTitle(of window: XWindowID, _ done: @escaping (String?) -> Void) {
+    var utf8Name: PropertyValue?
+    readProperty(window, atom("_NET_WM_NAME"), type: atom("UTF8_STRING"), longs: Self.titleLongs) {
+      utf8Name = $0
     }
-    var text = XTextProperty()
-    guard XGetTextProperty(display, window, &text, XA_WM_NAME) != 0 else { return nil }
-    defer { if let value = text.value { XFree(value) } }
-    guard text.value != nil else { return "" }
-    // Xutf8…, not Xmb…: the daemon may run in the C locale, and we want UTF-8 regardless.
-    var list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
-    var count: Int32 = 0
-    guard Xutf8TextPropertyToTextList(display, &text, &list, &count) >= 0, let list else {
-      return ""
+    readProperty(window, XCB_ATOM_WM_NAME.rawValue, type: 0, longs: Self.titleLongs) {
+      [weak self] name in
+      guard let self, let name else { return done(nil) }
+      if let utf8Name, utf8Name.type == atom("UTF8_STRING"), !utf8Name.bytes.isEmpty {
+        return done(String(decoding: utf8Name.bytes, as: UTF8.self))
+      }
+      done(decodeText(name))
     }
-    defer { XFreeStringList(list) }
-    return (0..<Int(count)).compactMap { list[$0].map { String(cString: $0) } }.joined()
   }
 
-  private func pid(of window: XWindowID) -> Int? {
-    guard let bytes = property(window, "_NET_WM_PID", type: XA_CARDINAL), bytes.count >= 8
-    else { return nil }
-    return bytes.withUnsafeBytes { Int($0.loadUnaligned(as: Int.self)) }
+  /// A text property as Unicode: STRING is Latin-1, UTF8_STRING UTF-8; COMPOUND_TEXT is
+  /// Latin-1 until an escape sequence switches the character set, and only its UTF-8 segments
+  /// (`ESC % G`) are decoded here; other character sets drop out.
+  private func decodeText(_ value: PropertyValue) -> String {
+    if value.type == atom("UTF8_STRING") { return String(decoding: value.bytes, as: UTF8.self) }
+    guard value.type == atom("COMPOUND_TEXT"), value.bytes.contains(0x1b) else {
+      return String(value.bytes.map { Character(Unicode.Scalar($0)) })
+    }
+    var text = ""
+    var utf8: [UInt8]?
+    var index = 0
+    let bytes = value.bytes
+    while index < bytes.count {
+      if bytes[index] == 0x1b, index + 2 < bytes.count, bytes[index + 1] == 0x25 {
+        // ESC % G starts UTF-8, ESC % @ ends it.
+        if bytes[index + 2] == 0x47 {
+          utf8 = []
+        } else if let segment = utf8 {
+          text += String(decoding: segment, as: UTF8.self)
+          utf8 = nil
+        }
+        index += 3
+      } else if bytes[index] == 0x1b {
+        // Another character set: skip the escape's intermediate and final bytes.
+        index += 1
+        while index < bytes.count, (0x20...0x2f).contains(bytes[index]) { index += 1 }
+        index += 1
+      } else if utf8 != nil {
+        utf8?.append(bytes[index])
+        index += 1
+      } else {
+        text.append(Character(Unicode.Scalar(bytes[index])))
+        index += 1
+      }
+    }
+    if let segment = utf8 { text += String(decoding: segment, as: UTF8.self) }
+    return text
   }
 
   /// Asks for PropertyNotify on `window` (title changes), or stops asking.
   func watchProperties(of window: XWindowID, _ watch: Bool) {
-    XSelectInput(display, window, watch ? PropertyChangeMask : 0)
+    selectEvents(window, watch ? XCB_EVENT_MASK_PROPERTY_CHANGE.rawValue : 0)
   }
 
-  /// The window manager's name (`Openbox`, `i3`), from `_NET_SUPPORTING_WM_CHECK`.
-  func windowManagerName() -> String? {
-    guard let check = windowProperty(root, "_NET_SUPPORTING_WM_CHECK"), check != 0,
-      let bytes = property(check, "_NET_WM_NAME", type: atom("UTF8_STRING"))
-    else { return nil }
-    return String(decoding: bytes, as: UTF8.self)
-  }
-
-  /// Whether the window manager says it keeps `_NET_ACTIVE_WINDOW` up to date (EWMH
-  /// `_NET_SUPPORTED`); without it no active window can be followed.
-  func publishesActiveWindow() -> Bool {
-    guard let supported = property(root, "_NET_SUPPORTED", type: XA_ATOM) else { return false }
-    let wanted = atom("_NET_ACTIVE_WINDOW")
-    // Format-32 properties arrive as C longs.
-    return supported.withUnsafeBytes { Array($0.bindMemory(to: Int.self)) }
-      .contains { UInt($0) == wanted }
-  }
-
-  /// Whether the MIT-SCREEN-SAVER extension is there (the idle fallback).
-  var hasScreenSaverExtension: Bool {
-    var eventBase: Int32 = 0
-    var errorBase: Int32 = 0
-    return XScreenSaverQueryExtension(display, &eventBase, &errorBase) != 0
+  /// The window manager's name (`Openbox`, `i3`), from `_NET_SUPPORTING_WM_CHECK`, and whether
+  /// it publishes `_NET_ACTIVE_WINDOW`.
+  func readWindowManager(_ done: @escaping (WindowManagerFacts) -> Void) {
+    var supported: PropertyValue?
+    readProperty(root, atom("_NET_SUPPORTED"), type: XCB_ATOM_ATOM.rawValue, longs: 4096) {
+      supported = $0
+    }
+    readProperty(root, atom("_NET_SUPPORTING_WM_CHECK"), type: XCB_ATOM_WINDOW.rawValue, longs: 1) {
+      [weak self] check in
+      guard let self else { return }
+      let publishes = supported?.words.contains(atom("_NET_ACTIVE_WINDOW")) ?? false
+      guard let check = check?.firstWord, check != 0 else {
+        return done(WindowManagerFacts(name: nil, publishesActiveWindow: publishes))
+      }
+      readProperty(check, atom("_NET_WM_NAME"), type: atom("UTF8_STRING"), longs: 256) { name in
+        done(
+          WindowManagerFacts(
+            name: name.flatMap {
+              $0.bytes.isEmpty ? nil : String(decoding: $0.bytes, as: UTF8.self)
+            },
+            publishesActiveWindow: publishes))
+      }
+    }
   }
 
   /// Asks the window manager to minimise `window` (ICCCM WM_CHANGE_STATE).
   func iconify(_ window: XWindowID) {
-    XIconifyWindow(display, window, XDefaultScreen(display))
-    XFlush(display)
+    grow_xcb_request_iconify(connection, root, window, atom("WM_CHANGE_STATE"))
+    unflushed = true
   }
 
   /// Whether `window` is minimised: WM_STATE Iconic (3).
-  func isIconic(_ window: XWindowID) -> Bool {
-    let wmState = atom("WM_STATE")
-    guard let bytes = property(window, "WM_STATE", type: wmState), bytes.count >= 8 else {
-      return false
+  func readIsIconic(_ window: XWindowID, _ done: @escaping (Bool) -> Void) {
+    readProperty(window, atom("WM_STATE"), type: atom("WM_STATE"), longs: 2) {
+      done($0?.firstWord == 3)
     }
-    return bytes.withUnsafeBytes { $0.loadUnaligned(as: Int.self) } == 3
   }
 
   // MARK: Idle
 
-  /// Whether the server has the SYNC IDLETIME counter (event-driven idle alarms).
-  var hasIdleAlarms: Bool { idleCounter != 0 }
-
-  /// Milliseconds since the last input: the IDLETIME counter, else MIT-SCREEN-SAVER.
-  func idleMilliseconds() -> Int64? {
-    if idleCounter != 0 {
-      var value = XSyncValue()
-      if XSyncQueryCounter(display, idleCounter, &value) != 0 {
-        return grow_x11_sync_value(value)
-      }
+  /// Milliseconds since the last input: the IDLETIME counter; nil without it.
+  func readIdleMilliseconds(_ done: @escaping (Int64?) -> Void) {
+    guard idleCounter != 0 else { return done(nil) }
+    expect(xcb_sync_query_counter(connection, idleCounter).sequence) { reply in
+      done(
+        reply.map {
+          Self.value(
+            $0.assumingMemoryBound(to: xcb_sync_query_counter_reply_t.self).pointee
+              .counter_value)
+        })
     }
-    var eventBase: Int32 = 0
-    var errorBase: Int32 = 0
-    guard XScreenSaverQueryExtension(display, &eventBase, &errorBase) != 0,
-      let info = XScreenSaverAllocInfo()
-    else { return nil }
-    defer { XFree(info) }
-    guard XScreenSaverQueryInfo(display, root, info) != 0 else { return nil }
-    return Int64(info.pointee.idle)
   }
 
   /// Arms the one idle alarm: `becomingIdle` fires when IDLETIME reaches `milliseconds`;
@@ -274,84 +496,100 @@ final class X11Display {
   /// Destroys the recheck alarm (input came): left armed, it would fire in a later idle spell.
   func cancelRecheckAlarm() {
     guard recheckAlarm != 0 else { return }
-    if !connectionLost { XSyncDestroyAlarm(display, recheckAlarm) }
+    if !connectionLost { xcb_sync_destroy_alarm(connection, recheckAlarm) }
     recheckAlarm = 0
+    unflushed = true
   }
 
   /// Creates (`existing == 0`) or changes an absolute alarm on IDLETIME; returns its id.
-  private func arm(_ existing: XSyncAlarm, positive: Bool, milliseconds: Int64) -> XSyncAlarm {
-    guard idleCounter != 0 else { return existing }
-    var attributes = XSyncAlarmAttributes()
-    attributes.trigger.counter = idleCounter
-    attributes.trigger.value_type = XSyncAbsolute
-    XSyncIntToValue(&attributes.trigger.wait_value, Int32(clamping: milliseconds))
-    attributes.trigger.test_type =
-      positive ? XSyncPositiveComparison : XSyncNegativeComparison
-    XSyncIntToValue(&attributes.delta, 0)
-    attributes.events = 1
-    let mask = UInt(
-      XSyncCACounter | XSyncCAValueType | XSyncCAValue | XSyncCATestType | XSyncCADelta
-        | XSyncCAEvents)
+  private func arm(_ existing: xcb_sync_alarm_t, positive: Bool, milliseconds: Int64)
+    -> xcb_sync_alarm_t
+  {
+    guard idleCounter != 0, !connectionLost else { return existing }
+    let value = Int64(Int32(clamping: milliseconds))
+    let mask =
+      XCB_SYNC_CA_COUNTER.rawValue | XCB_SYNC_CA_VALUE_TYPE.rawValue | XCB_SYNC_CA_VALUE.rawValue
+      | XCB_SYNC_CA_TEST_TYPE.rawValue | XCB_SYNC_CA_DELTA.rawValue | XCB_SYNC_CA_EVENTS.rawValue
+    let testType =
+      positive
+      ? XCB_SYNC_TESTTYPE_POSITIVE_COMPARISON.rawValue
+      : XCB_SYNC_TESTTYPE_NEGATIVE_COMPARISON.rawValue
     var armed = existing
     if armed == 0 {
-      armed = XSyncCreateAlarm(display, mask, &attributes)
+      armed = xcb_generate_id(connection)
+      var values = xcb_sync_create_alarm_value_list_t(
+        counter: idleCounter, valueType: XCB_SYNC_VALUETYPE_ABSOLUTE.rawValue,
+        value: Self.syncValue(value), testType: testType, delta: Self.syncValue(0), events: 1)
+      xcb_sync_create_alarm_aux(connection, armed, mask, &values)
     } else {
-      XSyncChangeAlarm(display, armed, mask, &attributes)
+      var values = xcb_sync_change_alarm_value_list_t(
+        counter: idleCounter, valueType: XCB_SYNC_VALUETYPE_ABSOLUTE.rawValue,
+        value: Self.syncValue(value), testType: testType, delta: Self.syncValue(0), events: 1)
+      xcb_sync_change_alarm_aux(connection, armed, mask, &values)
     }
-    XFlush(display)
+    unflushed = true
     return armed
   }
 
-  private func setUpIdleCounter() {
-    var eventBase: Int32 = 0
-    var errorBase: Int32 = 0
-    var major: Int32 = 0
-    var minor: Int32 = 0
-    guard XSyncQueryExtension(display, &eventBase, &errorBase) != 0,
-      XSyncInitialize(display, &major, &minor) != 0
-    else { return }
-    syncEventBase = eventBase
-    var count: Int32 = 0
-    guard let counters = XSyncListSystemCounters(display, &count) else { return }
-    defer { XSyncFreeSystemCounterList(counters) }
-    for index in 0..<Int(count) {
-      if let name = counters[index].name, String(cString: name) == "IDLETIME" {
-        idleCounter = counters[index].counter
-      }
-    }
+  private static func value(_ value: xcb_sync_int64_t) -> Int64 {
+    Int64(value.hi) << 32 | Int64(value.lo)
+  }
+
+  private static func syncValue(_ value: Int64) -> xcb_sync_int64_t {
+    xcb_sync_int64_t(
+      hi: Int32(truncatingIfNeeded: value >> 32), lo: UInt32(truncatingIfNeeded: value))
   }
 
   // MARK: Properties
 
-  private func atom(_ name: String) -> Atom {
-    if let known = atoms[name] { return known }
-    let value = XInternAtom(display, name, 0)
-    atoms[name] = value
-    return value
+  /// Known once set up; 0 (None, which matches nothing) before.
+  private func atom(_ name: String) -> xcb_atom_t { atoms[name] ?? 0 }
+
+  private func selectEvents(_ window: XWindowID, _ mask: UInt32) {
+    guard !connectionLost else { return }
+    var value = mask
+    xcb_change_window_attributes(connection, window, XCB_CW_EVENT_MASK.rawValue, &value)
+    unflushed = true
   }
 
-  /// A WINDOW/32 property's first value. Format-32 values arrive as C longs (8 bytes here).
-  private func windowProperty(_ window: XWindowID, _ name: String) -> XWindowID? {
-    guard let bytes = property(window, name, type: XA_WINDOW), bytes.count >= 8 else {
-      return nil
+  /// A property as the server sent it. Format-32 values are 32-bit words in XCB (not longs).
+  struct PropertyValue {
+    /// 0 (None) when the window has no such property.
+    var type: xcb_atom_t
+    var format: UInt8
+    var bytes: [UInt8]
+
+    var words: [UInt32] {
+      guard format == 32 else { return [] }
+      return stride(from: 0, to: bytes.count - 3, by: 4).map { offset in
+        bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self) }
+      }
     }
-    return bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt.self) }
+
+    var firstWord: UInt32? { words.first }
   }
 
-  /// A property's raw bytes, or nil when absent, of another type, or the window is gone.
-  private func property(_ window: XWindowID, _ name: String, type: Atom) -> [UInt8]? {
-    var actualType: Atom = 0
-    var format: Int32 = 0
-    var items: UInt = 0
-    var bytesAfter: UInt = 0
-    var data: UnsafeMutablePointer<UInt8>?
-    let status = XGetWindowProperty(
-      display, window, atom(name), 0, 4096, 0, type, &actualType, &format, &items, &bytesAfter,
-      &data)
-    defer { if let data { XFree(data) } }
-    guard status == Success, actualType == type, let data else { return nil }
-    // Format 32 is delivered as C longs, 16 as shorts.
-    let itemSize = format == 32 ? MemoryLayout<Int>.size : Int(format) / 8
-    return Array(UnsafeBufferPointer(start: data, count: Int(items) * itemSize))
+  /// Reads up to `longs` 32-bit units of a property (`type` 0: any type); `done` gets nil when
+  /// the server answered with an error (the window is gone), an empty value of type 0 when
+  /// the property is absent or of another type.
+  private func readProperty(
+    _ window: XWindowID, _ property: xcb_atom_t, type: xcb_atom_t, longs: UInt32,
+    _ done: @escaping (PropertyValue?) -> Void
+  ) {
+    guard !connectionLost else { return }
+    let cookie = xcb_get_property(connection, 0, window, property, type, 0, longs)
+    expect(cookie.sequence) { reply in
+      guard let reply else { return done(nil) }
+      let typed = reply.assumingMemoryBound(to: xcb_get_property_reply_t.self)
+      let header = typed.pointee
+      guard header.type != 0, type == 0 || header.type == type,
+        let value = xcb_get_property_value(typed)
+      else { return done(PropertyValue(type: 0, format: 0, bytes: [])) }
+      let count = Int(xcb_get_property_value_length(typed))
+      done(
+        PropertyValue(
+          type: header.type, format: header.format,
+          bytes: Array(UnsafeRawBufferPointer(start: value, count: count))))
+    }
   }
 }

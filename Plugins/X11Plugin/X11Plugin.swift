@@ -9,6 +9,12 @@ import GrowPluginKit
 /// focus when nobody is there. Event-driven: PropertyNotify for the active window and its
 /// title, XSync IDLETIME alarms for idle; the X connection sits in the daemon's FileWatcher,
 /// so the plugin costs no wake-up while nothing happens on the desktop.
+///
+/// Nothing waits for the X server (issue 14): every read is a request whose reply comes on a
+/// later turn of the loop (X11Display). Changes are coalesced: a window's title is read again
+/// at most once per reply and per `titleInterval`, however fast a client retitles it, and
+/// each turn handles at most `eventsPerTurn` events. A server that leaves a request
+/// unanswered for `X11Display.replyDeadline` shows the plugin as unavailable until it answers.
 public final class X11Plugin: GrowPlugin {
   public static let id = "x11"
   public static let summary = "flags distracting windows during focus and pauses when you are away"
@@ -22,7 +28,24 @@ public final class X11Plugin: GrowPlugin {
   private let respectsInhibitors: Bool
   /// `DISPLAY`, as it was when the plugin started.
   private let displayName: String
-  private var display: X11Display?
+  private var display: (any X11Connection)?
+  /// Events handled per turn of the loop; the rest wait for the next turn.
+  static let eventsPerTurn = 256
+  /// A title is read again at most this often: a flood of retitles costs ten reads a second.
+  static let titleInterval: TimeInterval = 0.1
+  /// What changed and is to be read again. At most one read of each kind is in flight.
+  private var activeStale = false
+  private var staleTitles: Set<XWindowID> = []
+  private var sessionStale = false
+  private var readingActive = false
+  private var readingTitle = false
+  private var readingSession = false
+  private var lastTitleRead: DispatchTime?
+  private var titleWork: DispatchWorkItem?
+  /// Whether a turn is queued on the loop already.
+  private var turnQueued = false
+  /// Whether the display answered its setup questions (atoms are known only then).
+  private var displayReady = false
   private var watch: FileWatcher.Watch?
   private var windowManager = ""
   /// While the X server is away: the socket directory, watched for the server's socket.
@@ -75,34 +98,74 @@ public final class X11Plugin: GrowPlugin {
     connected(to: display, again: false)
   }
 
-  /// Starts watching a freshly opened display: at start, and when the server came back.
-  private func connected(to display: X11Display, again: Bool) {
+  /// Starts watching a freshly opened display: at start, and when the server came back. The
+  /// display answers its setup questions on later turns; watching starts when it has.
+  private func connected(to display: any X11Connection, again: Bool) {
     self.display = display
-    describeSession()
-    context.log.info(
-      (again
-        ? "the X server on \(displayName) is back; watching it again"
-        : "watching X display \(displayName)") + " (window manager: \(windowManager))")
-    if !display.hasIdleAlarms {
-      context.log.warning("the X server has no SYNC IDLETIME counter; away detection is off")
-    }
+    displayReady = false
+    display.onAnsweringChanged = { [weak self] answering in self?.answeringChanged(answering) }
     watch = FileWatcher.shared.watch(display.descriptor, for: .readable) { [weak self] _ in
       self?.readX()
     }
-    activeWindowChanged()
-    armIdleAlarm()
+    display.whenReady { [weak self] in
+      guard let self, self.display === display else { return }
+      displayReady = true
+      if !display.hasIdleAlarms {
+        context.log.warning("the X server has no SYNC IDLETIME counter; away detection is off")
+      }
+      describeSession { [weak self] in
+        guard let self else { return }
+        context.log.info(
+          (again
+            ? "the X server on \(displayName) is back; watching it again"
+            : "watching X display \(displayName)") + " (window manager: \(windowManager))")
+      }
+      activeStale = true
+      armIdleAlarm()
+      refresh()
+    }
     readX()
+  }
+
+  /// The display left a request unanswered past its deadline (the server is stopped or hung),
+  /// or answers again. The timer and the bus go on meanwhile; what changed while the server
+  /// was silent is read again once it answers.
+  private func answeringChanged(_ answering: Bool) {
+    if answering {
+      context.log.info("the X server on \(displayName) answers again")
+      context.setAvailable()
+      activeStale = true
+      sessionStale = true
+      queueTurn()
+    } else {
+      context.log.warning(
+        "the X server on \(displayName) has not answered for "
+          + "\(DurationText.format(X11Display.replyDeadline)); waiting for it")
+      context.setUnavailable(
+        "X server not answering (\(displayName)); the monitor goes on when it answers")
+    }
   }
 
   /// What `grow plugins` and `grow doctor` show: what this X session gives the monitor. Again
   /// whenever a window manager starts, which may be after the server (at login, or when the
   /// server came back).
-  private func describeSession() {
+  private func describeSession(then done: (() -> Void)? = nil) {
     guard let display else { return }
+    readingSession = true
+    display.readWindowManager { [weak self] facts in
+      guard let self, self.display === display else { return }
+      readingSession = false
+      describe(facts, display: display)
+      done?()
+      refresh()
+    }
+  }
+
+  private func describe(_ session: WindowManagerFacts, display: any X11Connection) {
     let previous = windowManager
-    windowManager = display.windowManagerName() ?? "no window manager"
+    windowManager = session.name ?? "no window manager"
     let activeWindow =
-      display.publishesActiveWindow() ? "publishes _NET_ACTIVE_WINDOW" : "NO _NET_ACTIVE_WINDOW"
+      session.publishesActiveWindow ? "publishes _NET_ACTIVE_WINDOW" : "NO _NET_ACTIVE_WINDOW"
     var facts = [
       "\(windowManager) \(activeWindow)",
       display.hasIdleAlarms ? "XSync idle alarms" : "NO XSync IDLETIME",
@@ -140,6 +203,7 @@ public final class X11Plugin: GrowPlugin {
   public func stop() {
     context.growObject?.remove(interface: Self.attentionInterface)
     graceWork?.cancel()
+    titleWork?.cancel()
     reconnectWork?.cancel()
     serverWatch?.cancel()
     serverWatch = nil
@@ -151,34 +215,42 @@ public final class X11Plugin: GrowPlugin {
 
   // MARK: X events
 
-  /// Handles every event Xlib has. Handling reads properties, and Xlib queues the events
-  /// that arrive meanwhile without the socket becoming readable again: loop until none is
-  /// left, or they would wait for the next unrelated event.
+  /// One turn: the replies that came and a bounded batch of events, then at most one read of
+  /// each thing that changed, then what was asked is sent. Another turn is queued when events
+  /// are left, or when sending may have read more from the server (XCB reads while it
+  /// writes, and what it read then waits in memory, where the socket no longer says so).
   private func readX() {
+    turnQueued = false
     guard let display else { return }
-    while true {
-      let notices = display.pendingNotices()
-      if display.connectionLost { return serverGone() }
-      if notices.isEmpty { break }
-      handle(notices)
-      // handle() may have disabled the plugin.
-      if self.display == nil { return }
-    }
-    display.flush()
+    let (notices, more) = display.take(limit: Self.eventsPerTurn)
+    if display.connectionLost { return serverGone() }
+    handle(notices)
+    // handle() may have disabled the plugin.
+    guard self.display === display else { return }
+    refresh()
+    let wrote = display.flush()
+    if display.connectionLost { return serverGone() }
+    if more || wrote { queueTurn() }
   }
 
+  private func queueTurn() {
+    guard !turnQueued else { return }
+    turnQueued = true
+    DispatchQueue.main.async { [weak self] in MainActor.assumeIsolated { self?.readX() } }
+  }
+
+  /// Notes what changed; `refresh()` reads it again.
   private func handle(_ notices: [X11Notice]) {
     guard let display else { return }
     for notice in notices {
       switch notice {
       case .activeWindowChanged:
-        activeWindowChanged()
+        activeStale = true
       case .windowManagerChanged:
-        describeSession()
-      case .titleChanged(let window) where window == active?.id:
-        titleChanged()
-      case .titleChanged:
-        break
+        sessionStale = true
+      case .titleChanged(let window):
+        // Also for a window whose info is being read: its reply may be handled after this.
+        staleTitles.insert(window)
       case .idleAlarm(let milliseconds):
         idleAlarmFired(counter: milliseconds)
       case .recheckAlarm:
@@ -223,6 +295,14 @@ public final class X11Plugin: GrowPlugin {
     watch = nil
     display?.close()
     display = nil
+    activeStale = false
+    staleTitles.removeAll()
+    sessionStale = false
+    readingActive = false
+    readingTitle = false
+    readingSession = false
+    titleWork?.cancel()
+    titleWork = nil
     active = nil
     idleSince = nil
     waitingForIdle = true
@@ -253,24 +333,81 @@ public final class X11Plugin: GrowPlugin {
     connected(to: display, again: true)
   }
 
-  private func activeWindowChanged() {
-    guard let display else { return }
-    let window = display.activeWindow()
-    if let old = active?.id, old != window { display.watchProperties(of: old, false) }
-    // The window may be destroyed between the notice and these reads: info is nil then.
-    let info = window.flatMap { display.info(of: $0) }
-    if let info, info.id != active?.id { display.watchProperties(of: info.id, true) }
-    active = info
-    publishActive()
-    evaluate()
+  /// Reads again what changed, one read of each at a time: while one is in flight, further
+  /// changes only mark it stale, and its reply's handler comes back here.
+  private func refresh() {
+    guard let display, displayReady, display.answering else { return }
+    if sessionStale, !readingSession {
+      sessionStale = false
+      describeSession()
+    }
+    if activeStale, !readingActive {
+      activeStale = false
+      readActiveWindow(display)
+    }
+    // The active window's own title; a read of the active window reads its title anyway.
+    staleTitles = staleTitles.filter { $0 == active?.id }
+    if let id = active?.id, staleTitles.contains(id), !readingActive, !readingTitle {
+      if let last = lastTitleRead, case let due = last + Self.titleInterval,
+        DispatchTime.now() < due
+      {
+        guard titleWork == nil else { return }
+        let work = DispatchWorkItem { [weak self] in
+          MainActor.assumeIsolated {
+            self?.titleWork = nil
+            self?.readX()
+          }
+        }
+        titleWork = work
+        return DispatchQueue.main.asyncAfter(deadline: due, execute: work)
+      }
+      staleTitles.remove(id)
+      readTitle(of: id, display)
+    }
   }
 
-  private func titleChanged() {
-    guard let display, let id = active?.id, let title = display.title(of: id) else { return }
-    guard title != active?.title else { return }
-    active?.title = title
-    publishActive()
-    evaluate()
+  private func readActiveWindow(_ display: any X11Connection) {
+    readingActive = true
+    display.readActiveWindow { [weak self] window in
+      guard let self, self.display === display else { return }
+      guard let window else { return activeWindowRead(nil, display) }
+      // Watch before reading, so that a title change after the read is heard (the server
+      // handles requests in order).
+      if window != active?.id { display.watchProperties(of: window, true) }
+      // The window may be destroyed between the notice and these reads: info is nil then.
+      display.readInfo(of: window) { [weak self] info in
+        guard let self, self.display === display else { return }
+        activeWindowRead(info, display)
+      }
+    }
+  }
+
+  private func activeWindowRead(_ info: WindowInfo?, _ display: any X11Connection) {
+    readingActive = false
+    if let old = active?.id, old != info?.id { display.watchProperties(of: old, false) }
+    // Any client may set _NET_ACTIVE_WINDOW on the root window, as often as it likes: only a
+    // change is news for the other plugins.
+    if info != active {
+      active = info
+      publishActive()
+      evaluate()
+    }
+    refresh()
+  }
+
+  private func readTitle(of id: XWindowID, _ display: any X11Connection) {
+    readingTitle = true
+    lastTitleRead = .now()
+    display.readTitle(of: id) { [weak self] title in
+      guard let self, self.display === display else { return }
+      readingTitle = false
+      if let title, id == active?.id, title != active?.title {
+        active?.title = title
+        publishActive()
+        evaluate()
+      }
+      refresh()
+    }
   }
 
   private func publishActive() {
@@ -352,11 +489,13 @@ public final class X11Plugin: GrowPlugin {
     display.iconify(window.id)
     DispatchQueue.main.asyncAfter(deadline: .now() + 0.5) { [weak self] in
       MainActor.assumeIsolated {
-        guard let self, let display = self.display else { return }
-        defer { self.readX() }
-        guard !display.isIconic(window.id) else { return }
-        self.context.log.warning(
-          "\(self.windowManager) did not minimise \(window.app); block = minimize only flags it")
+        guard let self, let display = self.display, display.answering else { return }
+        display.readIsIconic(window.id) { [weak self] iconic in
+          guard let self, !iconic else { return }
+          self.context.log.warning(
+            "\(self.windowManager) did not minimise \(window.app); block = minimize only flags it")
+        }
+        self.readX()
       }
     }
   }
@@ -366,11 +505,17 @@ public final class X11Plugin: GrowPlugin {
   private func armIdleAlarm() {
     guard let display, display.hasIdleAlarms else { return }
     let threshold = Int64(idlePause * 1000)
-    // An alarm armed while already past its value may not fire (pitfall 13): look first.
-    if waitingForIdle, let now = display.idleMilliseconds(), now >= threshold {
-      return becameIdle(milliseconds: now)
-    }
     display.armIdleAlarm(becomingIdle: waitingForIdle, milliseconds: threshold)
+    guard waitingForIdle else { return }
+    // An alarm armed while already past its value may not fire (pitfall 13): look too. Should
+    // it fire after all, the second notice is dropped as late (idleAlarmFired).
+    let spell = idleSpell
+    display.readIdleMilliseconds { [weak self] now in
+      guard let self, self.display === display, spell == idleSpell, waitingForIdle,
+        let now, now >= threshold
+      else { return }
+      becameIdle(milliseconds: now)
+    }
   }
 
   private func idleAlarmFired(counter: Int64) {
@@ -424,9 +569,11 @@ public final class X11Plugin: GrowPlugin {
         loggedInhibitor = reason
         context.log.info("idle for \(DurationText.format(idlePause)) but \(reason): not pausing")
       }
-      guard let now = display.idleMilliseconds() else { return }
-      display.armRecheckAlarm(milliseconds: now + Int64(idlePause * 1000))
-      display.flush()
+      display.readIdleMilliseconds { [weak self] now in
+        guard let self, self.display === display, spell == idleSpell, let now else { return }
+        display.armRecheckAlarm(milliseconds: now + Int64(idlePause * 1000))
+      }
+      readX()
     }
   }
 

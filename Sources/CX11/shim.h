@@ -1,48 +1,59 @@
-// Xlib, the MIT-SCREEN-SAVER and SYNC extensions, for the x11 plugin. Only
-// Plugins/X11Plugin/X11Display.swift uses these; it gives them Swift names.
-#include <X11/Xlib.h>
-#include <X11/Xutil.h>
-#include <X11/Xatom.h>
-#include <X11/extensions/scrnsaver.h>
-#include <X11/extensions/sync.h>
+// XCB and its SYNC extension, for the x11 plugin (Plugins/X11Plugin/X11Display.swift gives
+// them Swift names) and the tests' title flood (Sources/GrowTestSupport/TitleFlood.swift).
+// XCB rather than Xlib: every request hands back a cookie at once and its reply is collected
+// when it has arrived (xcb_poll_for_reply), so the daemon's loop never waits for the server.
+#include <string.h>
+#include <xcb/xcb.h>
+#include <xcb/xcbext.h>  // xcb_poll_for_reply
+#include <xcb/sync.h>
 
-// Xlib's default error handler exits the process on any error, and a window that was
-// destroyed while we read it (BadWindow) is normal. Errors are ignored: every read checks
-// its own result.
-static inline int grow_x11_ignore_error(Display *display, XErrorEvent *event) {
-  (void)display;
-  (void)event;
+// The SYNC extension's key for xcb_get_extension_data (a C global Swift cannot take the
+// address of safely).
+static inline xcb_extension_t *grow_xcb_sync_extension(void) { return &xcb_sync_id; }
+
+// The root window of screen `screen` (as xcb_connect returned it), or 0.
+static inline xcb_window_t grow_xcb_root(xcb_connection_t *connection, int screen) {
+  xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(connection));
+  for (int index = 0; it.rem > 0; xcb_screen_next(&it), index++) {
+    if (index == screen) return it.data->root;
+  }
   return 0;
 }
 
-static inline void grow_x11_install_error_handler(void) {
-  XSetErrorHandler(grow_x11_ignore_error);
-}
-
-// The first half of Xlib's fatal-I/O path: the default prints a message; we stay quiet and
-// report it ourselves.
-static inline int grow_x11_quiet_io_error(Display *display) {
-  (void)display;
+// The IDLETIME system counter in a ListSystemCounters reply, or 0. Walked by hand: on the
+// wire an entry is a counter (4 bytes), a resolution (8), a name length (2) and the name,
+// padded to 4 bytes; xcb_sync_systemcounter_next (libxcb 1.15) gets the padding wrong.
+static inline xcb_sync_counter_t grow_xcb_idle_counter(
+    const xcb_sync_list_system_counters_reply_t *reply) {
+  const uint8_t *entry = (const uint8_t *)(reply + 1);
+  const uint8_t *end = (const uint8_t *)reply + 32 + (size_t)reply->length * 4;
+  for (uint32_t index = 0; index < reply->counters_len; index++) {
+    if (entry + 14 > end) return 0;
+    uint32_t counter;
+    uint16_t length;
+    memcpy(&counter, entry, 4);
+    memcpy(&length, entry + 12, 2);
+    size_t size = (14 + (size_t)length + 3) & ~(size_t)3;
+    if (entry + 14 + length > end) return 0;
+    if (length == 8 && memcmp(entry + 14, "IDLETIME", 8) == 0) return counter;
+    entry += size;
+  }
   return 0;
 }
 
-// Called by Xlib when the connection breaks, instead of exit(): sets *flag and returns, so
-// the process lives on and the plugin can take itself out of service (libX11 >= 1.8.4).
-static inline void grow_x11_io_error_exit(Display *display, void *flag) {
-  (void)display;
-  *(volatile int *)flag = 1;
-}
-
-static inline void grow_x11_survive_io_errors(Display *display, int *flag) {
-  XSetIOErrorHandler(grow_x11_quiet_io_error);
-  XSetIOErrorExitHandler(display, grow_x11_io_error_exit, flag);
-}
-
-// The alarm event hidden in the XEvent union.
-static inline XSyncAlarmNotifyEvent grow_x11_alarm_event(const XEvent *event) {
-  return *(const XSyncAlarmNotifyEvent *)event;
-}
-
-static inline long long grow_x11_sync_value(XSyncValue value) {
-  return ((long long)XSyncValueHigh32(value) << 32) | (unsigned int)XSyncValueLow32(value);
+// ICCCM 4.1.4: ask the window manager to iconify `window` (WM_CHANGE_STATE, IconicState).
+static inline void grow_xcb_request_iconify(
+    xcb_connection_t *connection, xcb_window_t root, xcb_window_t window,
+    xcb_atom_t change_state) {
+  xcb_client_message_event_t event;
+  memset(&event, 0, sizeof event);
+  event.response_type = XCB_CLIENT_MESSAGE;
+  event.format = 32;
+  event.window = window;
+  event.type = change_state;
+  event.data.data32[0] = 3;  // IconicState
+  xcb_send_event(
+      connection, 0, root,
+      XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
+      (const char *)&event);
 }

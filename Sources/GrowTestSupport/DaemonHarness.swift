@@ -70,6 +70,17 @@ public final class DaemonHarness {
     return try Command.run("cat", ["/proc/\(pid)/maps"]).stdout
   }
 
+  /// A memory figure of the daemon from /proc/PID/status, in MiB: `VmRSS` (resident now) or
+  /// `VmHWM` (its peak).
+  public func daemonMemoryMiB(_ field: String = "VmRSS") throws -> Double {
+    guard let pid = daemon?.pid else { throw HarnessError("no daemon") }
+    let text = try Command.run("cat", ["/proc/\(pid)/status"]).stdout
+    guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
+      let kib = Double(line.split(separator: " ").dropFirst().first ?? "")
+    else { throw HarnessError("no \(field) in /proc/\(pid)/status") }
+    return kib / 1024
+  }
+
   public var configPath: String {
     bus.environment["XDG_CONFIG_HOME", default: ""] + "/grow/config.ini"
   }

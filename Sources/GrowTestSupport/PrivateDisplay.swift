@@ -150,6 +150,16 @@ public final class PrivateDisplay: @unchecked Sendable {
     server.kill()
   }
 
+  /// Stops the X server (SIGSTOP), as a hung server: its clients' requests go unanswered
+  /// until `continueServer()`.
+  public func stopServer() {
+    Foundation.kill(server.pid, SIGSTOP)
+  }
+
+  public func continueServer() {
+    Foundation.kill(server.pid, SIGCONT)
+  }
+
   /// Starts an X server on the same display after `killServer()` (made `restartable`), with
   /// the same kind of window manager; the windows are gone.
   public func restartServer() throws {

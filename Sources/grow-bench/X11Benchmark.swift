@@ -16,6 +16,15 @@ struct X11Benchmark {
     let seconds: Double
     let contextSwitches: Int
     let contextSwitchesPerSecond: Double
+    /// (d) A client retitles the active window flat out (issue 14) while GetStatus is timed.
+    let floodTitles: Int
+    let floodSeconds: Double
+    let floodGetStatusCalls: Int
+    let floodGetStatusP50Milliseconds: Double
+    let floodGetStatusP99Milliseconds: Double
+    let floodGetStatusMaxMilliseconds: Double
+    let rssBeforeFloodMiB: Double
+    let rssAfterFloodMiB: Double
   }
 
   let runs: Int
@@ -96,10 +105,47 @@ struct X11Benchmark {
       let event = try waitFor(eventsPath, "user-active", after: seen) { _ in true }
       inputLatencies.append(try Self.latency(event, since: clock))
     }
+    let flood = try titleFlood(display, harness, window: first)
     return Sample(
       runs: runs, windowSwitchMedianMilliseconds: median(windowLatencies),
       inputAfterIdleMedianMilliseconds: median(inputLatencies), seconds: elapsed,
-      contextSwitches: switches, contextSwitchesPerSecond: Double(switches) / elapsed)
+      contextSwitches: switches, contextSwitchesPerSecond: Double(switches) / elapsed,
+      floodTitles: flood.titles, floodSeconds: seconds, floodGetStatusCalls: flood.latencies.count,
+      floodGetStatusP50Milliseconds: Self.percentile(flood.latencies, 0.5),
+      floodGetStatusP99Milliseconds: Self.percentile(flood.latencies, 0.99),
+      floodGetStatusMaxMilliseconds: flood.latencies.max() ?? 0,
+      rssBeforeFloodMiB: flood.rssBefore, rssAfterFloodMiB: flood.rssAfter)
+  }
+
+  /// (d): `window` active, a TitleFlood on it for `seconds`, GetStatus over D-Bus every 50 ms.
+  private func titleFlood(_ display: PrivateDisplay, _ harness: DaemonHarness, window: String)
+    throws -> (titles: Int, latencies: [Double], rssBefore: Double, rssAfter: Double)
+  {
+    try display.activate(window)
+    Thread.sleep(forTimeInterval: 0.5)
+    let client = try RawBusClient(address: harness.bus.address, timeout: 60)
+    let rssBefore = try harness.daemonMemoryMiB()
+    let flood = try TitleFlood(display: display.display, window: window)
+    var latencies: [Double] = []
+    let start = Date()
+    while Date().timeIntervalSince(start) < seconds {
+      let clock = MonotonicClock.now
+      let outcome = try client.call(
+        path: "/org/grow/Grow1", interface: "org.grow.Grow1.Timer", member: "GetStatus",
+        destination: "org.grow.Grow1")
+      guard outcome == .returned else { throw HarnessError("GetStatus: \(outcome)") }
+      latencies.append((MonotonicClock.now - clock) * 1000)
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    let rssAfter = try harness.daemonMemoryMiB()
+    flood.stop()
+    return (flood.count, latencies, rssBefore, rssAfter)
+  }
+
+  static func percentile(_ values: [Double], _ fraction: Double) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
   }
 
   private func startDaemon(_ harness: DaemonHarness) throws {

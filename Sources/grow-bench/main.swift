@@ -148,6 +148,14 @@ func printTables(_ report: Report) {
         x11.contextSwitches, x11.seconds, perSecond)
         + String(format: "(polling: ≥ %.0f/s; ", X11Benchmark.pollingWakeUpsPerSecond) + ratio + ")"
     )
+    print(
+      String(
+        format:
+          "title flood, %d titles in %.0f s: GetStatus p50 %.1f ms, p99 %.1f ms, max %.1f ms "
+          + "(%d calls); RSS %.1f → %.1f MiB",
+        x11.floodTitles, x11.floodSeconds, x11.floodGetStatusP50Milliseconds,
+        x11.floodGetStatusP99Milliseconds, x11.floodGetStatusMaxMilliseconds,
+        x11.floodGetStatusCalls, x11.rssBeforeFloodMiB, x11.rssAfterFloodMiB))
   }
   if let compare = report.compare {
     print("Side by side (issue 10)")

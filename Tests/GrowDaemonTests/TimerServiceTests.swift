@@ -178,13 +178,7 @@ import Testing
 
   /// The daemon's peak resident memory, in MiB (VmHWM in /proc/PID/status).
   func peakMemoryMiB(_ harness: DaemonHarness) throws -> Int {
-    let pid = try #require(harness.daemon?.pid)
-    let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/status"))
-    defer { try? handle.close() }
-    let text = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
-    let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
-    let kib = try #require(Int(line.split(separator: " ").dropFirst().first ?? ""))
-    return kib / 1024
+    Int(try harness.daemonMemoryMiB("VmHWM"))
   }
 
   /// D-Bus lets a string run to tens of megabytes. A card name of 16 MB gets the usual short

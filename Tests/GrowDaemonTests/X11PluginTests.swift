@@ -334,4 +334,120 @@ import Testing
     #expect(status["state"] as? String == "focus")
     #expect(status["ends_at"] as? String == endsAt, "the timer kept its deadline")
   }
+
+  // MARK: Trust under stress (issue 14)
+
+  /// GetStatus over D-Bus, timed; throws when no answer comes within `timeout`.
+  func timedGetStatus(_ client: RawBusClient) throws -> TimeInterval {
+    let start = Date()
+    let outcome = try client.call(
+      path: "/org/grow/Grow1", interface: "org.grow.Grow1.Timer", member: "GetStatus",
+      destination: "org.grow.Grow1")
+    guard outcome == .returned else { throw HarnessError("GetStatus: \(outcome)") }
+    return Date().timeIntervalSince(start)
+  }
+
+  func percentile(_ values: [TimeInterval], _ fraction: Double) -> TimeInterval {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .infinity }
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+  }
+
+  /// Waits until the plugin published the active window with `title`.
+  func waitForTitle(_ desktop: Desktop, _ title: String, timeout: TimeInterval = 10) -> Bool {
+    desktop.harness.daemon?.waitUntil(timeout: timeout) {
+      desktop.events("active-window-changed").last?["title"] as? String == title
+    } == true
+  }
+
+  /// A client retitles the active window as fast as the server takes it for 12 s (the report:
+  /// GetStatus answered after 46 s, 33 → 215 MB). The daemon answers all along, its memory
+  /// stays flat, and the last title is the one it ends up with.
+  @Test func aTitleFloodNeitherStallsNorSwellsTheDaemon() throws {
+    let desktop = try Desktop(Self.distracting)
+    let game = try desktop.display.openWindow(class: "Game", title: "Level 3")
+    try desktop.display.activate(game)
+    try desktop.start()
+    #expect(try desktop.harness.grow("start").status == 0)
+    #expect(waitForTitle(desktop, "Level 3"))
+    let client = try RawBusClient(address: desktop.harness.bus.address, timeout: 10)
+    let before = try desktop.harness.daemonMemoryMiB()
+
+    let flood = try TitleFlood(display: desktop.display.display, window: game)
+    var latencies: [TimeInterval] = []
+    let start = Date()
+    while Date().timeIntervalSince(start) < 12 {
+      latencies.append(try timedGetStatus(client))
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    let during = try desktop.harness.daemonMemoryMiB()
+    #expect(flood.stop())
+    let titles = flood.count
+    print(
+      "title flood: \(titles) titles in 12 s; GetStatus p50 \(percentile(latencies, 0.5) * 1000) ms, "
+        + "p99 \(percentile(latencies, 0.99) * 1000) ms, max \((latencies.max() ?? 0) * 1000) ms "
+        + "(\(latencies.count) calls); RSS \(before) → \(during) MiB")
+    let seen = desktop.events("active-window-changed").filter {
+      ($0["title"] as? String ?? "").hasPrefix("flood ")
+    }.count
+    print("title flood: the plugin published \(seen) of the titles")
+    #expect(titles > 20_000, "the flood did not flood")
+    #expect(latencies.allSatisfy { $0 < 2 }, "GetStatus waited \(latencies.max() ?? 0) s")
+    #expect(during - before < 25, "RSS \(before) → \(during) MiB")
+    // Coalesced, not dropped: the last title is seen.
+    #expect(waitForTitle(desktop, "flood \(titles - 1)"))
+    #expect(try desktop.harness.plugins()["x11"]?["state"] == "running")
+  }
+
+  /// The X server stops (SIGSTOP) while a title changes: the daemon goes on answering, `grow
+  /// plugins` says the X server is not answering within 3 s, and once the server continues the
+  /// plugin is back by itself and follows the window again.
+  @Test func aStoppedXServerLeavesTheDaemonAnsweringAndThePluginRecovers() throws {
+    let desktop = try Desktop(Self.distracting)
+    let game = try desktop.display.openWindow(class: "Game", title: "Level 3")
+    try desktop.display.activate(game)
+    try desktop.start()
+    #expect(try desktop.harness.grow("start").status == 0)
+    let endsAt = try desktop.harness.status()["ends_at"] as? String
+    let client = try RawBusClient(address: desktop.harness.bus.address, timeout: 10)
+    let flood = try TitleFlood(display: desktop.display.display, window: game)
+    Thread.sleep(forTimeInterval: 0.5)
+
+    desktop.display.stopServer()
+    let stopped = Date()
+    var latencies: [TimeInterval] = []
+    var unavailableAfter: TimeInterval?
+    var error = ""
+    while unavailableAfter == nil, Date().timeIntervalSince(stopped) < 6 {
+      latencies.append(try timedGetStatus(client))
+      let x11 = try desktop.harness.plugins()["x11"]
+      if x11?["state"] == "unavailable" {
+        unavailableAfter = Date().timeIntervalSince(stopped)
+        error = x11?["error"] ?? ""
+      }
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    // Still stopped: the timer and the bus go on.
+    Thread.sleep(forTimeInterval: 1)
+    latencies.append(try timedGetStatus(client))
+    let status = try desktop.harness.status()
+    #expect(status["state"] as? String == "focus")
+    #expect(status["ends_at"] as? String == endsAt)
+
+    desktop.display.continueServer()
+    let continued = Date()
+    let back = try desktop.harness.daemon?.waitUntil(timeout: 10) {
+      try desktop.harness.plugins()["x11"]?["state"] == "running"
+    }
+    let recovery = Date().timeIntervalSince(continued)
+    #expect(flood.stop())
+    print(
+      "stopped X server: unavailable after \(unavailableAfter ?? -1) s, back \(recovery) s after "
+        + "SIGCONT; GetStatus max \((latencies.max() ?? 0) * 1000) ms while stopped")
+    #expect((unavailableAfter ?? .infinity) <= 3, "unavailable after \(unavailableAfter ?? -1) s")
+    #expect(error.hasPrefix("X server not answering"), "\(error)")
+    #expect(latencies.allSatisfy { $0 < 2 }, "GetStatus waited \(latencies.max() ?? 0) s")
+    #expect(back == true)
+    #expect(waitForTitle(desktop, "flood \(flood.count - 1)"))
+  }
 }

@@ -91,7 +91,15 @@ public final class PrivateDisplay: @unchecked Sendable {
   }
 
   private func startWindowManagerOnce(_ kind: WindowManager, timeout: TimeInterval) throws {
-    let home = ["HOME": directory.path, "XDG_CONFIG_HOME": directory.path + "/config"]
+    // XDG_RUNTIME_DIR of its own: i3 puts its IPC socket there (`i3/ipc-socket.PID`) and a
+    // killed i3 leaves it behind, so it must be a directory deinit removes, never the user's.
+    let runtime = directory.appendingPathComponent("runtime")
+    try FileManager.default.createDirectory(
+      at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    let home = [
+      "HOME": directory.path, "XDG_CONFIG_HOME": directory.path + "/config",
+      "XDG_RUNTIME_DIR": runtime.path,
+    ]
     switch kind {
     case .openbox:
       windowManager = try BackgroundProcess(

@@ -169,8 +169,8 @@ final class StatusFollower {
     }
   }
 
-  static let doNotDisturbInterface = "org.grow.Grow1.DoNotDisturb"
-  static let attentionInterface = "org.grow.Grow1.Attention"
+  static let doNotDisturbInterface = GrowBusAPI.doNotDisturbInterface
+  static let attentionInterface = GrowBusAPI.attentionInterface
 
   // MARK: Output
 

@@ -31,10 +31,10 @@ import Testing
     #expect(try harness.grow("start").status == 0)
     #expect(i3blocks.waitUntil(timeout: 5) { fullText().last == "● focus" })
     #expect(try harness.grow("pause").status == 0)
-    #expect(i3blocks.waitUntil(timeout: 5) { fullText().last == "⏸ paused" })
+    #expect(i3blocks.waitUntil(timeout: 5) { fullText().last == "‖ paused" })
     #expect(try harness.grow("stop").status == 0)
     #expect(i3blocks.waitUntil(timeout: 5) { fullText().last == "○ idle" })
-    #expect(fullText() == ["○ idle", "● focus", "⏸ paused", "○ idle"])
+    #expect(fullText() == ["○ idle", "● focus", "‖ paused", "○ idle"])
     #expect(lines(i3blocks).first == #"{"version":1,"click_events":true}"#)
     // i3blocks 1.4 reports "pipe closed" for a line split over two writes or an empty line.
     #expect(!i3blocks.stderr.contains("ERROR"), "\(i3blocks.stderr)")

@@ -373,7 +373,7 @@ import Testing
     status = try harness.waitForStatus {
       $0["next"] as? String == "focus" && $0["completed_today"] as? Int == 2
     }
-    #expect(status["state"] as? String == "idle")
+    #expect(status["state"] as? String == "waiting")
     #expect(try harness.grow("stop").status == 0)
     // Only the timer's own: plugins (dnd) add PropertiesChanged of their interfaces.
     func timerChanges() -> Int {

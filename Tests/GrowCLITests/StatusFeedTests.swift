@@ -51,6 +51,33 @@ import Testing
     #expect(try harness.grow("status", "--json", "--follow").status == 2)
   }
 
+  @Test func iconsChooseASCIIOrNerdFontGlyphsAndABadSetIsNamed() throws {
+    let harness = try DaemonHarness(
+      config: "[plugins]\nenable = statusbar\n\n[plugin.statusbar]\nicons = ascii\n")
+    let line = { (icons: String) in
+      try harness.grow("status", "--icons", icons, "--template", "{icon} {state}").stdout
+    }
+    #expect(try line("ascii") == "- idle\n")
+    #expect(try line("nerd") == "\u{F10C} idle\n")
+    #expect(try harness.grow("start").status == 0)
+    #expect(try line("ascii") == "* focus\n")
+    #expect(try line("unicode") == "● focus\n")
+    #expect(try line("nerd") == "\u{F017} focus\n")
+    #expect(try harness.grow("pause").status == 0)
+    #expect(try line("ascii") == "|| paused\n")
+    let file = harness.bus.environment["XDG_RUNTIME_DIR", default: ""] + "/grow/status.txt"
+    #expect(
+      harness.daemon?.waitUntil(timeout: 5) {
+        (try? String(contentsOfFile: file, encoding: .utf8))?.hasPrefix("|| ") == true
+      } == true)
+    let bad = try harness.grow("status", "--icons", "emoji")
+    #expect(bad.status == 2)
+    #expect(
+      bad.stderr
+        == "grow: grow status: unknown icon set 'emoji'; icon sets: ascii, unicode, nerd "
+        + "(see 'grow help')\n")
+  }
+
   @Test func waybarGetsEscapedMarkupStateClassesAndAPercentage() throws {
     let harness = try DaemonHarness()
     let intention = #"<b>"Tom" & 'Jerry'</b>"#

@@ -393,9 +393,14 @@ public final class DoNotDisturbPlugin: GrowPlugin {
   private func announce() {
     let now = (enabled, backendName, until, server)
     if let announced, announced == now { return }
+    // Only the properties that changed: a client must not take a repeated value for news.
+    let changed = [
+      ("Enabled", announced?.enabled != now.0), ("Backend", announced?.backend != now.1),
+      ("Until", announced.map { $0.until != now.2 } ?? true),
+      ("Server", announced?.server != now.3),
+    ].filter(\.1).map(\.0)
     announced = now
-    context.growObject?.propertiesChanged(
-      ["Enabled", "Backend", "Until", "Server"], on: Self.interfaceName)
+    context.growObject?.propertiesChanged(changed, on: Self.interfaceName)
     context.publish(
       DoNotDisturbChanged(enabled: enabled, backend: backendName, silencesServer: backend != nil))
   }

@@ -171,7 +171,8 @@ enum Commands {
       details: "Roff, generated from this command table and the config schema.", hidden: true,
       run: runManpage),
     Command(
-      name: "generate", synopsis: "dbus-service|systemd-unit|desktop-entry --exec PATH",
+      name: "generate",
+      synopsis: "dbus-service|systemd-unit|desktop-entry --exec PATH | dbus-interface",
       summary: "print a file make install ships, for the grow binary at PATH",
       details: "", hidden: true, run: runGenerate),
     Command(

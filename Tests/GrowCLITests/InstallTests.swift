@@ -301,6 +301,7 @@ import Testing
     "usr/lib/systemd/user/grow.service",
     "usr/share/applications/grow.desktop",
     "usr/share/bash-completion/completions/grow",
+    "usr/share/dbus-1/interfaces/org.grow.Grow1.Timer.xml",
     "usr/share/dbus-1/services/org.grow.Grow1.service",
     "usr/share/fish/vendor_completions.d/grow.fish",
     "usr/share/man/man1/grow.1",
@@ -352,6 +353,15 @@ import Testing
       service
         == "[D-BUS Service]\nName=org.grow.Grow1\nExec=/usr/bin/grow daemon\n"
         + "SystemdService=grow.service\n")
+    // The installed interface is one gdbus-codegen takes, annotations and docs included.
+    let interface = stage + "/usr/share/dbus-1/interfaces/org.grow.Grow1.Timer.xml"
+    let codegen = try Command.run(
+      "gdbus-codegen",
+      [
+        "--interface-prefix", "org.grow.Grow1.", "--output-directory", harness.bus.directory.path,
+        "--generate-c-code", "timer", interface,
+      ])
+    #expect(codegen.status == 0 && codegen.stderr.isEmpty, "\(codegen.stderr)")
     let desktop = try Command.run(
       "desktop-file-validate", [stage + "/usr/share/applications/grow.desktop"])
     #expect(desktop.status == 0 && desktop.stdout.isEmpty, "\(desktop.stdout)")

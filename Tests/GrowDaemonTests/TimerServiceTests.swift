@@ -287,7 +287,19 @@ import Testing
         "{'long-break': <uint32 4294967295>}",
         "long-break must be between 1s and 24h, not 4294967295s"
       ),
-      ("{'focus': <int32 -60>}", "unknown start option 'focus' of type 'i'"),
+      (
+        "{'focus': <int32 -60>}",
+        "start option 'focus' has the wrong type 'i': it takes seconds as a uint32 ('u')"
+      ),
+      (
+        "{'focus': <'25m'>}",
+        "start option 'focus' has the wrong type 's': it takes seconds as a uint32 ('u')"
+      ),
+      (
+        "{'intention': <uint32 3>}",
+        "start option 'intention' has the wrong type 'u': it takes a string ('s')"
+      ),
+      ("{'colour': <'red'>}", "unknown start option 'colour'; known: focus (u), short-break (u)"),
     ] {
       let call = try gdbus(harness, "StartWith", "work", options)
       #expect(call.status != 0)

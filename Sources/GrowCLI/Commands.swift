@@ -53,9 +53,11 @@ enum Commands {
       synopsis: "[--json | --format FORMAT] [--template TEXT] [--icons SET] [--follow]",
       summary: "show what the timer is doing (once, or one line per change for status bars)",
       details: """
-          --json            one JSON object: state, paused, card, duration, remaining, elapsed
+          --json            one JSON object: state (idle, waiting, focus, short-break,
+                            long-break), paused, card, duration, remaining, elapsed
                             (seconds), started_at, ends_at (ISO 8601), cycle, long_break_after,
-                            next, completed_today, focus_today, daily_goal, intention
+                            next (the phase that waits), completed_today, focus_today,
+                            daily_goal, intention
           --format FORMAT   one line in a status bar's protocol: plain (tmux, lemonbar, xmobar,
                             scripts), i3blocks, polybar, waybar (return-type json), i3bar
           --template TEXT   what the line shows (default '{icon} {remaining}'); fields: {icon}

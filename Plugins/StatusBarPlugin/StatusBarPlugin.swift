@@ -6,14 +6,18 @@ import GrowPluginKit
 /// files: `status.json` (the shape of `grow status --json`) and `status.txt` (the line
 /// `grow status --format plain` prints, from `[plugin.statusbar] template` and `icons`).
 /// Written on every change, and `status.txt` again whenever its text changes with the clock
-/// while a phase runs: every second for `{remaining}`, every minute for `{remaining_min}`,
-/// never for a template without a countdown, nor while paused, waiting or idle. Atomically:
+/// while a phase runs: every minute for the default `{icon} {remaining_min}`, every second
+/// for `{remaining}`, never for a template without a countdown, nor while paused, waiting or
+/// idle. (Minutes by default: the daemon wakes no more than once a minute for a file that
+/// bars poll anyway; `grow status --follow` has the seconds.) Atomically:
 /// write a temporary file, then rename it over the old one, so a reader never sees half a
 /// file.
 public final class StatusBarPlugin: GrowPlugin {
   public static let id = "statusbar"
   public static let summary =
     "writes status.json and status.txt to $XDG_RUNTIME_DIR/grow/ on change"
+  /// status.txt's line unless `template` says otherwise.
+  public static let defaultTemplate = "{icon} {remaining_min}"
 
   private let directory: URL
   private let template: StatusTemplate
@@ -35,7 +39,7 @@ public final class StatusBarPlugin: GrowPlugin {
     }
     do {
       template = try StatusTemplate(
-        context.config.string("template", default: StatusTemplate.standard.source), icons: icons)
+        context.config.string("template", default: Self.defaultTemplate), icons: icons)
     } catch {
       throw PluginError.unavailable("[plugin.statusbar] template: \(error.description)")
     }

@@ -599,11 +599,17 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     guard !stopped else { return }
     let now = (enabled, backendName, until, server, serverStateName)
     if let announced, announced == now { return }
-    let serverOnly = announced.map { ($0.0, $0.1, $0.2, $0.3) == (now.0, now.1, now.2, now.3) }
+    // Only the properties that changed: a client must not take a repeated value for news.
+    let changed = [
+      ("Enabled", announced?.enabled != now.0), ("Backend", announced?.backend != now.1),
+      ("Until", announced.map { $0.until != now.2 } ?? true),
+      ("Server", announced?.server != now.3), ("ServerState", announced?.serverState != now.4),
+    ].filter(\.1).map(\.0)
+    let serverOnly = changed == ["ServerState"]
     announced = now
-    context.growObject?.propertiesChanged(
-      ["Enabled", "Backend", "Until", "Server", "ServerState"], on: Self.interfaceName)
-    if serverOnly == true { return }
+    context.growObject?.propertiesChanged(changed, on: Self.interfaceName)
+    // The server's own state alone is no news for other plugins (DoNotDisturbChanged).
+    if serverOnly { return }
     context.publish(
       DoNotDisturbChanged(enabled: enabled, backend: backendName, silencesServer: backend != nil))
   }

@@ -4,28 +4,42 @@ import GrowPluginKit
 
 /// Keeps the timer's status in `$XDG_RUNTIME_DIR/grow/` for bars and scripts that read
 /// files: `status.json` (the shape of `grow status --json`) and `status.txt` (the line
-/// `grow status --format plain` prints, from `[plugin.statusbar] template`). Written on every
-/// change (never per second, so a countdown in `status.txt` is as of the last change),
-/// atomically: write a temporary file, then rename it over the old one, so a reader never
-/// sees half a file. Bars that want a live countdown run `grow status --follow` instead.
+/// `grow status --format plain` prints, from `[plugin.statusbar] template` and `icons`).
+/// Written on every change, and `status.txt` again whenever its text changes with the clock
+/// while a phase runs: every minute for the default `{icon} {remaining_min}`, every second
+/// for `{remaining}`, never for a template without a countdown, nor while paused, waiting or
+/// idle. (Minutes by default: the daemon wakes no more than once a minute for a file that
+/// bars poll anyway; `grow status --follow` has the seconds.) Atomically:
+/// write a temporary file, then rename it over the old one, so a reader never sees half a
+/// file.
 public final class StatusBarPlugin: GrowPlugin {
   public static let id = "statusbar"
   public static let summary =
     "writes status.json and status.txt to $XDG_RUNTIME_DIR/grow/ on change"
+  /// status.txt's line unless `template` says otherwise.
+  public static let defaultTemplate = "{icon} {remaining_min}"
 
   private let directory: URL
   private let template: StatusTemplate
   private let log: Logger
   private var distraction: String?
+  private var status: TimerStatus
+  /// Wakes the plugin when `status.txt`'s countdown shows something else.
+  private let tick = DispatchSource.makeTimerSource(queue: .main)
 
   public init(context: PluginContext) throws {
     guard let runtime = context.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else {
       throw PluginError.unavailable("XDG_RUNTIME_DIR is not set; there is nowhere to keep the file")
     }
-    try context.config.checkKeys(["template"])
+    try context.config.checkKeys(["template", "icons"])
+    let iconsName = context.config.string("icons", default: IconSet.unicode.rawValue)
+    guard let icons = IconSet(rawValue: iconsName) else {
+      throw PluginError.unavailable(
+        "[plugin.statusbar] icons: unknown icon set '\(iconsName)'; icon sets: \(IconSet.names)")
+    }
     do {
       template = try StatusTemplate(
-        context.config.string("template", default: StatusTemplate.standard.source))
+        context.config.string("template", default: Self.defaultTemplate), icons: icons)
     } catch {
       throw PluginError.unavailable("[plugin.statusbar] template: \(error.description)")
     }
@@ -37,30 +51,48 @@ public final class StatusBarPlugin: GrowPlugin {
     }
     self.directory = directory
     log = context.log
-    write(context.timer.status)
+    status = context.timer.status
+    tick.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.writeLine() } }
+    tick.schedule(deadline: .distantFuture)
+    tick.resume()
+    write(status)
     context.subscribe(TimerChanged.self) { [weak self] event in self?.write(event.status) }
     // The x11 plugin's distractions, for {distraction} and the "distracted" state.
     context.subscribe(DistractionStarted.self) { [weak self] event in
       self?.distraction = event.app
-      self?.write(context.timer.status)
+      self?.writeLine()
     }
     context.subscribe(DistractionEnded.self) { [weak self] _ in
       self?.distraction = nil
-      self?.write(context.timer.status)
+      self?.writeLine()
     }
   }
 
   public func stop() {
+    tick.cancel()
     for name in ["status.json", "status.txt"] {
       try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
     }
   }
 
   private func write(_ status: TimerStatus) {
-    let line = template.render(
-      StatusSnapshot(status: status, distraction: distraction), at: Date())
+    self.status = status
     replace("status.json", with: TimerStatusJSON(status).text)
-    replace("status.txt", with: line)
+    writeLine()
+  }
+
+  /// Writes `status.txt` and sets the timer for the next instant its text changes, aligned
+  /// to the countdown's own second or minute (the same clock `grow status --follow` keeps).
+  private func writeLine() {
+    let now = Date()
+    let snapshot = StatusSnapshot(status: status, distraction: distraction)
+    replace("status.txt", with: template.render(snapshot, at: now))
+    guard let next = template.clock.nextChange(after: now, of: snapshot) else {
+      return tick.schedule(deadline: .distantFuture)
+    }
+    // A millisecond late, so the countdown has surely crossed the boundary when we look.
+    let delay = next.timeIntervalSince(now) + 0.001
+    tick.schedule(deadline: .now() + .nanoseconds(Int(delay * 1e9)), leeway: .milliseconds(5))
   }
 
   /// Replaces `name` with `line` and a newline: a temporary file renamed over the old one, so

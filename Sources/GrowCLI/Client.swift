@@ -43,6 +43,13 @@ struct Client {
     try call("GetStatus").first?.vardictEntries ?? [:]
   }
 
+  /// A property of one of Grow's interfaces; nil when the plugin that adds it is not running.
+  func property(_ name: String, of interface: String) -> BusValue? {
+    let arguments: [BusValue] = [.string(interface), .string(name)]
+    let reply = try? call("Get", arguments, interface: "org.freedesktop.DBus.Properties")
+    return reply?.first?.unwrapped
+  }
+
   func cards() throws(CLIError) -> [[String: BusValue]] {
     guard case .array(_, let items)? = try call("ListCards").first else { return [] }
     return items.compactMap(\.vardictEntries)

@@ -50,17 +50,22 @@ enum Commands {
       summary: "add time to the running phase (grow extend 5m)",
       details: "DURATION reads like 5m, 90s or 1h.", run: runExtend),
     Command(
-      name: "status", synopsis: "[--json | --format FORMAT] [--template TEXT] [--follow]",
+      name: "status",
+      synopsis: "[--json | --format FORMAT] [--template TEXT] [--icons SET] [--follow]",
       summary: "show what the timer is doing (once, or one line per change for status bars)",
       details: """
-          --json            one JSON object: state, paused, card, duration, remaining, elapsed
+          --json            one JSON object: state (idle, waiting, focus, short-break,
+                            long-break), paused, card, duration, remaining, elapsed
                             (seconds), started_at, ends_at (ISO 8601), cycle, long_break_after,
-                            next, completed_today, focus_today, daily_goal, intention
+                            next (the phase that waits), completed_today, focus_today,
+                            daily_goal, intention
           --format FORMAT   one line in a status bar's protocol: plain (tmux, lemonbar, xmobar,
                             scripts), i3blocks, polybar, waybar (return-type json), i3bar
           --template TEXT   what the line shows (default '{icon} {remaining}'); fields: {icon}
                             {state} {card} {remaining} {remaining_min} {progress} {cycle}
                             {today} {goal} {dnd} {distraction} {intention}
+          --icons SET       the glyphs {icon} draws: unicode (default; fonts-dejavu-core has
+                            them), ascii, or nerd (for a bar set in a Nerd Font)
           --follow          keep printing one line per change (for bars that read a
                             never-ending script); shows 'off' while no daemon runs
         Clicks (i3bar on stdin, i3blocks BLOCK_BUTTON, polybar action tags): left toggles,
@@ -182,7 +187,8 @@ enum Commands {
       details: "Roff, generated from this command table and the config schema.", hidden: true,
       run: runManpage),
     Command(
-      name: "generate", synopsis: "dbus-service|systemd-unit|desktop-entry --exec PATH",
+      name: "generate",
+      synopsis: "dbus-service|systemd-unit|desktop-entry --exec PATH | dbus-interface",
       summary: "print a file make install ships, for the grow binary at PATH",
       details: "", hidden: true, run: runGenerate),
     Command(
@@ -240,13 +246,14 @@ enum Commands {
 
   private static func runStatus(_ words: [String]) throws(CLIError) {
     let arguments = try parse(
-      words, values: ["format", "template"], flags: ["json", "follow"], usage: "status")
+      words, values: ["format", "template", "icons"], flags: ["json", "follow"], usage: "status")
     try expect(arguments, atMost: 0, "status")
     let wantsBar =
       arguments.flag("follow") || arguments.value("format") != nil
-      || arguments.value("template") != nil
+      || arguments.value("template") != nil || arguments.value("icons") != nil
     if arguments.flag("json"), wantsBar {
-      throw .usage("grow status: --json cannot be combined with --format, --template or --follow")
+      throw .usage(
+        "grow status: --json cannot be combined with --format, --template, --icons or --follow")
     }
     guard wantsBar else {
       let report = StatusReport(try Client().status())
@@ -265,11 +272,20 @@ enum Commands {
       throw .usage(
         "grow status: unknown format '\(formatName)'; formats: \(StatusBarFormat.names)")
     }
-    let template: StatusTemplate
+    var template: StatusTemplate
     do {
-      template = try arguments.value("template").map(StatusTemplate.init) ?? .standard
+      template =
+        try arguments.value("template").map { (source) throws(StatusTemplateError) in
+          try StatusTemplate(source)
+        } ?? .standard
     } catch {
       throw .usage("grow status: \(error.description)")
+    }
+    if let name = arguments.value("icons") {
+      guard let icons = IconSet(rawValue: name) else {
+        throw .usage("grow status: unknown icon set '\(name)'; icon sets: \(IconSet.names)")
+      }
+      template.icons = icons
     }
     return StatusBarRenderer(format: format, template: template, growCommand: growCommandLine)
   }
@@ -289,6 +305,12 @@ enum Commands {
     var snapshot = StatusSnapshot(status: nil)
     do {
       snapshot.status = TimerStatus(busValues: try client.status())
+      // What the plugins add, as the --follow feed shows it; absent while they are off.
+      snapshot.doNotDisturb =
+        client.property("Enabled", of: GrowBusAPI.doNotDisturbInterface)?
+        .boolValue
+      snapshot.distraction = client.property("Distraction", of: GrowBusAPI.attentionInterface)?
+        .stringValue.flatMap { $0.isEmpty ? nil : $0 }
     } catch .daemonNotRunning {
       snapshot.status = nil
     }

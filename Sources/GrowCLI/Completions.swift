@@ -1,4 +1,5 @@
 import Foundation
+import GrowPluginKit
 
 /// What shell completion needs to know about a command, read from the same synopsis and
 /// details `grow help` prints, so completions cannot drift from the help.
@@ -43,6 +44,7 @@ enum Completions {
   /// What follows an option that takes a value from a known set.
   private static let optionValues: [String: ValueSource] = [
     "card": .cards, "format": .words(StatusBarFormat.allCases.map(\.rawValue)),
+    "icons": .words(IconSet.allCases.map(\.rawValue)),
     "outcome": .words(["completed", "skipped", "stopped", "abandoned"]),
     "config": .files, "svg": .files,
   ]

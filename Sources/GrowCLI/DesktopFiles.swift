@@ -117,6 +117,9 @@ extension Commands {
   static func runGenerate(_ words: [String]) throws(CLIError) {
     let arguments = try parse(words, values: ["exec"], usage: "generate")
     try expect(arguments, atMost: 1, "generate")
+    if arguments.positionals.first == "dbus-interface" {
+      return sayExactly(GrowBusInterfaceFiles.timer)
+    }
     guard let executable = arguments.value("exec"), executable.hasPrefix("/") else {
       throw .usage("grow generate needs --exec with the absolute path of the installed grow")
     }
@@ -126,7 +129,9 @@ extension Commands {
     case "systemd-unit": sayExactly(DesktopFiles.systemdUnit(executable: executable))
     case "desktop-entry": sayExactly(DesktopFiles.applicationEntry(executable: executable))
     default:
-      throw .usage("usage: grow generate dbus-service|systemd-unit|desktop-entry --exec PATH")
+      throw .usage(
+        "usage: grow generate dbus-service|systemd-unit|desktop-entry --exec PATH "
+          + "| dbus-interface")
     }
   }
 }

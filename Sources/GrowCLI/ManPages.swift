@@ -94,7 +94,9 @@ enum ManPages {
       ".SH EXAMPLE", ".nf",
       "[timer]", "default-card = work", "focus = 25m", "", "[card.math]", "focus = 50m",
       "daily-goal = 2h", "intention = Chapter 3 exercises", "", "[plugins]",
-      "enable = notify, dnd, statusbar", ".fi",
+      "enable = notify, dnd, statusbar", "",
+      "; status.txt for bars that read a file; icons = unicode | ascii | nerd",
+      "[plugin.statusbar]", "template = {icon} {remaining_min}", "icons = ascii", ".fi",
       ".SH SEE ALSO", "grow(1)",
     ]
     return lines.joined(separator: "\n") + "\n"

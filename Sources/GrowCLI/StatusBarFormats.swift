@@ -82,7 +82,7 @@ struct StatusBarRenderer {
     let text = template.render(snapshot, at: now)
     switch format {
     case .plain, .i3blocks: return text
-    case .polybar: return polybarLine(text)
+    case .polybar: return polybarLine(text, snapshot)
     case .waybar: return waybarObject(text, snapshot, at: now)
     case .i3bar: return (isFirst ? "" : ",") + i3barLine(text, snapshot)
     }
@@ -102,17 +102,18 @@ struct StatusBarRenderer {
 
   // MARK: polybar
 
-  /// `%{A1:grow toggle:}…%{A}` around the text, one area per button. polybar ends a command
-  /// at the first unescaped `:`, so colons in the command are written `\:`; `%{` in the text
-  /// would start a tag, so it is broken up.
-  private func polybarLine(_ text: String) -> String {
+  /// `%{A1:grow toggle:}…%{A}` around the text, one area per button, and the state's colour
+  /// as `%{F#…}…%{F-}`. polybar ends a command at the first unescaped `:`, so colons in the
+  /// command are written `\:`; `%{` in the text would start a tag, so it is broken up.
+  private func polybarLine(_ text: String, _ snapshot: StatusSnapshot) -> String {
     let clicks: [(button: Int, click: BarClick)] = [
       (1, .toggle), (2, .stop), (3, .skip), (4, .extendOneMinute),
     ]
     let escapedCommand = growCommand.replacingOccurrences(of: ":", with: "\\:")
     let open = clicks.map { "%{A\($0.button):\(escapedCommand) \($0.click.commandWords):}" }
     let body = text.replacingOccurrences(of: "%{", with: "% {")
-    return open.joined() + body + String(repeating: "%{A}", count: clicks.count)
+    let colored = "%{F\(Self.color(snapshot.displayState))}" + body + "%{F-}"
+    return open.joined() + colored + String(repeating: "%{A}", count: clicks.count)
   }
 
   // MARK: waybar
@@ -139,7 +140,7 @@ struct StatusBarRenderer {
   /// style can say `.break` or `.paused.focus`.
   static func classes(_ snapshot: StatusSnapshot) -> [String] {
     var classes = [snapshot.displayState.rawValue]
-    if let status = snapshot.status, status.state != .idle {
+    if let status = snapshot.status, status.hasPhase {
       if status.paused { classes.append(status.state.rawValue) }
       if status.state != .focus { classes.append("break") }
     }
@@ -152,11 +153,8 @@ struct StatusBarRenderer {
     guard let status = snapshot.status else { return "Grow is not running" }
     var lines: [String] = []
     let state = snapshot.displayState
-    if status.state == .idle {
-      lines.append(
-        status.next.map { "\($0.displayName) waiting on '\(status.card)'" } ?? "Grow: idle")
-    } else {
-      var line = "\(PhaseKind(rawValue: status.state.rawValue)?.displayName ?? "") on "
+    if let kind = status.state.phaseKind {
+      var line = "\(kind.displayName) on "
       line += "'\(status.card)'"
       if state == .paused { line += " (paused)" }
       if status.longBreakAfter > 0 { line += " · cycle \(status.cycle)/\(status.longBreakAfter)" }
@@ -164,6 +162,9 @@ struct StatusBarRenderer {
         line += " · until " + endsAt.formatted(date: .omitted, time: .shortened)
       }
       lines.append(line)
+    } else {
+      lines.append(
+        status.next.map { "\($0.displayName) waiting on '\(status.card)'" } ?? "Grow: idle")
     }
     if let intention = status.intention { lines.append(intention) }
     var today = "today: \(Int(status.focusToday / 60))m focus"
@@ -194,6 +195,8 @@ struct StatusBarRenderer {
     "[" + Self.json(I3barBlock(fullText: text, color: Self.color(snapshot.displayState))) + "]"
   }
 
+  /// Each state its own colour (i3bar `color`, i3blocks' colour line, polybar `%{F…}`);
+  /// waybar styles its classes instead.
   static func color(_ state: DisplayState) -> String {
     switch state {
     case .focus: "#ff6e6e"
@@ -201,7 +204,8 @@ struct StatusBarRenderer {
     case .paused: "#e6c84b"
     case .waiting: "#6ec8e6"
     case .distracted: "#ff9f1c"
-    case .idle, .off: "#999999"
+    case .idle: "#999999"
+    case .off: "#666666"
     }
   }
 

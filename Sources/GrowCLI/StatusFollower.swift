@@ -90,12 +90,10 @@ final class StatusFollower {
     guard arguments.count >= 2, let changed = arguments[1].vardictEntries else { return }
     switch arguments[0].stringValue {
     case GrowBusAPI.timerInterface:
-      guard snapshot.status != nil else { return refresh() }
-      values.merge(changed) { $1 }
-      snapshot.status = TimerStatus(busValues: values)
-      redraw()
-      // The cycle size and daily goal belong to the card and are only in GetStatus.
-      if changed["Card"] != nil { refresh() }
+      // Remaining and Elapsed change silently (the signal leaves them out), and a pause
+      // needs the remainder it kept; the cycle size and daily goal are only in GetStatus.
+      // One call per change of state, never per second.
+      refresh()
     case Self.doNotDisturbInterface:
       if let enabled = changed["Enabled"]?.unwrapped.boolValue {
         snapshot.doNotDisturb = enabled
@@ -169,8 +167,8 @@ final class StatusFollower {
     }
   }
 
-  static let doNotDisturbInterface = "org.grow.Grow1.DoNotDisturb"
-  static let attentionInterface = "org.grow.Grow1.Attention"
+  static let doNotDisturbInterface = GrowBusAPI.doNotDisturbInterface
+  static let attentionInterface = GrowBusAPI.attentionInterface
 
   // MARK: Output
 

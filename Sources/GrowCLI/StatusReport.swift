@@ -17,15 +17,16 @@ struct StatusReport: Encodable {
     var lines: [String] = []
     let cardName = status.card.isEmpty ? "" : "'\(status.card)'"
     let clock = { (seconds: TimeInterval) in DurationText.clock(seconds.rounded()) }
+    // The same glyphs as the status bar line's default ones.
+    let mark = StatusSnapshot(status: status).displayState.icon()
     switch status.state {
-    case .idle where status.next != nil:
+    case .waiting:
       let nextName = status.next?.displayName ?? ""
-      lines.append("◌ \(nextName) waiting on \(cardName) · 'grow resume' starts it")
+      lines.append("\(mark) \(nextName) waiting on \(cardName) · 'grow resume' starts it")
     case .idle:
-      lines.append("○ idle · 'grow start [CARD]' begins a focus session")
+      lines.append("\(mark) idle · 'grow start [CARD]' begins a focus session")
     case .focus, .shortBreak, .longBreak:
-      let kind = PhaseKind(rawValue: status.state.rawValue)?.displayName ?? status.state.rawValue
-      let mark = status.paused ? "⏸" : (status.state == .focus ? "●" : "☕")
+      let kind = status.state.phaseKind?.displayName ?? status.state.rawValue
       var line = "\(mark) \(kind) on \(cardName) · "
       line += "\(clock(status.remaining)) left of \(clock(status.duration))"
       if status.paused { line += " · paused" }

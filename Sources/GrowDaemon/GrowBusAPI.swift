@@ -6,6 +6,8 @@ public enum GrowBusAPI {
   public static let pluginsInterface = "org.grow.Grow1.Plugins"
   /// Added by the dnd plugin; absent when that plugin is not running.
   public static let doNotDisturbInterface = "org.grow.Grow1.DoNotDisturb"
+  /// Added by the x11 plugin: what distracts the person right now.
+  public static let attentionInterface = "org.grow.Grow1.Attention"
 
   /// Error names, each sent with a message meant for people.
   public enum ErrorName {

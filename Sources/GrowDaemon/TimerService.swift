@@ -20,7 +20,7 @@ final class TimerService {
     self.timer = timer
     self.object = object
     self.streak = streak
-    object.add(makeInterface())
+    object.add(Self.interface(timer: timer, streak: streak))
     lastSent = object.propertyValues(of: GrowBusAPI.timerInterface)
     bus.subscribe(PhaseStarted.self, as: "dbus") { [weak self] event in
       self?.object.emit(
@@ -44,57 +44,93 @@ final class TimerService {
     bus.subscribe(TimerChanged.self, as: "dbus") { [weak self] _ in self?.announceChanges() }
   }
 
-  /// Sends `PropertiesChanged` for the properties whose value differs from the last one sent.
-  /// Remaining and Elapsed change every instant, so they go along with any other change but
-  /// never cause one.
+  /// Sends `PropertiesChanged` with the properties whose value differs from the last one
+  /// sent; the object leaves out those annotated as changing silently (with the clock).
   private func announceChanges() {
     let current = object.propertyValues(of: GrowBusAPI.timerInterface)
-    let clockDriven: Set<String> = ["Remaining", "Elapsed"]
-    let changed = current.keys.filter { !clockDriven.contains($0) && current[$0] != lastSent[$0] }
+    let changed = current.keys.filter { current[$0] != lastSent[$0] }
     guard !changed.isEmpty else { return }
     lastSent = current
-    object.propertiesChanged(changed + clockDriven, on: GrowBusAPI.timerInterface)
+    object.propertiesChanged(changed.sorted(), on: GrowBusAPI.timerInterface)
   }
 
-  private func makeInterface() -> BusInterface {
+  /// `org.grow.Grow1.Timer`, served by the daemon and installed as
+  /// `share/dbus-1/interfaces/org.grow.Grow1.Timer.xml` (`grow generate dbus-interface`).
+  static func interface(timer: FocusTimer, streak: @escaping () -> Streak) -> BusInterface {
     typealias Arg = BusInterface.Argument
-    let command = { (name: String, action: @escaping () throws(TimerError) -> Void) in
-      BusInterface.Method(name) { _, _ throws(BusError) in
+    let command = {
+      (name: String, doc: String, action: @escaping () throws(TimerError) -> Void) in
+      BusInterface.Method(name, doc: doc) { _, _ throws(BusError) in
         try Self.translate(action)
         return []
       }
     }
+    // Changes at local midnight, or every second during focus, with no signal.
+    let silent = BusInterface.Property.ChangeSignal.silent
     return BusInterface(
       name: GrowBusAPI.timerInterface,
       methods: [
-        .init("Start", inputs: [Arg("card", "s")]) { [timer] arguments, _ throws(BusError) in
+        .init(
+          "Start", inputs: [Arg("card", "s", doc: "A card's name; empty for the default card.")],
+          doc: "Starts a focus session on the card; while a phase waits, starts that phase."
+        ) { [timer] arguments, _ throws(BusError) in
           try Self.translate { () throws(TimerError) in
             try timer.start(card: arguments[0].stringValue)
           }
           return []
         },
-        .init("StartWith", inputs: [Arg("card", "s"), Arg("options", "a{sv}")]) {
-          [timer] arguments, _ throws(BusError) in
+        .init(
+          "StartWith",
+          inputs: [
+            Arg("card", "s", doc: "A card's name; empty for the default card."),
+            Arg(
+              "options", "a{sv}",
+              doc: "focus, short-break, long-break (u, seconds) and intention (s), each for "
+                + "this session only."),
+          ],
+          doc: "Starts a session on the card with some of its settings replaced."
+        ) { [timer] arguments, _ throws(BusError) in
           let overrides = try Self.overrides(from: arguments[1].vardictEntries ?? [:])
           try Self.translate { () throws(TimerError) in
             try timer.start(card: arguments[0].stringValue, overrides: overrides)
           }
           return []
         },
-        command("Pause") { [timer] () throws(TimerError) in try timer.pause() },
-        command("Resume") { [timer] () throws(TimerError) in try timer.resume() },
-        command("Toggle") { [timer] () throws(TimerError) in try timer.toggle() },
-        command("Skip") { [timer] () throws(TimerError) in try timer.skip() },
-        command("Stop") { [timer] () throws(TimerError) in try timer.stop() },
-        .init("Extend", inputs: [Arg("seconds", "u")]) { [timer] arguments, _ throws(BusError) in
+        command("Pause", "Pauses the running phase.") { [timer] () throws(TimerError) in
+          try timer.pause()
+        },
+        command("Resume", "Continues a paused phase, or starts the waiting one.") {
+          [timer] () throws(TimerError) in try timer.resume()
+        },
+        command("Toggle", "Pauses, resumes, or starts the waiting phase or a new session.") {
+          [timer] () throws(TimerError) in try timer.toggle()
+        },
+        command("Skip", "Ends the running phase early and moves on to the next.") {
+          [timer] () throws(TimerError) in try timer.skip()
+        },
+        command("Stop", "Ends the session; a running phase counts as abandoned.") {
+          [timer] () throws(TimerError) in try timer.stop()
+        },
+        .init(
+          "Extend", inputs: [Arg("seconds", "u", doc: "How much longer, up to a day.")],
+          doc: "Adds time to the running or paused phase."
+        ) { [timer] arguments, _ throws(BusError) in
           let seconds = TimeInterval(arguments[0].integerValue ?? 0)
           try Self.translate { () throws(TimerError) in try timer.extend(by: seconds) }
           return []
         },
-        .init("GetStatus", outputs: [Arg("status", "a{sv}")]) { [timer] _, _ in
+        .init(
+          "GetStatus", outputs: [Arg("status", "a{sv}")],
+          doc: "Every property at this instant, plus LongBreakAfter and DailyGoal (u, seconds; "
+            + "0 for none) from the card."
+        ) { [timer] _, _ in
           [Self.encode(timer.status)]
         },
-        .init("ListCards", outputs: [Arg("cards", "aa{sv}")]) { [timer] _, _ in
+        .init(
+          "ListCards", outputs: [Arg("cards", "aa{sv}")],
+          doc: "The cards: Name, Default, Focus, ShortBreak, LongBreak (u, seconds), "
+            + "LongBreakAfter, AutoStartBreaks, AutoStartFocus, DailyGoal, Intention."
+        ) { [timer] _, _ in
           [
             .array(
               element: "a{sv}",
@@ -105,26 +141,68 @@ final class TimerService {
         },
       ],
       properties: [
-        .init("State", "s") { [timer] in .string(timer.status.state.rawValue) },
-        .init("Paused", "b") { [timer] in .bool(timer.status.paused) },
-        .init("Card", "s") { [timer] in .string(timer.status.card) },
-        .init("Duration", "u") { [timer] in .uint32(seconds(timer.status.duration)) },
-        .init("Remaining", "u") { [timer] in .uint32(seconds(timer.status.remaining)) },
-        .init("Elapsed", "u") { [timer] in .uint32(seconds(timer.status.elapsed)) },
-        .init("StartedAt", "x") { [timer] in .int64(microseconds(timer.status.startedAt)) },
-        .init("EndsAt", "x") { [timer] in .int64(microseconds(timer.status.endsAt)) },
-        .init("Cycle", "u") { [timer] in .uint32(UInt32(max(0, timer.status.cycle))) },
-        .init("CompletedToday", "u") { [timer] in .uint32(UInt32(timer.status.completedToday)) },
-        .init("FocusToday", "u") { [timer] in .uint32(seconds(timer.status.focusToday)) },
-        .init("Next", "s") { [timer] in .string(timer.status.next?.rawValue ?? "") },
-        .init("Intention", "s") { [timer] in .string(timer.status.intention ?? "") },
-        .init("Streak", "u") { [streak] in .uint32(UInt32(clamping: streak().current)) },
-        .init("BestStreak", "u") { [streak] in .uint32(UInt32(clamping: streak().longest)) },
+        .init(
+          "State", "s",
+          doc: "idle, waiting (a phase waits for Resume; Next names it), focus, short-break or "
+            + "long-break."
+        ) { [timer] in .string(timer.status.state.rawValue) },
+        .init("Paused", "b", doc: "The running phase is paused.") { [timer] in
+          .bool(timer.status.paused)
+        },
+        .init("Card", "s", doc: "The session's card; empty when idle.") { [timer] in
+          .string(timer.status.card)
+        },
+        .init("Duration", "u", doc: "Planned seconds of the phase, extensions included.") {
+          [timer] in .uint32(seconds(timer.status.duration))
+        },
+        .init(
+          "Remaining", "u", changes: silent,
+          doc: "Seconds left; changes every second without a signal: count down from EndsAt."
+        ) { [timer] in .uint32(seconds(timer.status.remaining)) },
+        .init(
+          "Elapsed", "u", changes: silent,
+          doc: "Seconds of the phase so far, pauses excluded; changes without a signal."
+        ) { [timer] in .uint32(seconds(timer.status.elapsed)) },
+        .init("StartedAt", "x", doc: "When the phase started (µs since 1970); 0 without one.") {
+          [timer] in .int64(microseconds(timer.status.startedAt))
+        },
+        .init(
+          "EndsAt", "x", doc: "When the phase ends (µs since 1970); 0 while paused or idle."
+        ) { [timer] in .int64(microseconds(timer.status.endsAt)) },
+        .init("Cycle", "u", doc: "The focus number within the set before a long break.") {
+          [timer] in .uint32(UInt32(max(0, timer.status.cycle)))
+        },
+        .init(
+          "CompletedToday", "u", changes: silent,
+          doc: "Focus phases completed today; goes back to 0 at midnight without a signal."
+        ) { [timer] in .uint32(UInt32(timer.status.completedToday)) },
+        .init(
+          "FocusToday", "u", changes: silent,
+          doc: "Seconds of focus today, the running focus included: changes without a signal."
+        ) { [timer] in .uint32(seconds(timer.status.focusToday)) },
+        .init("Next", "s", doc: "The phase waiting for Resume (state waiting); empty otherwise.") {
+          [timer] in .string(timer.status.next?.rawValue ?? "")
+        },
+        .init("Intention", "s", doc: "What the session is for; empty for none.") { [timer] in
+          .string(timer.status.intention ?? "")
+        },
+        .init(
+          "Streak", "u", changes: silent,
+          doc: "Days in a row with focus, up to today; can end at midnight without a signal."
+        ) { [streak] in .uint32(UInt32(clamping: streak().current)) },
+        .init("BestStreak", "u", doc: "The longest streak of days with focus.") { [streak] in
+          .uint32(UInt32(clamping: streak().longest))
+        },
       ],
       signals: [
-        .init("PhaseStarted", [Arg("state", "s"), Arg("card", "s"), Arg("duration", "u")]),
-        .init("PhaseEnded", [Arg("state", "s"), Arg("card", "s"), Arg("outcome", "s")]),
-      ])
+        .init(
+          "PhaseStarted", [Arg("state", "s"), Arg("card", "s"), Arg("duration", "u")],
+          doc: "A phase started: its kind (as State), card and planned seconds."),
+        .init(
+          "PhaseEnded", [Arg("state", "s"), Arg("card", "s"), Arg("outcome", "s")],
+          doc: "A phase ended: completed, skipped, stopped or abandoned."),
+      ],
+      doc: "Grow's focus timer. Nothing is sent per second: count down from EndsAt.")
   }
 
   // MARK: Encoding
@@ -168,6 +246,7 @@ final class TimerService {
   /// Reads `StartWith` options: `focus`, `short-break`, `long-break` (u seconds), `intention`.
   static func overrides(from options: [String: BusValue]) throws(BusError) -> SessionOverrides {
     var overrides = SessionOverrides()
+    let known = ["focus": "u", "short-break": "u", "long-break": "u", "intention": "s"]
     for (key, value) in options {
       switch (key, value) {
       case ("focus", .uint32(let v)): overrides.focus = TimeInterval(v)
@@ -175,9 +254,16 @@ final class TimerService {
       case ("long-break", .uint32(let v)): overrides.longBreak = TimeInterval(v)
       case ("intention", .string(let v)): overrides.intention = v
       default:
+        if let wanted = known[key] {
+          let what = wanted == "u" ? "seconds as a uint32" : "a string"
+          throw BusError(
+            name: GrowBusAPI.ErrorName.invalidArgument,
+            message: "start option '\(key)' has the wrong type '\(value.signature)': it takes "
+              + "\(what) ('\(wanted)')")
+        }
         throw BusError(
           name: GrowBusAPI.ErrorName.invalidArgument,
-          message: "unknown start option '\(key)' of type '\(value.signature)'; "
+          message: "unknown start option '\(key)'; "
             + "known: focus (u), short-break (u), long-break (u), intention (s)")
       }
     }
@@ -206,4 +292,16 @@ private func seconds(_ interval: TimeInterval) -> UInt32 {
 private func microseconds(_ date: Date?) -> Int64 {
   guard let date else { return 0 }
   return Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+}
+
+/// Grow's D-Bus interfaces as the files installed under `PREFIX/share/dbus-1/interfaces/`
+/// (`grow generate dbus-interface`): the very description the daemon serves.
+@MainActor
+public enum GrowBusInterfaceFiles {
+  /// `org.grow.Grow1.Timer.xml`. Built around a timer that never runs: only the names, types,
+  /// annotations and docs are read.
+  public static var timer: String {
+    let idle = FocusTimer(deck: .standard, bus: EventBus(), time: ManualTimeSource())
+    return TimerService.interface(timer: idle) { Streak(current: 0, longest: 0) }.interfaceFile
+  }
 }

@@ -336,7 +336,10 @@ public final class Soak {
   static func statusMismatch(_ status: [String: Any], _ saved: SessionSnapshot?) -> String? {
     let state = status["state"] as? String ?? "?"
     guard let phase = saved?.phase else {
-      return state == "idle" ? nil : "grow status says \(state), session.json has no phase"
+      // A phase waiting for `grow resume` is saved as `next`, without a phase.
+      let expected = saved?.next == nil ? "idle" : "waiting"
+      return state == expected
+        ? nil : "grow status says \(state), session.json has no phase (expected \(expected))"
     }
     let paused = status["paused"] as? Bool ?? false
     let startedAt = (status["started_at"] as? String).flatMap {

@@ -21,14 +21,22 @@ public final class PrivateDisplay: @unchecked Sendable {
   private var windows: [BackgroundProcess] = []
   private let directory: URL
   private let timeout: TimeInterval
+  private let i3Config: String
+  private let windowManagerEnvironment: [String: String]
 
   /// - Parameter restartable: take a display number of its own from a high range, so that
   ///   `restartServer()` can start a server on the same display again after `killServer()`
   ///   without another test's Xvfb (which takes the lowest free one) getting there first.
+  /// - Parameter i3Config: more lines for i3's config, such as a `bar { … }` block.
+  /// - Parameter windowManagerEnvironment: more environment for the window manager and what
+  ///   it starts (i3bar and its status command).
   public init(
     windowManager: WindowManager = .openbox, restartable: Bool = false,
-    timeout: TimeInterval = 10
+    timeout: TimeInterval = 10, i3Config: String = "",
+    windowManagerEnvironment: [String: String] = [:]
   ) throws {
+    self.i3Config = i3Config
+    self.windowManagerEnvironment = windowManagerEnvironment
     directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("grow-x-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -91,16 +99,27 @@ public final class PrivateDisplay: @unchecked Sendable {
   }
 
   private func startWindowManagerOnce(_ kind: WindowManager, timeout: TimeInterval) throws {
-    let home = ["HOME": directory.path, "XDG_CONFIG_HOME": directory.path + "/config"]
+    // XDG_RUNTIME_DIR of its own: i3 puts its IPC socket there (`i3/ipc-socket.PID`) and a
+    // killed i3 leaves it behind, so it must be a directory deinit removes, never the user's.
+    let runtime = directory.appendingPathComponent("runtime")
+    try FileManager.default.createDirectory(
+      at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    let home = [
+      "HOME": directory.path, "XDG_CONFIG_HOME": directory.path + "/config",
+      "XDG_RUNTIME_DIR": runtime.path,
+    ]
+    let environment = windowManagerEnvironment.merging(self.environment) { $1 }
     switch kind {
     case .openbox:
       windowManager = try BackgroundProcess(
         "openbox", ["--sm-disable"], environment: environment.merging(home) { $1 })
     case .i3:
       let config = directory.appendingPathComponent("i3.config")
-      // The smallest config i3 accepts without starting its config wizard or a bar.
-      try "font pango:monospace 8\nfocus_follows_mouse no\n".write(
-        to: config, atomically: true, encoding: .utf8)
+      // The smallest config i3 accepts without starting its config wizard or a bar (unless
+      // the test asks for one). Without the v4 line, a `bar` block makes i3 take the file
+      // for a version 3 config.
+      try "# i3 config file (v4)\nfont pango:monospace 8\nfocus_follows_mouse no\n\(i3Config)"
+        .write(to: config, atomically: true, encoding: .utf8)
       windowManager = try BackgroundProcess(
         "i3", ["-c", config.path], environment: environment.merging(home) { $1 })
     }
@@ -144,6 +163,21 @@ public final class PrivateDisplay: @unchecked Sendable {
     try run("xprop", arguments)
   }
 
+  /// The screen's pixels in the rectangle, as ImageMagick's `import` grabs them; also saved as
+  /// a PNG at `pngPath` when given, for a person to look at.
+  public func screenshot(
+    x: Int = 0, y: Int = 0, width: Int, height: Int, savingPNGTo pngPath: String? = nil
+  ) throws -> Screenshot {
+    let ppm = directory.appendingPathComponent("screenshot-\(UUID().uuidString).ppm").path
+    defer { try? FileManager.default.removeItem(atPath: ppm) }
+    _ = try run(
+      "import", ["-window", "root", "-crop", "\(width)x\(height)+\(x)+\(y)", "-depth", "8", ppm])
+    if let pngPath {
+      _ = try Command.run("/usr/bin/convert", [ppm, pngPath])
+    }
+    return try Screenshot(ppm: Data(contentsOf: URL(fileURLWithPath: ppm)))
+  }
+
   /// Kills the X server, as when a session crashes.
   public func killServer() {
     windowManager?.kill()
@@ -176,5 +210,44 @@ public final class PrivateDisplay: @unchecked Sendable {
       throw HarnessError("\(tool) \(arguments.joined(separator: " ")): \(result.stderr)")
     }
     return result.stdout
+  }
+}
+
+/// Pixels grabbed from a display (binary PPM, as ImageMagick writes it).
+public struct Screenshot: Sendable {
+  public let width: Int
+  public let height: Int
+  /// Red, green, blue, a byte each, row by row.
+  private let pixels: [UInt8]
+
+  init(ppm: Data) throws {
+    let bytes = [UInt8](ppm)
+    // "P6", width, height, maximum value, then one whitespace byte and the pixels.
+    var fields: [String] = []
+    var index = 0
+    while fields.count < 4, index < bytes.count {
+      while index < bytes.count, bytes[index] == 0x20 || (0x09...0x0D).contains(bytes[index]) {
+        index += 1
+      }
+      let start = index
+      while index < bytes.count, bytes[index] > 0x20 { index += 1 }
+      fields.append(String(decoding: bytes[start..<index], as: UTF8.self))
+    }
+    guard fields.count == 4, fields[0] == "P6", let width = Int(fields[1]),
+      let height = Int(fields[2]), fields[3] == "255", bytes.count >= index + 1 + width * height * 3
+    else { throw HarnessError("not a binary PPM with 8-bit channels: \(fields)") }
+    self.width = width
+    self.height = height
+    pixels = Array(bytes[(index + 1)...].prefix(width * height * 3))
+  }
+
+  /// How many pixels are `color` (`#rrggbb`), each channel within `tolerance`: the fully
+  /// covered pixels of text drawn in that colour, between its anti-aliased edges.
+  public func count(of color: String, tolerance: Int = 12) -> Int {
+    let hex = Int(color.dropFirst(), radix: 16) ?? 0
+    let wanted = [(hex >> 16) & 0xFF, (hex >> 8) & 0xFF, hex & 0xFF]
+    return stride(from: 0, to: pixels.count, by: 3).count { offset in
+      (0..<3).allSatisfy { abs(Int(pixels[offset + $0]) - wanted[$0]) <= tolerance }
+    }
   }
 }

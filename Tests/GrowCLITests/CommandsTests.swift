@@ -90,7 +90,8 @@ import Testing
     #expect(badOption.status == 2)
     #expect(
       badOption.stderr.contains(
-        "unknown option --jsn (this command takes --follow, --format, --json, --template)"))
+        "unknown option --jsn (this command takes --follow, --format, --icons, --json, --template)")
+    )
   }
 
   @Test func helpAndVersionNeedNoDaemon() throws {

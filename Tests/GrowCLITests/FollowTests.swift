@@ -11,18 +11,18 @@ import Testing
     #expect(try harness.grow("start").status == 0)
     try expectLastLine(follower, "● focus")
     #expect(try harness.grow("pause").status == 0)
-    try expectLastLine(follower, "⏸ paused")
+    try expectLastLine(follower, "‖ paused")
     #expect(try harness.grow("resume").status == 0)
     try expectLastLine(follower, "● focus")
     // Extending changes properties but not this line: nothing is printed for it.
     #expect(try harness.grow("extend", "1m").status == 0)
     #expect(try harness.grow("skip").status == 0)
-    try expectLastLine(follower, "☕ short break")
+    try expectLastLine(follower, "☼ short break")
     #expect(try harness.grow("stop").status == 0)
     try expectLastLine(follower, "○ idle")
     #expect(
       lines(follower)
-        == ["○ idle", "● focus", "⏸ paused", "● focus", "☕ short break", "○ idle"])
+        == ["○ idle", "● focus", "‖ paused", "● focus", "☼ short break", "○ idle"])
   }
 
   @Test func countsDownOnceASecondFromEndsAtAndStopsWhilePaused() throws {
@@ -34,7 +34,7 @@ import Testing
     // Consecutive seconds, one line each: no second skipped or printed twice.
     #expect(zip(seconds, seconds.dropFirst()).allSatisfy { $0 - $1 == 1 })
     #expect(try harness.grow("pause").status == 0)
-    #expect(follower.waitUntil(timeout: 3) { lines(follower).last?.hasPrefix("⏸ ") == true })
+    #expect(follower.waitUntil(timeout: 3) { lines(follower).last?.hasPrefix("‖ ") == true })
     let whilePaused = lines(follower).count
     Thread.sleep(forTimeInterval: 1.5)
     #expect(lines(follower).count == whilePaused)

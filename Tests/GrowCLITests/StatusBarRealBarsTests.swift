@@ -31,10 +31,10 @@ import Testing
     #expect(try harness.grow("start").status == 0)
     #expect(i3blocks.waitUntil(timeout: 5) { fullText().last == "● focus" })
     #expect(try harness.grow("pause").status == 0)
-    #expect(i3blocks.waitUntil(timeout: 5) { fullText().last == "⏸ paused" })
+    #expect(i3blocks.waitUntil(timeout: 5) { fullText().last == "‖ paused" })
     #expect(try harness.grow("stop").status == 0)
     #expect(i3blocks.waitUntil(timeout: 5) { fullText().last == "○ idle" })
-    #expect(fullText() == ["○ idle", "● focus", "⏸ paused", "○ idle"])
+    #expect(fullText() == ["○ idle", "● focus", "‖ paused", "○ idle"])
     #expect(lines(i3blocks).first == #"{"version":1,"click_events":true}"#)
     // i3blocks 1.4 reports "pipe closed" for a line split over two writes or an empty line.
     #expect(!i3blocks.stderr.contains("ERROR"), "\(i3blocks.stderr)")
@@ -99,6 +99,110 @@ import Testing
     try harness.run("xdotool", ["mousemove", "--window", window, "8", "12", "click", "3"])
     #expect(try harness.waitForStatus { $0["state"] as? String == "short-break" }.isEmpty == false)
     #expect(polybar.stderr.contains("toggle"), "\(polybar.stderr)")
+  }
+
+  // MARK: What a person sees, with only the fonts of a stock desktop
+
+  /// i3bar, drawn on its own Xvfb with only fonts-dejavu-core: every state in its colour, and
+  /// every character of every state's line in DejaVu Sans Mono (pango draws a box for one
+  /// that no font has, and says nothing). Screenshots stay in the printed directory.
+  @Test(.enabled(if: installed("i3") && installed("i3bar") && installed("import")))
+  func i3barShowsEveryStateInItsOwnColourWithStockFonts() throws {
+    let fonts = try StockFonts()
+    let harness = try DaemonHarness(startDaemon: false)
+    let display = try PrivateDisplay(
+      windowManager: .i3,
+      i3Config: """
+        bar {
+          status_command exec '\(Binaries.grow)' status --follow --format i3bar
+          position top
+          font pango:monospace 12
+          colors {
+            background #222222
+          }
+        }
+
+        """, windowManagerEnvironment: harness.environment.merging(fonts.environment) { $1 })
+    try walkThroughStates(harness, fonts: fonts, bar: "i3bar") { state, color, png in
+      try display.screenshot(width: 1024, height: 24, savingPNGTo: png).count(of: color)
+    }
+  }
+
+  /// polybar, on its own Xvfb with only fonts-dejavu-core: it logs every character its fonts
+  /// lack ("Dropping unmatched character"), and each state has its own `%{F…}` colour.
+  @Test(.enabled(if: installed("polybar") && installed("import")))
+  func polybarShowsEveryStateInItsOwnColourWithStockFonts() throws {
+    let fonts = try StockFonts()
+    let harness = try DaemonHarness(startDaemon: false)
+    let display = try PrivateDisplay()
+    let config = harness.bus.directory.appendingPathComponent("polybar.ini")
+    try """
+    [bar/grow]
+    width = 300
+    height = 28
+    offset-x = 0
+    offset-y = 0
+    override-redirect = true
+    background = #222222
+    foreground = #dddddd
+    font-0 = monospace:size=12;2
+    modules-left = grow
+
+    [module/grow]
+    type = custom/script
+    exec = exec '\(Binaries.grow)' status --follow --format polybar
+    tail = true
+
+    """.write(to: config, atomically: true, encoding: .utf8)
+    let polybar = try BackgroundProcess(
+      "polybar", ["-c", config.path, "-l", "info", "grow"],
+      environment: harness.environment.merging(fonts.environment) { $1 }
+        .merging(display.environment) { $1 })
+    defer { polybar.kill() }
+    try walkThroughStates(harness, fonts: fonts, bar: "polybar") { state, color, png in
+      try display.screenshot(width: 300, height: 28, savingPNGTo: png).count(of: color)
+    }
+    #expect(polybar.stderr.contains("file=\(fonts.fontsDirectory)"), "\(polybar.stderr)")
+    #expect(!polybar.stderr.contains("Dropping unmatched character"), "\(polybar.stderr)")
+  }
+
+  /// Takes the daemon through every state a bar shows. In each, `pixels` counts the pixels of
+  /// the state's colour on a screenshot saved as PNG; the line's characters must all be in
+  /// DejaVu Sans Mono.
+  private func walkThroughStates(
+    _ harness: DaemonHarness, fonts: StockFonts, bar: String,
+    pixels: (_ state: String, _ color: String, _ png: String) throws -> Int
+  ) throws {
+    let shots = FileManager.default.temporaryDirectory.appendingPathComponent("grow-\(bar)-shots")
+    try FileManager.default.createDirectory(at: shots, withIntermediateDirectories: true)
+    print("\(bar) screenshots: \(shots.path)")
+    func look(_ state: String, _ color: String) throws {
+      let line = try harness.grow("status", "--format", "plain").stdout
+      #expect(try fonts.missing(in: line, family: "DejaVu Sans Mono") == [], "\(state): \(line)")
+      let png = shots.appendingPathComponent("\(state).png").path
+      var seen = 0
+      let deadline = Date().addingTimeInterval(10)
+      // Until the bar has redrawn: the colour appears once the new line is on screen.
+      while seen < 20, Date() < deadline {
+        seen = try pixels(state, color, png)
+        if seen < 20 { Thread.sleep(forTimeInterval: 0.2) }
+      }
+      #expect(seen >= 20, "\(bar) never showed \(state) in \(color): see \(png)")
+    }
+    try look("off", "#666666")
+    try harness.start()
+    try look("idle", "#999999")
+    #expect(try harness.grow("start").status == 0)
+    try look("focus", "#ff6e6e")
+    #expect(try harness.grow("pause").status == 0)
+    try look("paused", "#e6c84b")
+    #expect(try harness.grow("skip").status == 0)
+    try look("short-break", "#69d26e")
+    // The default card waits for the person before the next focus.
+    #expect(try harness.grow("skip").status == 0)
+    try look("waiting", "#6ec8e6")
+    #expect(try harness.grow("stop").status == 0)
+    try look("idle-again", "#999999")
   }
 }
 

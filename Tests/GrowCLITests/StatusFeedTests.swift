@@ -12,11 +12,11 @@ import Testing
     // A second or two may pass on a busy machine between starting and asking.
     #expect(focus.hasPrefix("● ") && (595...600).contains(secondsLeft(focus)))
     #expect(try harness.grow("pause").status == 0)
-    #expect(try harness.grow("status", "--template", "{icon} {state}").stdout == "⏸ paused\n")
+    #expect(try harness.grow("status", "--template", "{icon} {state}").stdout == "‖ paused\n")
     #expect(try harness.grow("skip").status == 0)
     #expect(
       try harness.grow("status", "--template", "{icon} {state} {remaining_min} {cycle}").stdout
-        == "☕ short break 5m 1/4\n")
+        == "☼ short break 5m 1/4\n")
     #expect(try harness.grow("skip").status == 0)
     // The next focus waits for the person.
     #expect(try harness.grow("status", "--format", "plain").stdout == "◌ focus waiting\n")
@@ -49,6 +49,33 @@ import Testing
         == "grow: grow status: unknown format 'lemon'; formats: plain, i3blocks, polybar, "
         + "waybar, i3bar (see 'grow help')\n")
     #expect(try harness.grow("status", "--json", "--follow").status == 2)
+  }
+
+  @Test func iconsChooseASCIIOrNerdFontGlyphsAndABadSetIsNamed() throws {
+    let harness = try DaemonHarness(
+      config: "[plugins]\nenable = statusbar\n\n[plugin.statusbar]\nicons = ascii\n")
+    let line = { (icons: String) in
+      try harness.grow("status", "--icons", icons, "--template", "{icon} {state}").stdout
+    }
+    #expect(try line("ascii") == "- idle\n")
+    #expect(try line("nerd") == "\u{F10C} idle\n")
+    #expect(try harness.grow("start").status == 0)
+    #expect(try line("ascii") == "* focus\n")
+    #expect(try line("unicode") == "● focus\n")
+    #expect(try line("nerd") == "\u{F017} focus\n")
+    #expect(try harness.grow("pause").status == 0)
+    #expect(try line("ascii") == "|| paused\n")
+    let file = harness.bus.environment["XDG_RUNTIME_DIR", default: ""] + "/grow/status.txt"
+    #expect(
+      harness.daemon?.waitUntil(timeout: 5) {
+        (try? String(contentsOfFile: file, encoding: .utf8))?.hasPrefix("|| ") == true
+      } == true)
+    let bad = try harness.grow("status", "--icons", "emoji")
+    #expect(bad.status == 2)
+    #expect(
+      bad.stderr
+        == "grow: grow status: unknown icon set 'emoji'; icon sets: ascii, unicode, nerd "
+        + "(see 'grow help')\n")
   }
 
   @Test func waybarGetsEscapedMarkupStateClassesAndAPercentage() throws {
@@ -88,7 +115,7 @@ import Testing
     let started = try click("1")
     #expect(started.status == 0)
     #expect(started.stdout == "● focus\n● focus\n#ff6e6e\n")
-    #expect(try click("3").stdout == "☕ short break\n☕ short break\n#69d26e\n")
+    #expect(try click("3").stdout == "☼ short break\n☼ short break\n#69d26e\n")
     // Scroll up adds a minute to the break.
     #expect(try click("4").status == 0)
     #expect(try harness.status()["duration"] as? Int == 360)
@@ -104,7 +131,7 @@ import Testing
     #expect(
       result.stdout
         == "%{A1:\(grow) toggle:}%{A2:\(grow) stop:}%{A3:\(grow) skip:}"
-        + "%{A4:\(grow) extend 1m:}idle%{A}%{A}%{A}%{A}\n")
+        + "%{A4:\(grow) extend 1m:}%{F#999999}idle%{F-}%{A}%{A}%{A}%{A}\n")
   }
 
   @Test func statusBarPluginWritesTheJSONOfGrowStatusAndThePlainLine() throws {
@@ -113,7 +140,7 @@ import Testing
     let directory = harness.bus.environment["XDG_RUNTIME_DIR", default: ""] + "/grow/"
     let written = harness.daemon?.waitUntil(timeout: 5) {
       let text = try? String(contentsOfFile: directory + "status.txt", encoding: .utf8)
-      return text == "● 10:00\n"
+      return text == "● 10m\n"
     }
     #expect(written == true)
     let file =
@@ -125,6 +152,36 @@ import Testing
     #expect(file?["state"] as? String == "focus")
     #expect(file?["ends_at"] as? String == cli["ends_at"] as? String)
     #expect(file?["long_break_after"] as? Int == 4)
+  }
+
+  /// status.txt follows the countdown as `grow status --follow` does, and says what the
+  /// feed says in every state.
+  @Test func statusTextCountsDownAndReadsLikeTheFeed() throws {
+    let harness = try DaemonHarness(
+      config: "[plugins]\nenable = statusbar\n\n[plugin.statusbar]\ntemplate = {icon} {remaining}\n"
+    )
+    let file = harness.bus.environment["XDG_RUNTIME_DIR", default: ""] + "/grow/status.txt"
+    let fileSays = { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
+    let feedSays = { try harness.grow("status", "--format", "plain").stdout }
+    #expect(harness.daemon?.waitUntil(timeout: 5) { fileSays() == "○ idle\n" } == true)
+    #expect(try feedSays() == fileSays(), "status.txt: \(fileSays())")
+
+    #expect(try harness.grow("start", "--focus", "10m").status == 0)
+    #expect(harness.daemon?.waitUntil(timeout: 5) { fileSays().hasPrefix("● ") } == true)
+    let first = secondsLeft(fileSays())
+    // Two seconds later the file has moved on with the clock, with no change to the timer.
+    #expect(
+      harness.daemon?.waitUntil(timeout: 5) { secondsLeft(fileSays()) <= first - 2 } == true,
+      "status.txt stayed at \(fileSays())")
+    #expect(abs(secondsLeft(try feedSays()) - secondsLeft(fileSays())) <= 1)
+
+    #expect(try harness.grow("pause").status == 0)
+    #expect(harness.daemon?.waitUntil(timeout: 5) { fileSays().hasPrefix("‖ ") } == true)
+    let paused = fileSays()
+    Thread.sleep(forTimeInterval: 1.5)
+    #expect(fileSays() == paused, "status.txt moved while paused")
+    #expect(try harness.grow("stop").status == 0)
+    #expect(harness.daemon?.waitUntil(timeout: 5) { fileSays() == "○ idle\n" } == true)
   }
 
   private func waybarObject(_ harness: DaemonHarness, _ extra: String...) throws -> [String: Any] {

@@ -101,7 +101,7 @@ struct FocusTimerWaitingTests {
     #expect(awaiting.next == .shortBreak)
     #expect(awaiting.card == "work")
     let status = try #require(rig.log.last(TimerChanged.self)).status
-    #expect(status.state == .idle)
+    #expect(status.state == .waiting)
     #expect(status.next == .shortBreak)
     #expect(status.card == "work")
     #expect(status.cycle == 1)
@@ -641,6 +641,7 @@ struct FocusTimerStatusTests {
     try rig.timer.start()
     rig.advance(minutes: 30)
     var expected = TimerStatus.idle
+    expected.state = .waiting
     expected.card = "work"
     expected.cycle = 1
     expected.longBreakAfter = 4

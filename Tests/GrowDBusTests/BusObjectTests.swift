@@ -116,7 +116,7 @@ import Testing
     let reply = try await call("Introspect", interface: "org.freedesktop.DBus.Introspectable").get()
     let xml = try #require(reply.arguments.first?.stringValue)
     #expect(xml.contains("<interface name=\"test.Echo\">"))
-    #expect(xml.contains("<property name=\"Mode\" type=\"s\" access=\"readwrite\"/>"))
+    #expect(xml.contains("<property name=\"Mode\" type=\"s\" access=\"readwrite\">"))
     #expect(xml.contains("<signal name=\"Said\">"))
     _ = try XMLDocument(xmlString: xml)
   }

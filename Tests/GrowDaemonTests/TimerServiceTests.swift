@@ -281,7 +281,19 @@ import Testing
         "{'long-break': <uint32 4294967295>}",
         "long-break must be between 1s and 24h, not 4294967295s"
       ),
-      ("{'focus': <int32 -60>}", "unknown start option 'focus' of type 'i'"),
+      (
+        "{'focus': <int32 -60>}",
+        "start option 'focus' has the wrong type 'i': it takes seconds as a uint32 ('u')"
+      ),
+      (
+        "{'focus': <'25m'>}",
+        "start option 'focus' has the wrong type 's': it takes seconds as a uint32 ('u')"
+      ),
+      (
+        "{'intention': <uint32 3>}",
+        "start option 'intention' has the wrong type 'u': it takes a string ('s')"
+      ),
+      ("{'colour': <'red'>}", "unknown start option 'colour'; known: focus (u), short-break (u)"),
     ] {
       let call = try gdbus(harness, "StartWith", "work", options)
       #expect(call.status != 0)
@@ -367,7 +379,7 @@ import Testing
     status = try harness.waitForStatus {
       $0["next"] as? String == "focus" && $0["completed_today"] as? Int == 2
     }
-    #expect(status["state"] as? String == "idle")
+    #expect(status["state"] as? String == "waiting")
     #expect(try harness.grow("stop").status == 0)
     // Only the timer's own: plugins (dnd) add PropertiesChanged of their interfaces.
     func timerChanges() -> Int {

@@ -123,6 +123,38 @@ import Testing
       }, "\(follower.stdout)")
   }
 
+  /// The bars that ask once (i3blocks on an interval, waybar's `exec`) and status.txt show
+  /// the same distraction as the never-ending feed.
+  @Test func oneShotLinesAndStatusTextShowTheDistractionToo() throws {
+    let desktop = try Desktop(
+      Self.distracting
+        + "\n[plugins]\nenable = x11, events, statusbar\n\n[plugin.statusbar]\n"
+        + "template = {icon} {state} {distraction}\n")
+    let editor = try desktop.display.openWindow(class: "Editor", title: "notes.md")
+    let game = try desktop.display.openWindow(class: "Game", title: "Level 3")
+    try desktop.display.activate(editor)
+    try desktop.start()
+    let statusText =
+      desktop.harness.bus.environment["XDG_RUNTIME_DIR", default: ""] + "/grow/status.txt"
+    let fileSays = { try? String(contentsOfFile: statusText, encoding: .utf8) }
+    #expect(try desktop.harness.grow("start").status == 0)
+    #expect(desktop.harness.daemon?.waitUntil(timeout: 5) { fileSays() == "● focus\n" } == true)
+    try desktop.display.activate(game)
+    _ = try desktop.waitFor("distraction-started")
+    let once = try desktop.harness.grow(
+      "status", "--format", "plain", "--template", "{icon} {state} {distraction}")
+    #expect(once.stdout == "⚠ distracted Game\n")
+    let i3blocks = try desktop.harness.grow("status", "--format", "i3blocks")
+    #expect(i3blocks.stdout.hasPrefix("⚠ "), "\(i3blocks.stdout)")
+    #expect(
+      desktop.harness.daemon?.waitUntil(timeout: 5) { fileSays() == "⚠ distracted Game\n" }
+        == true,
+      "\(fileSays() ?? "no file")")
+    try desktop.display.activate(editor)
+    _ = try desktop.waitFor("distraction-ended")
+    #expect(desktop.harness.daemon?.waitUntil(timeout: 5) { fileSays() == "● focus\n" } == true)
+  }
+
   @Test func anAllowedTitleIsNotFlaggedAndNothingIsFlaggedDuringABreak() throws {
     let desktop = try Desktop(Self.distracting)
     let docs = try desktop.display.openWindow(class: "Browser", title: "grow docs - reddit")

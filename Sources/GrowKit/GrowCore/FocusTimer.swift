@@ -412,6 +412,7 @@ public final class FocusTimer {
     case .idle:
       break
     case .awaiting(let next):
+      status.state = .waiting
       status.next = next
     case .running(let phase):
       status.state = .init(phase.kind)

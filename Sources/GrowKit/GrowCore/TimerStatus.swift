@@ -2,9 +2,12 @@ import Foundation
 
 /// What the timer is doing, as the D-Bus API, the CLI and status bars show it.
 public struct TimerStatus: Sendable, Equatable, Codable {
-  /// `idle`, `focus`, `short-break` or `long-break`.
+  /// `idle`, `waiting`, `focus`, `short-break` or `long-break`.
   public enum State: String, Sendable, Codable {
     case idle
+    /// A phase ended and the card does not start the next one by itself: `next` names the
+    /// phase that `resume` starts.
+    case waiting
     case focus
     case shortBreak = "short-break"
     case longBreak = "long-break"
@@ -14,6 +17,16 @@ public struct TimerStatus: Sendable, Equatable, Codable {
       case .focus: self = .focus
       case .shortBreak: self = .shortBreak
       case .longBreak: self = .longBreak
+      }
+    }
+
+    /// The kind of the running or paused phase; nil while idle or waiting.
+    public var phaseKind: PhaseKind? {
+      switch self {
+      case .idle, .waiting: nil
+      case .focus: .focus
+      case .shortBreak: .shortBreak
+      case .longBreak: .longBreak
       }
     }
   }
@@ -32,13 +45,16 @@ public struct TimerStatus: Sendable, Equatable, Codable {
   /// The focus phase number within the current set of `longBreakAfter` (1-based); 0 when idle.
   public var cycle: Int
   public var longBreakAfter: Int
-  /// The phase waiting to be started, when the card does not start it by itself.
+  /// The phase waiting to be started (state `waiting`); nil otherwise.
   public var next: PhaseKind?
   public var completedToday: Int
   /// Seconds of focus today, over every focus phase that ended today.
   public var focusToday: TimeInterval
   public var dailyGoal: TimeInterval?
   public var intention: String?
+
+  /// A phase runs or is paused: there is a countdown to show.
+  public var hasPhase: Bool { state.phaseKind != nil }
 
   public static let idle = TimerStatus(
     state: .idle, paused: false, card: "", duration: 0, remaining: 0, elapsed: 0, startedAt: nil,

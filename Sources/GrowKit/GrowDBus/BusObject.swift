@@ -4,15 +4,19 @@ import GrowCore
 ///
 /// From this one description `BusObject` answers calls (checking each call's signature, so a
 /// malformed call gets `InvalidArgs` and never reaches the handler), serves
-/// `org.freedesktop.DBus.Properties` and produces the introspection XML.
+/// `org.freedesktop.DBus.Properties`, announces property changes as each property says it
+/// does, and produces the introspection XML, documentation included
+/// (`org.gtk.GDBus.DocString`, which gdbus-codegen turns into docs).
 @MainActor
 public struct BusInterface {
   public struct Argument: Sendable {
     public let name: String
     public let signature: String
-    public init(_ name: String, _ signature: String) {
+    public let doc: String
+    public init(_ name: String, _ signature: String, doc: String = "") {
       self.name = name
       self.signature = signature
+      self.doc = doc
     }
   }
 
@@ -20,33 +24,53 @@ public struct BusInterface {
     public let name: String
     public let inputs: [Argument]
     public let outputs: [Argument]
+    public let doc: String
     public let handler: (_ arguments: [BusValue], _ call: BusMessage) throws(BusError) -> [BusValue]
 
     public init(
-      _ name: String, inputs: [Argument] = [], outputs: [Argument] = [],
+      _ name: String, inputs: [Argument] = [], outputs: [Argument] = [], doc: String = "",
       handler:
         @escaping (_ arguments: [BusValue], _ call: BusMessage) throws(BusError) -> [BusValue]
     ) {
       self.name = name
       self.inputs = inputs
       self.outputs = outputs
+      self.doc = doc
       self.handler = handler
     }
   }
 
   public struct Property {
+    /// How a change of the property is announced: the value of its
+    /// `org.freedesktop.DBus.Property.EmitsChangedSignal` annotation. Caching clients (GDBus,
+    /// Qt, sd-bus proxies) rely on it, so it must say what really happens.
+    public enum ChangeSignal: String, Sendable {
+      /// `PropertiesChanged` carries the new value whenever it changes.
+      case emits = "true"
+      /// `PropertiesChanged` names it among the invalidated properties, without the value.
+      case invalidates
+      /// It changes without a signal (with the clock): read it with `Get` when needed.
+      case silent = "false"
+      /// It never changes while the object exists.
+      case const
+    }
+
     public let name: String
     public let signature: String
+    public let changes: ChangeSignal
+    public let doc: String
     public let get: () -> BusValue
     /// nil for read-only properties.
     public let set: ((BusValue) throws(BusError) -> Void)?
 
     public init(
-      _ name: String, _ signature: String, get: @escaping () -> BusValue,
-      set: ((BusValue) throws(BusError) -> Void)? = nil
+      _ name: String, _ signature: String, changes: ChangeSignal = .emits, doc: String = "",
+      get: @escaping () -> BusValue, set: ((BusValue) throws(BusError) -> Void)? = nil
     ) {
       self.name = name
       self.signature = signature
+      self.changes = changes
+      self.doc = doc
       self.get = get
       self.set = set
     }
@@ -55,9 +79,11 @@ public struct BusInterface {
   public struct Signal: Sendable {
     public let name: String
     public let arguments: [Argument]
-    public init(_ name: String, _ arguments: [Argument] = []) {
+    public let doc: String
+    public init(_ name: String, _ arguments: [Argument] = [], doc: String = "") {
       self.name = name
       self.arguments = arguments
+      self.doc = doc
     }
   }
 
@@ -65,14 +91,82 @@ public struct BusInterface {
   public var methods: [Method]
   public var properties: [Property]
   public var signals: [Signal]
+  public var doc: String
 
   public init(
-    name: String, methods: [Method] = [], properties: [Property] = [], signals: [Signal] = []
+    name: String, methods: [Method] = [], properties: [Property] = [], signals: [Signal] = [],
+    doc: String = ""
   ) {
     self.name = name
     self.methods = methods
     self.properties = properties
     self.signals = signals
+    self.doc = doc
+  }
+
+  // MARK: Introspection
+
+  /// A document with this interface alone, as installed under
+  /// `PREFIX/share/dbus-1/interfaces/NAME.xml` for code generators and documentation.
+  public var interfaceFile: String {
+    Self.doctype + "<node>\n" + introspectionXML(indent: "  ") + "</node>\n"
+  }
+
+  static let doctype = """
+    <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+     "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+
+    """
+
+  /// The `<interface>` element, every line led by `indent`.
+  func introspectionXML(indent: String) -> String {
+    var lines = ["<interface name=\"\(name)\">"]
+    lines += Self.docAnnotation(doc)
+    for method in methods {
+      lines.append("  <method name=\"\(method.name)\">")
+      lines += Self.docAnnotation(method.doc).map { "  " + $0 }
+      for (argument, direction) in method.inputs.map({ ($0, "in") })
+        + method.outputs.map({ ($0, "out") })
+      {
+        let element =
+          "<arg name=\"\(argument.name)\" type=\"\(argument.signature)\" direction=\"\(direction)\""
+        lines += Self.element(element, doc: argument.doc, closing: "arg").map { "    " + $0 }
+      }
+      lines.append("  </method>")
+    }
+    for signal in signals {
+      lines.append("  <signal name=\"\(signal.name)\">")
+      lines += Self.docAnnotation(signal.doc).map { "  " + $0 }
+      for argument in signal.arguments {
+        let element = "<arg name=\"\(argument.name)\" type=\"\(argument.signature)\""
+        lines += Self.element(element, doc: argument.doc, closing: "arg").map { "    " + $0 }
+      }
+      lines.append("  </signal>")
+    }
+    for property in properties {
+      let access = property.set == nil ? "read" : "readwrite"
+      lines.append(
+        "  <property name=\"\(property.name)\" type=\"\(property.signature)\" access=\"\(access)\">"
+      )
+      lines.append(
+        "    <annotation name=\"org.freedesktop.DBus.Property.EmitsChangedSignal\" "
+          + "value=\"\(property.changes.rawValue)\"/>")
+      lines += Self.docAnnotation(property.doc).map { "  " + $0 }
+      lines.append("  </property>")
+    }
+    lines.append("</interface>")
+    return lines.map { indent + $0 + "\n" }.joined()
+  }
+
+  /// `<NAME …/>`, or `<NAME …>` with the doc annotation inside when there is a doc.
+  private static func element(_ opening: String, doc: String, closing: String) -> [String] {
+    guard !doc.isEmpty else { return [opening + "/>"] }
+    return [opening + ">"] + docAnnotation(doc) + ["</\(closing)>"]
+  }
+
+  private static func docAnnotation(_ doc: String) -> [String] {
+    guard !doc.isEmpty else { return [] }
+    return ["  <annotation name=\"org.gtk.GDBus.DocString\" value=\"\(doc.markupEscaped)\"/>"]
   }
 }
 
@@ -113,17 +207,24 @@ public final class BusObject {
     connection.send(message)
   }
 
-  /// Emits `PropertiesChanged` with the current values of `names`.
+  /// Emits `PropertiesChanged` for those of `names` that changed, each as its annotation
+  /// says: the current value, or the name among the invalidated ones. Properties that change
+  /// silently or never are left out; nothing is sent when none remains.
   public func propertiesChanged(_ names: [String], on interfaceName: String) {
-    guard let interface = interfaces.first(where: { $0.name == interfaceName }), !names.isEmpty
-    else { return }
+    guard let interface = interfaces.first(where: { $0.name == interfaceName }) else { return }
     var changed: [String: BusValue] = [:]
+    var invalidated: [BusValue] = []
     for property in interface.properties where names.contains(property.name) {
-      changed[property.name] = property.get()
+      switch property.changes {
+      case .emits: changed[property.name] = property.get()
+      case .invalidates: invalidated.append(.string(property.name))
+      case .silent, .const: break
+      }
     }
+    guard !changed.isEmpty || !invalidated.isEmpty else { return }
     emit(
       "PropertiesChanged", on: Self.propertiesInterface,
-      [.string(interfaceName), .vardict(changed), .array(element: "s", [])])
+      [.string(interfaceName), .vardict(changed), .array(element: "s", invalidated)])
   }
 
   /// The current values of every property of `interfaceName`.
@@ -240,40 +341,8 @@ public final class BusObject {
 
   /// The introspection document for this object, standard interfaces included.
   public func introspectionXML() -> String {
-    var xml = """
-      <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
-       "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
-      <node>
-
-      """
-    for interface in interfaces {
-      xml += "  <interface name=\"\(interface.name)\">\n"
-      for method in interface.methods {
-        xml += "    <method name=\"\(method.name)\">\n"
-        for argument in method.inputs {
-          xml +=
-            "      <arg name=\"\(argument.name)\" type=\"\(argument.signature)\" direction=\"in\"/>\n"
-        }
-        for argument in method.outputs {
-          xml +=
-            "      <arg name=\"\(argument.name)\" type=\"\(argument.signature)\" direction=\"out\"/>\n"
-        }
-        xml += "    </method>\n"
-      }
-      for signal in interface.signals {
-        xml += "    <signal name=\"\(signal.name)\">\n"
-        for argument in signal.arguments {
-          xml += "      <arg name=\"\(argument.name)\" type=\"\(argument.signature)\"/>\n"
-        }
-        xml += "    </signal>\n"
-      }
-      for property in interface.properties {
-        let access = property.set == nil ? "read" : "readwrite"
-        xml +=
-          "    <property name=\"\(property.name)\" type=\"\(property.signature)\" access=\"\(access)\"/>\n"
-      }
-      xml += "  </interface>\n"
-    }
+    var xml = BusInterface.doctype + "<node>\n"
+    for interface in interfaces { xml += interface.introspectionXML(indent: "  ") }
     xml += """
         <interface name="org.freedesktop.DBus.Properties">
           <method name="Get">

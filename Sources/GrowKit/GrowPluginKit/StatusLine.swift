@@ -22,7 +22,8 @@ public struct StatusSnapshot: Sendable, Equatable {
     guard let status else { return .off }
     if distraction != nil, status.state == .focus, !status.paused { return .distracted }
     switch status.state {
-    case .idle: return status.next == nil ? .idle : .waiting
+    case .idle: return .idle
+    case .waiting: return .waiting
     case _ where status.paused: return .paused
     case .focus: return .focus
     case .shortBreak: return .shortBreak
@@ -31,9 +32,9 @@ public struct StatusSnapshot: Sendable, Equatable {
   }
 
   /// Seconds left at `now`: counted down from `EndsAt` while running, the kept remainder while
-  /// paused, 0 when idle or off.
+  /// paused, 0 when idle, waiting or off.
   public func remaining(at now: Date) -> TimeInterval {
-    guard let status, status.state != .idle else { return 0 }
+    guard let status, status.hasPhase else { return 0 }
     guard let endsAt = status.endsAt, !status.paused else { return status.remaining }
     return max(0, endsAt.timeIntervalSince(now))
   }
@@ -59,15 +60,43 @@ public enum DisplayState: String, Sendable, CaseIterable {
   /// No daemon.
   case off
 
-  public var icon: String {
-    switch self {
-    case .focus: "●"
-    case .shortBreak, .longBreak: "☕"
-    case .paused: "⏸"
-    case .waiting: "◌"
-    case .idle: "○"
-    case .distracted: "⚠"
-    case .off: "⊘"
+  /// The state's glyph in `set`, for `{icon}`. Every set gives each state its own.
+  public func icon(in set: IconSet = .unicode) -> String {
+    switch set {
+    case .unicode:
+      // All in DejaVu Sans and DejaVu Sans Mono (fonts-dejavu-core, on every Debian desktop;
+      // polybar draws only from the fonts it is given), and none an emoji by default, which
+      // would take a colour font's height. Not ⏸ (U+23F8): DejaVu lacks it.
+      switch self {
+      case .focus: "●"
+      case .shortBreak, .longBreak: "☼"
+      case .paused: "‖"
+      case .waiting: "◌"
+      case .idle: "○"
+      case .distracted: "⚠"
+      case .off: "⊘"
+      }
+    case .ascii:
+      switch self {
+      case .focus: "*"
+      case .shortBreak, .longBreak: "~"
+      case .paused: "||"
+      case .waiting: ".."
+      case .idle: "-"
+      case .distracted: "!"
+      case .off: "x"
+      }
+    case .nerd:
+      // Font Awesome 4 glyphs, which every Nerd Font carries at these code points.
+      switch self {
+      case .focus: "\u{F017}"  // nf-fa-clock_o
+      case .shortBreak, .longBreak: "\u{F0F4}"  // nf-fa-coffee
+      case .paused: "\u{F04C}"  // nf-fa-pause
+      case .waiting: "\u{F254}"  // nf-fa-hourglass
+      case .idle: "\u{F10C}"  // nf-fa-circle_o
+      case .distracted: "\u{F071}"  // nf-fa-warning
+      case .off: "\u{F011}"  // nf-fa-power_off
+      }
     }
   }
 
@@ -86,11 +115,26 @@ public enum DisplayState: String, Sendable, CaseIterable {
   }
 }
 
+/// Which glyphs `{icon}` draws: `icons = ascii | unicode | nerd` (`grow status --icons`).
+public enum IconSet: String, Sendable, CaseIterable {
+  /// Plain ASCII, for any font.
+  case ascii
+  /// Shapes that the fonts of a stock desktop (fonts-dejavu-core) have: the default.
+  case unicode
+  /// Nerd Font glyphs, for bars set in a Nerd Font.
+  case nerd
+
+  public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
+}
+
 /// What `--template` can show.
 public enum StatusField: String, Sendable, CaseIterable {
   case icon, state, card, remaining
   case remainingMinutes = "remaining_min"
   case progress, cycle, today, goal, dnd, distraction, intention
+
+  /// Empty unless a phase runs or is paused.
+  var isCountdown: Bool { [.remaining, .remainingMinutes, .progress].contains(self) }
 
   /// How often the field's text can change while a phase runs.
   var clock: StatusClock {
@@ -159,24 +203,24 @@ public struct StatusTemplate: Sendable, Equatable {
   }
 
   let pieces: [Piece]
-  /// Used instead of `pieces` while no phase runs or waits (idle, waiting, off); nil: the
-  /// same pieces in every state.
-  let piecesWithoutPhase: [Piece]?
+  /// Used instead of `pieces` while no phase runs (idle, waiting, off): the countdown fields
+  /// are empty then, so the first of them shows the state instead, unless the template shows
+  /// `{state}` already. `{icon} {remaining}` reads "○ idle", never a lone "○".
+  let piecesWithoutPhase: [Piece]
   public let source: String
+  /// The glyphs `{icon}` draws.
+  public var icons: IconSet = .unicode
 
-  /// What a bar shows by default: the countdown while a phase runs or is paused (the icon
-  /// says focus, break or paused), the state in words otherwise.
+  /// What a bar and status.txt show by default: the countdown while a phase runs or is
+  /// paused (the icon says focus, break or paused), the state in words otherwise.
   public static let standard = Self(
-    pieces: [.field(.icon), .text(" "), .field(.remaining)],
-    piecesWithoutPhase: [.field(.icon), .text(" "), .field(.state)], source: "{icon} {remaining}")
-  /// Shown when the template gives an empty line, as it does for `{remaining}` while idle:
-  /// bars must never get an empty line.
+    pieces: [.field(.icon), .text(" "), .field(.remaining)], source: "{icon} {remaining}")
+  /// Shown when the template gives an empty line, as `{card}` does while idle: bars must
+  /// never get an empty line.
   static let fallback = Self(
-    pieces: [.field(.icon), .text(" "), .field(.state)], piecesWithoutPhase: nil,
-    source: "{icon} {state}")
+    pieces: [.field(.icon), .text(" "), .field(.state)], source: "{icon} {state}")
 
-  public init(_ source: String) throws(StatusTemplateError) {
-    self.source = source
+  public init(_ source: String, icons: IconSet = .unicode) throws(StatusTemplateError) {
     var pieces: [Piece] = []
     var rest = Substring(source)
     while let open = rest.firstIndex(of: "{") {
@@ -190,14 +234,23 @@ public struct StatusTemplate: Sendable, Equatable {
       rest = rest[rest.index(after: close)...]
     }
     if !rest.isEmpty { pieces.append(.text(String(rest))) }
-    self.pieces = pieces
-    piecesWithoutPhase = nil
+    self.init(pieces: pieces, source: source)
+    self.icons = icons
   }
 
-  private init(pieces: [Piece], piecesWithoutPhase: [Piece]?, source: String) {
+  private init(pieces: [Piece], source: String) {
     self.pieces = pieces
-    self.piecesWithoutPhase = piecesWithoutPhase
     self.source = source
+    var withoutPhase = pieces
+    if !pieces.contains(.field(.state)),
+      let countdown = pieces.firstIndex(where: {
+        guard case .field(let field) = $0 else { return false }
+        return field.isCountdown
+      })
+    {
+      withoutPhase[countdown] = .field(.state)
+    }
+    piecesWithoutPhase = withoutPhase
   }
 
   /// How often a line from this template has to be redrawn.
@@ -211,26 +264,28 @@ public struct StatusTemplate: Sendable, Equatable {
   /// The line for `snapshot` at `now`, with surrounding spaces trimmed; never empty.
   public func render(_ snapshot: StatusSnapshot, at now: Date) -> String {
     let line = fill(snapshot, at: now)
-    return line.isEmpty ? Self.fallback.fill(snapshot, at: now) : line
+    guard line.isEmpty else { return line }
+    var fallback = Self.fallback
+    fallback.icons = icons
+    return fallback.fill(snapshot, at: now)
   }
 
   private func fill(_ snapshot: StatusSnapshot, at now: Date) -> String {
-    let hasPhase = snapshot.status.map { $0.state != .idle } ?? false
-    let pieces = hasPhase ? pieces : piecesWithoutPhase ?? pieces
-    return pieces.map { piece in
+    let hasPhase = snapshot.status?.hasPhase ?? false
+    return (hasPhase ? pieces : piecesWithoutPhase).map { piece in
       switch piece {
       case .text(let text): text
-      case .field(let field): Self.value(of: field, snapshot, at: now)
+      case .field(let field): value(of: field, snapshot, at: now)
       }
     }.joined().trimmingCharacters(in: .whitespaces)
   }
 
-  static func value(of field: StatusField, _ snapshot: StatusSnapshot, at now: Date) -> String {
+  func value(of field: StatusField, _ snapshot: StatusSnapshot, at now: Date) -> String {
     let state = snapshot.displayState
     let status = snapshot.status
-    let hasPhase = status.map { $0.state != .idle } ?? false
+    let hasPhase = status?.hasPhase ?? false
     switch field {
-    case .icon: return state.icon
+    case .icon: return state.icon(in: icons)
     case .state:
       if state == .waiting, let next = status?.next { return "\(next.displayName) waiting" }
       return state.words

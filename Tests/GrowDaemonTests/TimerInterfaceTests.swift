@@ -1,0 +1,148 @@
+import Foundation
+import FoundationXML
+import GrowTestSupport
+import Testing
+
+/// The D-Bus description of the timer, as real clients read it: `gdbus introspect` against
+/// the running daemon, `dbus-monitor` for what is announced, `gdbus-codegen` for the file
+/// `make install` puts under `share/dbus-1/interfaces/`.
+@Suite struct TimerInterfaceTests {
+  static let timer = "org.grow.Grow1.Timer"
+  static let emits = "org.freedesktop.DBus.Property.EmitsChangedSignal"
+  static let docString = "org.gtk.GDBus.DocString"
+  /// The properties that change with the clock (or at midnight) and so are never announced.
+  static let silent: Set<String> = [
+    "Remaining", "Elapsed", "FocusToday", "CompletedToday", "Streak",
+  ]
+
+  @Test func everyPropertySaysHowItsChangesAreAnnouncedAndEverythingIsDocumented() throws {
+    let harness = try DaemonHarness()
+    let xml = try harness.run(
+      "gdbus",
+      [
+        "introspect", "--session", "--xml", "--dest", "org.grow.Grow1", "--object-path",
+        "/org/grow/Grow1",
+      ])
+    #expect(xml.status == 0, "\(xml.stderr)")
+    let document = try XMLDocument(xmlString: xml.stdout)
+    let interface = "/node/interface[@name='\(Self.timer)']"
+    let properties = try document.nodes(forXPath: "\(interface)/property/@name")
+      .compactMap(\.stringValue)
+    #expect(properties.count == 15)
+    for property in properties {
+      let annotation = try document.nodes(
+        forXPath:
+          "\(interface)/property[@name='\(property)']/annotation[@name='\(Self.emits)']/@value"
+      ).compactMap(\.stringValue)
+      #expect(annotation == [Self.silent.contains(property) ? "false" : "true"], "\(property)")
+    }
+    for member in ["method", "property", "signal"] {
+      let names = try document.nodes(forXPath: "\(interface)/\(member)/@name").compactMap(
+        \.stringValue)
+      #expect(!names.isEmpty)
+      for name in names {
+        let doc = try document.nodes(
+          forXPath:
+            "\(interface)/\(member)[@name='\(name)']/annotation[@name='\(Self.docString)']/@value"
+        ).compactMap(\.stringValue)
+        #expect(doc.first.map { !$0.isEmpty } == true, "\(member) \(name) has no DocString")
+      }
+    }
+  }
+
+  /// Caching proxies keep what PropertiesChanged told them: it names only properties that
+  /// are annotated to be announced, and the clock-driven ones never.
+  @Test func propertiesChangedCarriesOnlyWhatIsAnnouncedAsChanging() throws {
+    let harness = try DaemonHarness()
+    let monitor = try watchSignals(harness)
+    defer { monitor.kill() }
+    #expect(try harness.grow("start").status == 0)
+    #expect(monitor.waitUntil(timeout: 5) { !changedNames(monitor.stdout, Self.timer).isEmpty })
+    #expect(try harness.grow("pause").status == 0)
+    #expect(try harness.grow("resume").status == 0)
+    #expect(try harness.grow("stop").status == 0)
+    #expect(monitor.waitUntil(timeout: 5) { changedNames(monitor.stdout, Self.timer).count >= 4 })
+    let announced = changedNames(monitor.stdout, Self.timer)
+    #expect(announced.first?.isSuperset(of: ["State", "Card", "Duration", "EndsAt"]) == true)
+    #expect(announced.allSatisfy { $0.isDisjoint(with: Self.silent) }, "\(announced)")
+    // Pausing changes Paused and EndsAt, nothing else.
+    #expect(announced.dropFirst().first == ["Paused", "EndsAt"])
+  }
+
+  @Test func theInstalledInterfaceFileIsTheServedOneAndGdbusCodegenAcceptsIt() throws {
+    let harness = try DaemonHarness()
+    let file = harness.bus.directory.appendingPathComponent("\(Self.timer).xml")
+    let generated = try harness.grow("generate", "dbus-interface")
+    try #require(generated.status == 0, "\(generated.stderr)")
+    try generated.stdout.write(to: file, atomically: true, encoding: .utf8)
+
+    // The same interface as the running daemon's, element for element.
+    let served = try harness.run(
+      "gdbus",
+      [
+        "introspect", "--session", "--xml", "--dest", "org.grow.Grow1", "--object-path",
+        "/org/grow/Grow1",
+      ])
+    let element = { (xml: String) throws -> String? in
+      try XMLDocument(xmlString: xml).nodes(forXPath: "/node/interface[@name='\(Self.timer)']")
+        .first?.xmlString
+    }
+    #expect(try element(generated.stdout) != nil)
+    #expect(try element(generated.stdout) == element(served.stdout))
+
+    let output = harness.bus.directory.appendingPathComponent("codegen").path
+    try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+    let codegen = try harness.run(
+      "gdbus-codegen",
+      [
+        "--interface-prefix", "org.grow.Grow1.", "--c-namespace", "Grow", "--output-directory",
+        output, "--generate-c-code", "grow-timer", "--generate-docbook", "doc", file.path,
+      ])
+    #expect(codegen.status == 0, "\(codegen.stderr)")
+    #expect(codegen.stderr == "")
+    let header = try String(contentsOfFile: output + "/grow-timer.h", encoding: .utf8)
+    #expect(header.contains("grow_timer_get_remaining"))
+    #expect(header.contains("grow_timer_call_start_with"))
+    let docbook = try String(
+      contentsOfFile: output + "/doc-\(Self.timer).xml", encoding: .utf8)
+    #expect(docbook.contains("changes every second without a signal"))
+  }
+
+  /// The dnd plugin's PropertiesChanged names only what changed: focus switches Enabled on,
+  /// while Backend and Server stay as they were.
+  @Test(.enabled(if: NotificationServers.haveDisplay, "dunst needs an X display"))
+  func doNotDisturbAnnouncesOnlyWhatChanged() throws {
+    let harness = try DaemonHarness(config: "[timer]\nfocus = 10m\n", startDaemon: false)
+    let dunst = try NotificationServers.dunst(harness)
+    defer { dunst.kill() }
+    try harness.start()
+    #expect(try harness.eventually { try harness.dndStatus()["backend"] as? String == "dunst" })
+    let monitor = try watchSignals(harness)
+    defer { monitor.kill() }
+    let interface = "org.grow.Grow1.DoNotDisturb"
+    #expect(try harness.grow("start").status == 0)
+    #expect(monitor.waitUntil(timeout: 5) { !changedNames(monitor.stdout, interface).isEmpty })
+    #expect(try harness.grow("stop").status == 0)
+    #expect(monitor.waitUntil(timeout: 5) { changedNames(monitor.stdout, interface).count >= 2 })
+    #expect(changedNames(monitor.stdout, interface) == [["Enabled"], ["Enabled"]])
+  }
+
+  private func watchSignals(_ harness: DaemonHarness) throws -> BackgroundProcess {
+    let monitor = try BackgroundProcess(
+      "dbus-monitor",
+      ["--session", "type='signal',sender='org.grow.Grow1'"],
+      environment: harness.bus.environment)
+    _ = monitor.waitUntil(timeout: 5) { monitor.stdout.contains("NameAcquired") }
+    return monitor
+  }
+}
+
+/// The property names of each PropertiesChanged for `interface` in dbus-monitor's output.
+func changedNames(_ output: String, _ interface: String) -> [Set<String>] {
+  output.components(separatedBy: "\nsignal ").filter {
+    $0.contains("member=PropertiesChanged") && $0.contains("string \"\(interface)\"")
+  }.map { block in
+    Set(
+      block.matches(of: /dict entry\(\s*string "([^"]+)"/).map { String($0.output.1) })
+  }
+}

@@ -5,16 +5,18 @@ import GrowDBus
 import GrowPluginKit
 
 /// Tells the person what they need and nothing more, through the desktop's notification
-/// server (libnotify): focus over, break over, long break due, a distraction, and optionally a
-/// warning before a phase ends. One notification per kind, replaced in place; action buttons
-/// where the server has them, which drive the timer.
+/// server: focus over, break over, long break due, a distraction, and optionally a warning
+/// before a phase ends. One notification per kind, replaced in place; action buttons where the
+/// server has them, which drive the timer.
+///
+/// It speaks to the server over the daemon's own bus connection, never waiting for an answer
+/// (see `FreedesktopNotifications`): a stopped server delays no phase end and no API call.
 public final class NotifyPlugin: GrowPlugin {
   public static let id = "notify"
   public static let summary =
-    "desktop notifications (libnotify): focus over, break over, long break due, distraction, "
+    "desktop notifications: focus over, break over, long break due, distraction, "
     + "warning before a phase ends; action buttons drive the timer"
 
-  static let serverName = "org.freedesktop.Notifications"
   /// Action keys. "default" is what clicking the notification (or `dunstctl action`) does.
   enum Action: String {
     case primary = "default"
@@ -28,9 +30,18 @@ public final class NotifyPlugin: GrowPlugin {
   private let settings: NotifySettings
   private let log: Logger
   private let timer: any TimerControl
-  private var notifications: [NotificationKind: DesktopNotification] = [:]
+  private let server: any NotificationServer
+  /// The id the server gave each kind's notification, while it may still be on screen.
+  private var shownIDs: [NotificationKind: UInt32] = [:]
+  /// Kinds whose Notify call waits for its answer; what comes meanwhile waits in `queued`, so
+  /// that it replaces the notification in flight instead of adding a second one.
+  private var inFlight: Set<NotificationKind> = []
+  private var queued: [NotificationKind: Content] = [:]
+  /// Closed while its Notify call was in flight: closed as soon as the id is known.
+  private var closeOnArrival: Set<NotificationKind> = []
   private var capabilities: Set<String>?
   private var serverMissing = false
+  private var serverSilent = false
   /// What could not be shown while no server ran; shown when one appears.
   private var pending: (kind: NotificationKind, content: Content)?
   /// What each kind last showed, so a retried action knows what it belonged to.
@@ -41,7 +52,6 @@ public final class NotifyPlugin: GrowPlugin {
   private var reminderTimer: (any DispatchSourceTimer)?
   /// Grow's own Do-Not-Disturb is on while the server could not be silenced: hold back.
   private var heldBack = false
-  private var actionsWork = false
 
   struct Content {
     var summary: String
@@ -50,7 +60,21 @@ public final class NotifyPlugin: GrowPlugin {
     var actions: [(key: Action, label: String)]
   }
 
-  public init(context: PluginContext) throws {
+  public convenience init(context: PluginContext) throws {
+    guard let bus = context.sessionBus else {
+      throw PluginError.unavailable("no session bus to reach a notification server on")
+    }
+    let server: FreedesktopNotifications
+    do {
+      server = try FreedesktopNotifications(bus: bus, appName: "Grow")
+    } catch {
+      throw PluginError.unavailable("cannot watch for a notification server: \(error)")
+    }
+    try self.init(context: context, server: server)
+  }
+
+  /// With any server: the D-Bus one, or a recording one in tests.
+  init(context: PluginContext, server: any NotificationServer) throws {
     do {
       settings = try NotifySettings(context.config)
     } catch {
@@ -58,18 +82,11 @@ public final class NotifyPlugin: GrowPlugin {
     }
     log = context.log
     timer = context.timer
-    do {
-      try LibNotify.initialize(appName: "Grow")
-    } catch {
-      throw PluginError.unavailable(error.description)
-    }
-    LibNotify.keepProcessOnBusLoss()
-    // Action buttons and the closed signal reach libnotify through GLib's main context.
-    actionsWork = GLibLoop.shared.start()
-    if !actionsWork {
-      log.warning("GLib's main context is owned elsewhere; notifications come without buttons")
-    }
-    watchForServer(on: context.sessionBus)
+    self.server = server
+    server.onAction = { [weak self] id, key in self?.actionInvoked(id: id, key: key) }
+    server.onClosed = { [weak self] id, _ in self?.closedByServer(id: id) }
+    server.onServerChanged = { [weak self] present in self?.serverChanged(present: present) }
+    askCapabilities()
     context.subscribe(PhaseEnded.self) { [weak self] event in self?.ended(event) }
     context.subscribe(PhaseStarted.self) { [weak self] event in self?.started(event) }
     context.subscribe(PhaseAwaiting.self) { [weak self] event in self?.awaiting(event) }
@@ -90,8 +107,7 @@ public final class NotifyPlugin: GrowPlugin {
   public func stop() {
     cancelWarning()
     cancelReminder()
-    for notification in notifications.values { notification.close() }
-    notifications.removeAll()
+    for kind in NotificationKind.allCases { close(kind) }
   }
 
   // MARK: Timer events
@@ -99,7 +115,7 @@ public final class NotifyPlugin: GrowPlugin {
   private func ended(_ event: PhaseEnded) {
     lastEnded = event
     cancelWarning()
-    if event.phase.kind == .focus { notifications[.warning]?.close() }
+    if event.phase.kind == .focus { close(.warning) }
   }
 
   private func started(_ event: PhaseStarted) {
@@ -227,11 +243,23 @@ public final class NotifyPlugin: GrowPlugin {
       log.debug("held back '\(content.summary)': Do-Not-Disturb is on")
       return
     }
-    if capabilities == nil { capabilities = LibNotify.serverCapabilities() }
-    let withActions =
-      settings.actions && actionsWork && capabilities?.contains("actions") == true
-    let notification = notifications[kind] ?? makeNotification(kind)
+    guard !inFlight.contains(kind) else {
+      queued[kind] = content
+      closeOnArrival.remove(kind)
+      return
+    }
+    send(kind, content)
+  }
+
+  /// One Notify call; its answer (or its timeout) comes back on the loop.
+  private func send(_ kind: NotificationKind, _ content: Content) {
+    // Until the server said what it can do, send the buttons: a server without actions
+    // ignores them (spec: "actions" capability).
+    let withActions = settings.actions && capabilities?.contains("actions") != false
+    let actions = withActions ? content.actions : []
     var hints: [String: NotificationHint] = [
+      "urgency": .byte(settings.urgency.byte),
+      "category": .string("x-grow." + kind.rawValue),
       "desktop-entry": .string("grow"),
       "x-dunst-stack-tag": .string(kind.stackTag),
       "x-canonical-private-synchronous": .string(kind.stackTag),
@@ -241,40 +269,79 @@ public final class NotifyPlugin: GrowPlugin {
     } else {
       hints["suppress-sound"] = .bool(true)
     }
-    let actions = withActions ? content.actions : []
-    notification.update(
+    let request = NotificationRequest(
       summary: content.summary, body: content.body, icon: content.icon,
-      urgency: settings.urgency, timeoutMilliseconds: settings.timeoutMilliseconds,
-      category: "x-grow." + kind.rawValue, hints: hints,
-      actions: actions.map { ($0.key.rawValue, $0.label) })
+      actions: actions.map { ($0.key.rawValue, $0.label) }, hints: hints,
+      expireTimeout: settings.timeoutMilliseconds)
     // "default" stands for the first real action, so remember what it means this time.
     var meaning: [Action: Action] = [:]
     for action in actions where action.key != .primary { meaning[action.key] = action.key }
     if let first = actions.first(where: { $0.key != .primary }) { meaning[.primary] = first.key }
     shownActions[kind] = meaning
-    do {
-      try notification.show()
-      if serverMissing { log.info("notification server is back") }
+    inFlight.insert(kind)
+    server.notify(request, replacing: shownIDs[kind] ?? 0) { [weak self] result in
+      self?.answered(kind, content, result)
+    }
+  }
+
+  private func answered(
+    _ kind: NotificationKind, _ content: Content, _ result: Result<UInt32, NotificationError>
+  ) {
+    inFlight.remove(kind)
+    switch result {
+    case .success(let id):
+      shownIDs[kind] = id
+      if serverMissing || serverSilent { log.info("the notification server answers again") }
       serverMissing = false
-      pending = nil
-      GLibLoop.shared.wakeUp()
-    } catch {
+      serverSilent = false
+      if pending?.kind == kind { pending = nil }
+      if closeOnArrival.remove(kind) != nil { close(kind) }
+    case .failure(.noServer(let reason)):
       pending = (kind, content)
       if !serverMissing {
         serverMissing = true
         capabilities = nil
         log.warning(
-          "no notification server on the session bus (\(error)); the timer runs on, "
+          "no notification server on the session bus (\(reason)); the timer runs on, "
             + "notifications resume when a server starts")
       }
+    case .failure(.noAnswer(let milliseconds)):
+      // It may still show it once it runs again; the next one of this kind replaces it.
+      if !serverSilent {
+        serverSilent = true
+        log.warning(
+          "the notification server did not answer within \(milliseconds / 1000) s "
+            + "('\(content.summary)'); the timer runs on without waiting for it")
+      }
+    case .failure(.refused(let reason)):
+      log.warning("the notification server refused '\(content.summary)': \(reason)")
+    }
+    closeOnArrival.remove(kind)
+    if let next = queued.removeValue(forKey: kind) { send(kind, next) }
+  }
+
+  /// Takes a kind's notification away (from the screen and from the server's queue).
+  private func close(_ kind: NotificationKind) {
+    queued[kind] = nil
+    if inFlight.contains(kind) { closeOnArrival.insert(kind) }
+    if let id = shownIDs.removeValue(forKey: kind) { server.close(id) }
+  }
+
+  private func askCapabilities() {
+    server.capabilities { [weak self] capabilities in
+      guard let self, let capabilities else { return }
+      self.capabilities = capabilities
     }
   }
 
-  private func makeNotification(_ kind: NotificationKind) -> DesktopNotification {
-    let notification = DesktopNotification()
-    notification.onAction = { [weak self] key in self?.perform(key, from: kind) }
-    notifications[kind] = notification
-    return notification
+  /// The person picked an action on one of Grow's notifications.
+  private func actionInvoked(id: UInt32, key: String) {
+    guard let kind = shownIDs.first(where: { $0.value == id })?.key else { return }
+    perform(key, from: kind)
+  }
+
+  private func closedByServer(id: UInt32) {
+    for (kind, shown) in shownIDs where shown == id { shownIDs[kind] = nil }
   }
 
   // MARK: Actions
@@ -359,26 +426,20 @@ public final class NotifyPlugin: GrowPlugin {
 
   // MARK: The server coming and going
 
-  /// Without a server, one log line (in `show`); when one takes the name, what could not be
-  /// shown is shown.
-  private func watchForServer(on bus: BusConnection?) {
-    guard let bus else { return }
-    let rule =
-      "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
-      + "member='NameOwnerChanged',arg0='\(Self.serverName)'"
-    _ = try? bus.onSignal(match: rule) { [weak self] message in
-      guard let self, message.arguments.count == 3,
-        let owner = message.arguments[2].stringValue
-      else { return }
-      capabilities = nil
-      if owner.isEmpty {
-        log.info("notification server left the bus")
-        return
-      }
-      guard let pending else { return }
-      self.pending = nil
-      show(pending.kind, pending.content)
+  /// Without a server, one log line (in `answered`); when one takes the name, what could not
+  /// be shown is shown.
+  private func serverChanged(present: Bool) {
+    capabilities = nil
+    // Ids belong to the server that gave them.
+    shownIDs.removeAll()
+    guard present else {
+      log.info("notification server left the bus")
+      return
     }
+    askCapabilities()
+    guard let pending else { return }
+    self.pending = nil
+    show(pending.kind, pending.content)
   }
 }
 

@@ -147,6 +147,26 @@ extension DaemonHarness {
     return object
   }
 
+  /// GetStatus called with gdbus, which waits up to a minute: unlike `grow status` (5 s),
+  /// it says how long a stuck daemon takes to answer. The state and the deadline only.
+  public func statusOverBus() throws -> (state: String, endsAt: Date?) {
+    let result = try run(
+      "gdbus",
+      [
+        "call", "--session", "--timeout", "60", "--dest", "org.grow.Grow1", "--object-path",
+        "/org/grow/Grow1", "--method", "org.grow.Grow1.Timer.GetStatus",
+      ], timeout: 70)
+    // `({'State': <'focus'>, 'EndsAt': <int64 1764590000000000>, …},)`
+    guard result.status == 0,
+      let state = result.stdout.firstMatch(of: /'State': <'([a-z-]+)'>/)?.output.1,
+      let endsAt = result.stdout.firstMatch(of: /'EndsAt': <int64 (\d+)>/)?.output.1,
+      let micros = Int64(endsAt)
+    else { throw HarnessError("GetStatus over gdbus failed: \(result)") }
+    return (
+      String(state), micros == 0 ? nil : Date(timeIntervalSince1970: Double(micros) / 1e6)
+    )
+  }
+
   /// The daemon's log so far.
   public var daemonLog: String { daemon?.stderr ?? "" }
 }

@@ -182,6 +182,72 @@ struct NotifyPluginTests {
     _ = dunst
   }
 
+  /// dunst stopped (as it is while X stalls) across two phase ends: the two notifications
+  /// those ends bring wait for an answer that never comes. The daemon must not: GetStatus
+  /// answers at once throughout, and each phase ends at its deadline. libnotify's blocking
+  /// show once held the loop 50 s here (issue 14, item 2).
+  @Test func aStoppedServerDelaysNeitherTheAPINorThePhaseEnds() throws {
+    let harness = try DaemonHarness(
+      config: """
+        [timer]
+        focus = 3s
+        short-break = 3s
+        auto-start-breaks = true
+        auto-start-focus = false
+
+        [plugins]
+        enable = notify
+
+        [plugin.notify]
+        timeout = never
+        """, startDaemon: false)
+    let dunst = try NotificationServers.dunst(harness)
+    try harness.start()
+    kill(dunst.pid, SIGSTOP)
+    defer { kill(dunst.pid, SIGCONT) }
+    try harness.grow("start")
+
+    var slowest: TimeInterval = 0
+    var focusEndsAt: Date?
+    var breakEndsAt: Date?
+    var breakSeenAt: Date?
+    var waitingSeenAt: Date?
+    let giveUp = Date().addingTimeInterval(90)
+    while waitingSeenAt == nil, Date() < giveUp {
+      let asked = Date()
+      let status = try harness.statusOverBus()
+      let answered = Date()
+      slowest = max(slowest, answered.timeIntervalSince(asked))
+      switch status.state {
+      case "focus": focusEndsAt = status.endsAt
+      case "short-break":
+        breakEndsAt = status.endsAt
+        if breakSeenAt == nil { breakSeenAt = asked }
+      case "idle" where breakSeenAt != nil:
+        waitingSeenAt = asked
+      default: break
+      }
+      Thread.sleep(forTimeInterval: 0.1)
+    }
+    func late(_ seen: Date?, _ deadline: Date?) -> TimeInterval {
+      guard let seen, let deadline else { return .infinity }
+      return seen.timeIntervalSince(deadline)
+    }
+    let focusLate = late(breakSeenAt, focusEndsAt)
+    let breakLate = late(waitingSeenAt, breakEndsAt)
+    print(
+      "dunst stopped: slowest GetStatus \(Int(slowest * 1000)) ms; focus ended "
+        + "\(focusLate * 1000) ms, the break \(breakLate * 1000) ms after the deadline")
+    #expect(slowest < 1, "GetStatus answers within a second while dunst is stopped")
+    #expect(focusLate < 1, "the focus ends on time")
+    #expect(breakLate < 1, "the break ends on time")
+    #expect(
+      harness.eventually {
+        harness.daemonLog.contains("grow[notify] warning: the notification server did not answer")
+      })
+    #expect(harness.daemon?.isRunning == true)
+  }
+
   @Test func anUnknownKeyIsReportedWithFileAndLine() throws {
     let harness = try DaemonHarness(config: "[plugin.notify]\nwarn_before = 1m\n")
     let notify = try harness.plugins()["notify"]

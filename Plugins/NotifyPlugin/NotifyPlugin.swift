@@ -39,6 +39,11 @@ public final class NotifyPlugin: GrowPlugin {
   private var queued: [NotificationKind: Content] = [:]
   /// Closed while its Notify call was in flight: closed as soon as the id is known.
   private var closeOnArrival: Set<NotificationKind> = []
+  /// Kinds now showing a prompt that waits for the person.
+  private var prompts: Set<NotificationKind> = []
+  /// Whether the server lists the "default" action among the others (dunst's context menu,
+  /// mako's menu), so a named twin of it would be listed twice.
+  private var serverListsDefaultAction = true
   private var capabilities: Set<String>?
   private var serverMissing = false
   private var serverSilent = false
@@ -58,6 +63,8 @@ public final class NotifyPlugin: GrowPlugin {
     var body: String
     var icon: String
     var actions: [(key: Action, label: String)]
+    /// A prompt that waits for the person: it does not expire while it waits.
+    var waits = false
   }
 
   public convenience init(context: PluginContext) throws {
@@ -98,6 +105,7 @@ public final class NotifyPlugin: GrowPlugin {
     context.subscribe(SessionStopped.self) { [weak self] _ in
       self?.cancelWarning()
       self?.cancelReminder()
+      self?.closeAll()
     }
     context.subscribe(DistractionStarted.self) { [weak self] event in self?.distraction(event) }
     context.subscribe(AwayResumed.self) { [weak self] event in self?.welcomeBack(event) }
@@ -107,19 +115,24 @@ public final class NotifyPlugin: GrowPlugin {
   public func stop() {
     cancelWarning()
     cancelReminder()
-    for kind in NotificationKind.allCases { close(kind) }
+    closeAll()
   }
 
   // MARK: Timer events
 
+  /// Everything shown during a phase is about that phase (its warning, a distraction in it,
+  /// "welcome back", "focus has begun", "take a break"): none of it applies once it ended,
+  /// and left open, a paused server would show it again at the next break.
   private func ended(_ event: PhaseEnded) {
     lastEnded = event
     cancelWarning()
-    if event.phase.kind == .focus { close(.warning) }
+    closeAll()
   }
 
   private func started(_ event: PhaseStarted) {
     cancelReminder()
+    // The prompt that waited for this phase is answered, by its button or by `grow resume`.
+    for kind in prompts { close(kind) }
     armWarning(for: event.phase)
     guard let lastEnded, lastEnded.outcome == .completed,
       lastEnded.endedAt.timeIntervalSince(event.phase.startedAt) > -5
@@ -170,7 +183,7 @@ public final class NotifyPlugin: GrowPlugin {
       body: waiting
         ? "Your \(minutes) \(next.displayName) is waiting.\(suggestion)"
         : "Take a \(minutes) \(next.displayName).\(suggestion)",
-      icon: "appointment-soon", actions: [])
+      icon: "appointment-soon", actions: [], waits: waiting)
     if waiting {
       content.actions = [
         (.primary, "Start break"), (.startBreak, "Start break"), (.remindLater, "+5 min"),
@@ -188,7 +201,7 @@ public final class NotifyPlugin: GrowPlugin {
       body: waiting
         ? "Ready for \(minutes) of focus on '\(card)'?"
         : "\(minutes) of focus on '\(card)' has begun.",
-      icon: "appointment-soon", actions: [])
+      icon: "appointment-soon", actions: [], waits: waiting)
     if waiting {
       content.actions = [(.primary, "Start focus"), (.startFocus, "Start focus"), (.skip, "Skip")]
     }
@@ -225,7 +238,9 @@ public final class NotifyPlugin: GrowPlugin {
       .warning,
       Content(
         summary: focus
-          ? "Focus ends in \(left)" : "\(phase.kind.displayName.capitalized) ends in \(left)",
+          ? "Focus ends in \(left)"
+          : "\(phase.kind.displayName.prefix(1).uppercased())"
+            + "\(phase.kind.displayName.dropFirst()) ends in \(left)",
         body: focus ? "Time to wrap up on '\(phase.card)'." : "Get ready to focus again.",
         icon: "appointment-soon",
         actions: focus ? [(.extendFocus, "+5 min")] : []))
@@ -256,7 +271,18 @@ public final class NotifyPlugin: GrowPlugin {
     // Until the server said what it can do, send the buttons: a server without actions
     // ignores them (spec: "actions" capability).
     let withActions = settings.actions && capabilities?.contains("actions") != false
-    let actions = withActions ? content.actions : []
+    var actions = withActions ? content.actions : []
+    // "default" stands for the first named action; remember what it means this time.
+    var meaning: [Action: Action] = [:]
+    for action in actions where action.key != .primary { meaning[action.key] = action.key }
+    if let first = actions.first(where: { $0.key != .primary }) {
+      meaning[.primary] = first.key
+      if serverListsDefaultAction, actions.contains(where: { $0.key == .primary }) {
+        actions.removeAll { $0.key == first.key }
+      }
+    }
+    shownActions[kind] = meaning
+    if content.waits { prompts.insert(kind) } else { prompts.remove(kind) }
     var hints: [String: NotificationHint] = [
       "urgency": .byte(settings.urgency.byte),
       "category": .string("x-grow." + kind.rawValue),
@@ -272,12 +298,7 @@ public final class NotifyPlugin: GrowPlugin {
     let request = NotificationRequest(
       summary: content.summary, body: content.body, icon: content.icon,
       actions: actions.map { ($0.key.rawValue, $0.label) }, hints: hints,
-      expireTimeout: settings.timeoutMilliseconds)
-    // "default" stands for the first real action, so remember what it means this time.
-    var meaning: [Action: Action] = [:]
-    for action in actions where action.key != .primary { meaning[action.key] = action.key }
-    if let first = actions.first(where: { $0.key != .primary }) { meaning[.primary] = first.key }
-    shownActions[kind] = meaning
+      expireTimeout: content.waits ? 0 : settings.timeoutMilliseconds)
     inFlight.insert(kind)
     server.notify(request, replacing: shownIDs[kind] ?? 0) { [weak self] result in
       self?.answered(kind, content, result)
@@ -323,8 +344,13 @@ public final class NotifyPlugin: GrowPlugin {
   /// Takes a kind's notification away (from the screen and from the server's queue).
   private func close(_ kind: NotificationKind) {
     queued[kind] = nil
+    prompts.remove(kind)
     if inFlight.contains(kind) { closeOnArrival.insert(kind) }
     if let id = shownIDs.removeValue(forKey: kind) { server.close(id) }
+  }
+
+  private func closeAll() {
+    for kind in NotificationKind.allCases { close(kind) }
   }
 
   private func askCapabilities() {
@@ -332,7 +358,17 @@ public final class NotifyPlugin: GrowPlugin {
       guard let self, let capabilities else { return }
       self.capabilities = capabilities
     }
+    server.serverInformation { [weak self] information in
+      guard let self, let information else { return }
+      // GNOME Shell, KDE Plasma and xfce4-notifyd make "default" the click on the body, not
+      // a button: there the named twin is the only button that says what clicking does.
+      serverListsDefaultAction = Self.serversListingDefaultAction.contains(information.name)
+    }
   }
+
+  /// Servers that list the "default" action with the named ones (as GetServerInformation
+  /// names them).
+  static let serversListingDefaultAction: Set<String> = ["dunst", "mako"]
 
   /// The person picked an action on one of Grow's notifications.
   private func actionInvoked(id: UInt32, key: String) {
@@ -341,7 +377,10 @@ public final class NotifyPlugin: GrowPlugin {
   }
 
   private func closedByServer(id: UInt32) {
-    for (kind, shown) in shownIDs where shown == id { shownIDs[kind] = nil }
+    for (kind, shown) in shownIDs where shown == id {
+      shownIDs[kind] = nil
+      prompts.remove(kind)
+    }
   }
 
   // MARK: Actions

@@ -50,33 +50,96 @@ struct NotifyPluginTests {
     ] {
       #expect(call.contains(hint), "\(hint)")
     }
+    // dunst lists "default" in its context menu: a named twin would list "Start break" twice.
     #expect(
       call.contains(
-        #"string "default" string "Start break" string "start-break" string "Start break" "#
-          + #"string "remind-5m" string "+5 min""#))
+        #"array [ string "default" string "Start break" string "remind-5m" string "+5 min" ]"#),
+      "\(call)")
     _ = dunst
   }
 
-  @Test func theNextFocusOverReplacesTheFirstInPlace() throws {
-    let harness = try DaemonHarness(config: Self.shortCycle, startDaemon: false)
+  /// "Break over — Ready for focus?" answered by `grow resume`: it leaves the screen, and
+  /// nothing of it waits in dunst's queue while the dnd plugin pauses dunst for the focus, to
+  /// come back at the next break where clicking it does nothing (issue 15, item 2). While it
+  /// waits for the person it does not expire, whatever `timeout` says.
+  @Test func theWaitingPromptIsWithdrawnWhenThePhaseStarts() throws {
+    let harness = try DaemonHarness(
+      config: """
+        [timer]
+        focus = 20s
+        short-break = 1s
+        auto-start-breaks = false
+        auto-start-focus = false
+
+        [plugins]
+        enable = notify, dnd
+
+        [plugin.notify]
+        timeout = 1s
+        """, startDaemon: false)
     let dunst = try NotificationServers.dunst(harness)
     try harness.start()
     try harness.grow("start")
+    try harness.grow("skip")  // the focus: its break waits
     #expect(try harness.eventually { try harness.status()["next"] as? String == "short-break" })
-    try harness.grow("resume")  // the break
+    try harness.grow("resume")  // the break, a second long
     #expect(try harness.eventually { try harness.status()["next"] as? String == "focus" })
-    try harness.grow("resume")  // the second focus
     #expect(
-      try harness.eventually(timeout: 15) {
-        try harness.status()["next"] as? String == "short-break"
+      try harness.eventually {
+        try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1")
       })
-    // focus-over (replaced once) and break-over: two on screen, not three.
+    Thread.sleep(forTimeInterval: 2)
+    #expect(
+      try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1"),
+      "the prompt is still there after twice the timeout")
+
+    try harness.grow("resume")  // the focus, with dunst paused
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    #expect(
+      try harness.eventually {
+        try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("0")
+          && harness.run("dunstctl", ["count", "waiting"]).stdout.hasPrefix("0")
+      }, "nothing of Grow's is left to surface at the next break")
+    #expect(try harness.dunstHistory().first?["summary"] == "Break over")
+    _ = dunst
+  }
+
+  /// The break's warning ("Short break ends in 2s") and its "Focus done" are about the break:
+  /// when it ends they go, and only the prompt for the next focus is on screen.
+  @Test func aPhasesNotificationsAreWithdrawnWhenItEnds() throws {
+    let harness = try DaemonHarness(
+      config: """
+        [timer]
+        focus = 2s
+        short-break = 3s
+        auto-start-breaks = true
+        auto-start-focus = false
+
+        [plugins]
+        enable = notify
+
+        [plugin.notify]
+        timeout = never
+        warn-before = 2s
+        """, startDaemon: false)
+    let dunst = try NotificationServers.dunst(harness)
+    try harness.start()
+    try harness.grow("start")
     #expect(
       try harness.eventually {
         try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("2")
+      }, "Focus done and the break's warning")
+    #expect(
+      try harness.eventually(timeout: 15) {
+        try harness.status()["next"] as? String == "focus"
       })
-    let summaries = try harness.dunstHistory().compactMap { $0["summary"] }.sorted()
-    #expect(summaries == ["Break over", "Focus done"])
+    #expect(
+      try harness.eventually {
+        try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1")
+      })
+    let summaries = try harness.dunstHistory().compactMap { $0["summary"] }
+    #expect(summaries.first == "Break over")
+    #expect(Set(summaries) == ["Break over", "Short break ends in 2s", "Focus done"])
     _ = dunst
   }
 

@@ -55,8 +55,8 @@ public final class NotifyPlugin: GrowPlugin {
   private var suggestionIndex = 0
   private var warningTimer: (any DispatchSourceTimer)?
   private var reminderTimer: (any DispatchSourceTimer)?
-  /// Grow's own Do-Not-Disturb is on while the server could not be silenced: hold back.
-  private var heldBack = false
+  /// Grow's own Do-Not-Disturb, as the dnd plugin last announced it (`dnd-changed`).
+  private var doNotDisturb = DoNotDisturbState()
 
   struct Content {
     var summary: String
@@ -65,6 +65,8 @@ public final class NotifyPlugin: GrowPlugin {
     var actions: [(key: Action, label: String)]
     /// A prompt that waits for the person: it does not expire while it waits.
     var waits = false
+    /// Instead of the configured urgency: critical, to pass the server's Do-Not-Disturb.
+    var urgency: NotificationUrgency?
   }
 
   public convenience init(context: PluginContext) throws {
@@ -164,9 +166,12 @@ public final class NotifyPlugin: GrowPlugin {
     let fields = (event as? any JSONLineEvent)?.jsonFields() ?? [:]
     switch name {
     case "dnd-changed":
-      // Published by the dnd plugin. Hold back only when the server itself was not silenced;
-      // a paused server queues Grow's notifications like everyone else's.
-      heldBack = fields["enabled"] == .bool(true) && fields["silences_server"] == .bool(false)
+      // Published by the dnd plugin (Plugins/DoNotDisturbPlugin/DoNotDisturbPlugin.swift).
+      doNotDisturb = DoNotDisturbState(
+        enabled: fields["enabled"] == .bool(true),
+        silencesServer: fields["silences_server"] == .bool(true),
+        backend: fields["backend"].flatMap { if case .string(let name) = $0 { name } else { nil } }
+          ?? "")
     default:
       break
     }
@@ -254,7 +259,12 @@ public final class NotifyPlugin: GrowPlugin {
 
   private func show(_ kind: NotificationKind, _ content: Content) {
     guard settings.kinds.contains(kind) else { return }
-    guard !heldBack else {
+    var content = content
+    switch doNotDisturb.passage(duringFocus: timer.status.state == .focus) {
+    case .asIs: break
+    case .critical: content.urgency = .critical
+    case .withheld:
+      // It would only wait in the server's queue and surface late, out of date.
       log.debug("held back '\(content.summary)': Do-Not-Disturb is on")
       return
     }
@@ -284,7 +294,7 @@ public final class NotifyPlugin: GrowPlugin {
     shownActions[kind] = meaning
     if content.waits { prompts.insert(kind) } else { prompts.remove(kind) }
     var hints: [String: NotificationHint] = [
-      "urgency": .byte(settings.urgency.byte),
+      "urgency": .byte((content.urgency ?? settings.urgency).byte),
       "category": .string("x-grow." + kind.rawValue),
       "desktop-entry": .string("grow"),
       "x-dunst-stack-tag": .string(kind.stackTag),

@@ -323,6 +323,70 @@ struct NotifyPluginTests {
     #expect(harness.daemon?.isRunning == true)
   }
 
+  /// Focus with the warning due halfway, Grow's Do-Not-Disturb on.
+  static let warnedFocusWithDND = """
+    [timer]
+    focus = 4s
+    auto-start-breaks = false
+
+    [plugins]
+    enable = notify, dnd
+
+    [plugin.notify]
+    timeout = never
+    warn-before = 2s
+    """
+
+  /// dunst 1.9 paused for focus queues everything, critical too: the warning would wait there
+  /// and surface at the break, after the focus it warned about. So it is not sent at all, and
+  /// nothing of Grow's waits in dunst's queue (issue 15, item 1).
+  @Test func duringFocusPausedDunstIsSentNothingToQueue() throws {
+    let harness = try DaemonHarness(config: Self.warnedFocusWithDND, startDaemon: false)
+    let dunst = try NotificationServers.dunst(harness)
+    try harness.start()
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    var queuedDuringFocus = 0
+    while try harness.status()["state"] as? String == "focus" {
+      let waiting = try harness.run("dunstctl", ["count", "waiting"]).stdout
+      queuedDuringFocus = max(queuedDuringFocus, Int(waiting.prefix { $0.isNumber }) ?? 0)
+      Thread.sleep(forTimeInterval: 0.1)
+    }
+    #expect(queuedDuringFocus == 0, "nothing of Grow's waited in dunst's queue during focus")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == false })
+    #expect(
+      try harness.eventually {
+        try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1")
+      })
+    let summaries = try harness.dunstHistory().compactMap { $0["summary"] }
+    #expect(summaries == ["Focus done"], "the warning never surfaced late")
+    _ = dunst
+  }
+
+  /// xfce4-notifyd's Do-Not-Disturb lets critical notifications through: during Grow's own
+  /// focus the warning is sent as critical and pops up at once.
+  @Test func duringFocusXfce4NotifydShowsTheWarningAsCritical() throws {
+    let harness = try DaemonHarness(config: Self.warnedFocusWithDND, startDaemon: false)
+    let servers = try NotificationServers.xfce(harness)
+    try harness.start()
+    #expect(
+      try harness.eventually {
+        try harness.dndStatus()["backend"] as? String == "xfce4-notifyd"
+      })
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.dndStatus()["enabled"] as? Bool == true })
+    // xfce4-notifyd keeps one 10x10 leader window; each notification on screen is another.
+    func popups() throws -> Int {
+      try harness.run("xwininfo", ["-root", "-tree"]).stdout.split(separator: "\n")
+        .filter { $0.contains("(\"xfce4-notifyd\"") && !$0.contains(" 10x10+") }.count
+    }
+    #expect(
+      try harness.eventually(timeout: 4) {
+        try popups() == 1 && harness.status()["state"] as? String == "focus"
+      }, "the warning pops up during focus")
+    _ = servers
+  }
+
   @Test func anUnknownKeyIsReportedWithFileAndLine() throws {
     let harness = try DaemonHarness(config: "[plugin.notify]\nwarn_before = 1m\n")
     let notify = try harness.plugins()["notify"]

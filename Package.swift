@@ -97,5 +97,8 @@ let package = Package(
       name: "GrowSoakTests", dependencies: [kit, "GrowSoak", "GrowHistory", "GrowTestSupport"]),
     .testTarget(name: "GrowPluginKitTests", dependencies: [kit]),
     .testTarget(name: "GrowFuzzTests", dependencies: [kit, "GrowFuzz"]),
+    // The notify plugin's wording and lifecycle against a recording server (fast); the real
+    // servers are in GrowDaemonTests.
+    .testTarget(name: "NotifyPluginTests", dependencies: [kit, "NotifyPlugin"]),
   ]
 )

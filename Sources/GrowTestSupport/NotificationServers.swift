@@ -122,6 +122,15 @@ extension DaemonHarness {
     }
   }
 
+  /// `dunstctl count displayed|waiting|history`: how many notifications dunst has there.
+  public func dunstCount(_ which: String) throws -> Int {
+    let text = try run("dunstctl", ["count", which]).stdout
+    guard let count = Int(text.prefix { $0.isNumber }) else {
+      throw HarnessError("unreadable dunstctl count \(which): \(text)")
+    }
+    return count
+  }
+
   /// Closes everything dunst shows (so it moves to the history), then returns the history's
   /// notifications as `[field: text]`, newest first.
   public func dunstHistory() throws -> [[String: String]] {

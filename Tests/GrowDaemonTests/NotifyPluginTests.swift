@@ -83,7 +83,7 @@ struct NotifyPluginTests {
     #expect(try harness.eventually { try harness.status()["next"] as? String == "focus" })
     #expect(
       try harness.eventually {
-        try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1")
+        try harness.dunstCount("displayed") == 1
       })
     return (harness, dunst)
   }
@@ -94,7 +94,7 @@ struct NotifyPluginTests {
     let (harness, dunst) = try promptForFocus(timeout: "1s")
     Thread.sleep(forTimeInterval: 2.5)
     #expect(
-      try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1"),
+      try harness.dunstCount("displayed") == 1,
       "the prompt is still there after more than twice the timeout")
     #expect(try harness.dunstHistory().first?["summary"] == "Break over")
     _ = dunst
@@ -109,8 +109,8 @@ struct NotifyPluginTests {
     #expect(try harness.eventually { try harness.dunstIsPaused() == true })
     #expect(
       try harness.eventually {
-        try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("0")
-          && harness.run("dunstctl", ["count", "waiting"]).stdout.hasPrefix("0")
+        try harness.dunstCount("displayed") == 0
+          && harness.dunstCount("waiting") == 0
       }, "nothing of Grow's is left to surface at the next break")
     #expect(try harness.dunstHistory().first?["summary"] == "Break over")
     _ = dunst
@@ -139,7 +139,7 @@ struct NotifyPluginTests {
     try harness.grow("start")
     #expect(
       try harness.eventually {
-        try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("2")
+        try harness.dunstCount("displayed") == 2
       }, "Focus done and the break's warning")
     #expect(
       try harness.eventually(timeout: 15) {
@@ -147,7 +147,7 @@ struct NotifyPluginTests {
       })
     #expect(
       try harness.eventually {
-        try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1")
+        try harness.dunstCount("displayed") == 1
       })
     let summaries = try harness.dunstHistory().compactMap { $0["summary"] }
     #expect(summaries.first == "Break over")
@@ -163,7 +163,7 @@ struct NotifyPluginTests {
     #expect(try harness.eventually { try harness.status()["next"] as? String == "short-break" })
     #expect(
       try harness.eventually {
-        try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1")
+        try harness.dunstCount("displayed") == 1
       })
     #expect(try harness.run("dunstctl", ["action", "0"]).status == 0)
     #expect(try harness.eventually { try harness.status()["state"] as? String == "short-break" })
@@ -191,7 +191,7 @@ struct NotifyPluginTests {
     try harness.grow("start")
     #expect(
       try harness.eventually {
-        try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1")
+        try harness.dunstCount("displayed") == 1
       })
     #expect(try harness.status()["state"] as? String == "focus")
     let warning = try harness.dunstHistory().first
@@ -211,7 +211,7 @@ struct NotifyPluginTests {
     let dunst = try NotificationServers.dunst(harness)
     #expect(
       try harness.eventually {
-        try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1")
+        try harness.dunstCount("displayed") == 1
       })
     #expect(try harness.dunstHistory().first?["summary"] == "Focus done")
     _ = dunst
@@ -348,15 +348,14 @@ struct NotifyPluginTests {
     #expect(try harness.eventually { try harness.dunstIsPaused() == true })
     var queuedDuringFocus = 0
     while try harness.status()["state"] as? String == "focus" {
-      let waiting = try harness.run("dunstctl", ["count", "waiting"]).stdout
-      queuedDuringFocus = max(queuedDuringFocus, Int(waiting.prefix { $0.isNumber }) ?? 0)
+      queuedDuringFocus = max(queuedDuringFocus, try harness.dunstCount("waiting"))
       Thread.sleep(forTimeInterval: 0.1)
     }
     #expect(queuedDuringFocus == 0, "nothing of Grow's waited in dunst's queue during focus")
     #expect(try harness.eventually { try harness.dunstIsPaused() == false })
     #expect(
       try harness.eventually {
-        try harness.run("dunstctl", ["count", "displayed"]).stdout.hasPrefix("1")
+        try harness.dunstCount("displayed") == 1
       })
     let summaries = try harness.dunstHistory().compactMap { $0["summary"] }
     #expect(summaries == ["Focus done"], "the warning never surfaced late")

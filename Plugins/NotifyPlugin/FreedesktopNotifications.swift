@@ -1,3 +1,4 @@
+import Dispatch
 import GrowDBus
 
 /// The freedesktop Desktop Notifications protocol (spec 1.2) spoken directly over the daemon's
@@ -15,6 +16,10 @@ final class FreedesktopNotifications: NotificationServer {
   static let interface = "org.freedesktop.Notifications"
   /// The longest any call may wait for its answer.
   static let timeoutMilliseconds: Int32 = 3000
+  /// How long a Notify's answer is still heard after the plugin went on without it: a
+  /// stopped server shows the notification once it runs again, and only the answer says its
+  /// id, which the plugin needs to close it when it no longer applies.
+  static let lateAnswerMilliseconds: Int32 = 120_000
 
   private let bus: BusConnection
   private let appName: String
@@ -72,7 +77,10 @@ final class FreedesktopNotifications: NotificationServer {
         element: "s", request.actions.flatMap { [BusValue.string($0.key), .string($0.label)] }),
       .vardict(hints), .int32(request.expireTimeout),
     ]
-    call(Self.busName, Self.path, Self.interface, "Notify", arguments) { result in
+    call(
+      Self.busName, Self.path, Self.interface, "Notify", arguments,
+      lateAnswersFor: Self.lateAnswerMilliseconds
+    ) { result in
       reply(
         result.flatMap { arguments in
           guard case .uint32(let id)? = arguments.first else {
@@ -121,9 +129,12 @@ final class FreedesktopNotifications: NotificationServer {
   }
 
   /// One asynchronous call with the timeout; the reply's arguments or why there are none.
+  /// With `lateAnswersFor`, `noAnswer` still comes after the timeout, and a success that comes
+  /// later (within that many milliseconds) is delivered as a second reply.
   private func call(
     _ destination: String, _ path: String, _ interface: String, _ member: String,
-    _ arguments: [BusValue], reply: @escaping (Result<[BusValue], NotificationError>) -> Void
+    _ arguments: [BusValue], lateAnswersFor lateMilliseconds: Int32? = nil,
+    reply: @escaping (Result<[BusValue], NotificationError>) -> Void
   ) {
     let message: BusMessage
     do {
@@ -133,7 +144,29 @@ final class FreedesktopNotifications: NotificationServer {
     } catch {
       return reply(.failure(.refused(error.description)))
     }
-    bus.call(message, timeout: Self.timeoutMilliseconds) { result in
+    var timedOut = false
+    var deadline: (any DispatchSourceTimer)?
+    if lateMilliseconds != nil {
+      let timer = DispatchSource.makeTimerSource(queue: .main)
+      timer.schedule(deadline: .now() + .milliseconds(Int(Self.timeoutMilliseconds)))
+      timer.setEventHandler {
+        MainActor.assumeIsolated {
+          timedOut = true
+          deadline?.cancel()
+          deadline = nil
+          reply(.failure(.noAnswer(milliseconds: Self.timeoutMilliseconds)))
+        }
+      }
+      timer.resume()
+      deadline = timer
+    }
+    bus.call(message, timeout: lateMilliseconds ?? Self.timeoutMilliseconds) { result in
+      deadline?.cancel()
+      deadline = nil
+      if timedOut {
+        if case .success(let answer) = result { reply(.success(answer.arguments)) }
+        return
+      }
       switch result {
       case .success(let answer): reply(.success(answer.arguments))
       case .failure(let error) where error.name == BusError.noReply:

@@ -70,6 +70,7 @@ enum NotificationClosedReason: UInt32 {
 @MainActor
 protocol NotificationServer: AnyObject {
   /// Shows `request`, in place of notification `replacing` when not 0; the reply has the id.
+  /// After `noAnswer` a second reply may come, with the id, when the server shows it late.
   func notify(
     _ request: NotificationRequest, replacing: UInt32,
     reply: @escaping (Result<UInt32, NotificationError>) -> Void)

@@ -33,12 +33,17 @@ public final class NotifyPlugin: GrowPlugin {
   private let server: any NotificationServer
   /// The id the server gave each kind's notification, while it may still be on screen.
   private var shownIDs: [NotificationKind: UInt32] = [:]
-  /// Kinds whose Notify call waits for its answer; what comes meanwhile waits in `queued`, so
-  /// that it replaces the notification in flight instead of adding a second one.
-  private var inFlight: Set<NotificationKind> = []
+  /// Each Notify call gets a number. `inFlight`: the call each kind waits for (what comes
+  /// meanwhile waits in `queued`, so that it replaces the one in flight instead of standing
+  /// next to it). `current`: the call whose notification each kind stands for now; one
+  /// withdrawn or replaced while unanswered is closed as soon as its id arrives, even late.
+  private var callCount = 0
+  private var inFlight: [NotificationKind: Int] = [:]
+  private var current: [NotificationKind: Int] = [:]
   private var queued: [NotificationKind: Content] = [:]
-  /// Closed while its Notify call was in flight: closed as soon as the id is known.
-  private var closeOnArrival: Set<NotificationKind> = []
+  /// Ids answered late for a kind while a newer call of it was in flight: closed once that
+  /// call's id is known, unless the server gave it the same id (replaced in place).
+  private var staleIDs: [NotificationKind: Set<UInt32>] = [:]
   /// Kinds now showing a prompt that waits for the person.
   private var prompts: Set<NotificationKind> = []
   /// Whether the server lists the "default" action among the others (dunst's context menu,
@@ -268,9 +273,8 @@ public final class NotifyPlugin: GrowPlugin {
       log.debug("held back '\(content.summary)': Do-Not-Disturb is on")
       return
     }
-    guard !inFlight.contains(kind) else {
+    guard inFlight[kind] == nil else {
       queued[kind] = content
-      closeOnArrival.remove(kind)
       return
     }
     send(kind, content)
@@ -309,24 +313,42 @@ public final class NotifyPlugin: GrowPlugin {
       summary: content.summary, body: content.body, icon: content.icon,
       actions: actions.map { ($0.key.rawValue, $0.label) }, hints: hints,
       expireTimeout: content.waits ? 0 : settings.timeoutMilliseconds)
-    inFlight.insert(kind)
+    callCount += 1
+    let call = callCount
+    inFlight[kind] = call
+    current[kind] = call
     server.notify(request, replacing: shownIDs[kind] ?? 0) { [weak self] result in
-      self?.answered(kind, content, result)
+      self?.answered(kind, content, call: call, result)
     }
   }
 
+  /// The answer to Notify call `call`: in time, or (after `noAnswer`) late, from a server
+  /// that was stopped and showed the notification once it ran again.
   private func answered(
-    _ kind: NotificationKind, _ content: Content, _ result: Result<UInt32, NotificationError>
+    _ kind: NotificationKind, _ content: Content, call: Int,
+    _ result: Result<UInt32, NotificationError>
   ) {
-    inFlight.remove(kind)
-    switch result {
-    case .success(let id):
-      shownIDs[kind] = id
+    if case .success(let id) = result {
       if serverMissing || serverSilent { log.info("the notification server answers again") }
       serverMissing = false
       serverSilent = false
+      if current[kind] == call {
+        shownIDs[kind] = id
+        for stale in staleIDs.removeValue(forKey: kind) ?? [] where stale != id {
+          server.close(stale)
+        }
+      } else if let newer = inFlight[kind], newer != call {
+        staleIDs[kind, default: []].insert(id)
+      } else {
+        // Withdrawn or replaced while unanswered: it no longer applies.
+        server.close(id)
+      }
+    }
+    guard inFlight[kind] == call else { return }
+    inFlight[kind] = nil
+    switch result {
+    case .success:
       if pending?.kind == kind { pending = nil }
-      if closeOnArrival.remove(kind) != nil { close(kind) }
     case .failure(.noServer(let reason)):
       pending = (kind, content)
       if !serverMissing {
@@ -337,7 +359,8 @@ public final class NotifyPlugin: GrowPlugin {
             + "notifications resume when a server starts")
       }
     case .failure(.noAnswer(let milliseconds)):
-      // It may still show it once it runs again; the next one of this kind replaces it.
+      // It may still show it once it runs again; then its late answer says whether it still
+      // applies.
       if !serverSilent {
         serverSilent = true
         log.warning(
@@ -347,7 +370,6 @@ public final class NotifyPlugin: GrowPlugin {
     case .failure(.refused(let reason)):
       log.warning("the notification server refused '\(content.summary)': \(reason)")
     }
-    closeOnArrival.remove(kind)
     if let next = queued.removeValue(forKey: kind) { send(kind, next) }
   }
 
@@ -355,7 +377,8 @@ public final class NotifyPlugin: GrowPlugin {
   private func close(_ kind: NotificationKind) {
     queued[kind] = nil
     prompts.remove(kind)
-    if inFlight.contains(kind) { closeOnArrival.insert(kind) }
+    current[kind] = nil
+    for stale in staleIDs.removeValue(forKey: kind) ?? [] { server.close(stale) }
     if let id = shownIDs.removeValue(forKey: kind) { server.close(id) }
   }
 

@@ -313,14 +313,26 @@ struct NotifyPluginTests {
     print(
       "dunst stopped: slowest GetStatus \(Int(slowest * 1000)) ms; focus ended "
         + "\(focusLate * 1000) ms, the break \(breakLate * 1000) ms after the deadline")
-    #expect(slowest < 1, "GetStatus answers within a second while dunst is stopped")
-    #expect(focusLate < 1, "the focus ends on time")
-    #expect(breakLate < 1, "the break ends on time")
+    // Bounds loose enough for a loaded 2-core machine; the old blocking show took 50 s.
+    #expect(slowest < 2, "GetStatus answers at once while dunst is stopped")
+    #expect(focusLate < 1.5, "the focus ends on time")
+    #expect(breakLate < 1.5, "the break ends on time")
     #expect(
       harness.eventually {
         harness.daemonLog.contains("grow[notify] warning: the notification server did not answer")
       })
     #expect(harness.daemon?.isRunning == true)
+
+    // dunst runs again and shows what it was sent meanwhile; the late answers give the ids,
+    // and "Take a 3s short break", which no longer applies, is closed. The prompt stays.
+    kill(dunst.pid, SIGCONT)
+    #expect(
+      try harness.eventually {
+        try harness.dunstCount("displayed") == 1 && harness.dunstCount("waiting") == 0
+      })
+    Thread.sleep(forTimeInterval: 0.5)
+    #expect(try harness.dunstCount("displayed") == 1)
+    #expect(try harness.dunstHistory().first?["summary"] == "Break over")
   }
 
   /// Focus with the warning due halfway, Grow's Do-Not-Disturb on.

@@ -80,6 +80,30 @@ import Testing
     #expect(server.onScreen == ["Focus done"])
   }
 
+  /// A stopped server runs again and shows what it was sent: its late answer gives the id, so
+  /// what no longer applies is closed at once and what still applies can be closed later.
+  @Test func whatAStoppedServerShowsLateIsClosedWhenItNoLongerApplies() throws {
+    server.answersAtOnce = false
+    try timer.start()
+    bus.publish(AwayResumed(card: "work", awaySeconds: 60))
+    server.failAll(.noAnswer(milliseconds: 3000))
+    bus.publish(
+      DistractionStarted(app: "firefox", title: "news", card: "work", when: clock.now, duration: 0))
+    server.failAll(.noAnswer(milliseconds: 3000))
+    clock.advance(by: 25 * 60)  // both no longer apply; "Focus done" waits for its answer
+    server.answerLate()
+    #expect(server.onScreen == [], "shown late, closed at once")
+    server.answerAll()
+    #expect(server.onScreen == ["Focus done"])
+
+    bus.publish(AwayResumed(card: "work", awaySeconds: 60))  // during the break: still applies
+    server.failAll(.noAnswer(milliseconds: 3000))
+    server.answerLate()
+    #expect(server.onScreen == ["Focus done", "Welcome back"])
+    try timer.stop()
+    #expect(server.onScreen == [], "its late id let the plugin close it")
+  }
+
   /// dunst lists "default" in its menu: there the named twin is left out; GNOME Shell makes
   /// "default" the click on the body, so there the named button stays.
   @Test func theDefaultActionHasANamedTwinOnlyWhereDefaultIsNoButton() throws {
@@ -161,6 +185,7 @@ final class RecordingServer: NotificationServer {
   private var shown: [UInt32: NotificationRequest] = [:]
   private var nextID: UInt32 = 1
   private var unanswered: [(request: NotificationRequest, id: UInt32, reply: Reply)] = []
+  private var timedOut: [(request: NotificationRequest, id: UInt32, reply: Reply)] = []
   typealias Reply = (Result<UInt32, NotificationError>) -> Void
 
   /// The summaries on screen, sorted.
@@ -198,6 +223,18 @@ final class RecordingServer: NotificationServer {
     let due = unanswered
     unanswered.removeAll()
     for call in due { call.reply(.failure(error)) }
+    timedOut += due
+  }
+
+  /// The calls answered `noAnswer` get their id after all, as from a server stopped and run
+  /// again (FreedesktopNotifications still hears answers after its timeout).
+  func answerLate() {
+    let due = timedOut
+    timedOut.removeAll()
+    for call in due {
+      shown[call.id] = call.request
+      call.reply(.success(call.id))
+    }
   }
 
   func close(_ id: UInt32) { shown[id] = nil }

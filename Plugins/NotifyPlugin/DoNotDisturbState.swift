@@ -1,7 +1,7 @@
 /// Grow's own Do-Not-Disturb as the dnd plugin announces it, and what it means for a
-/// notification of Grow's: a notification sent during Grow's own focus reaches the person at
-/// that moment, or is not sent at all (issue 15, item 1). Left in a silenced server's queue it
-/// would surface at the break, out of date.
+/// notification of Grow's: one sent while it silences the server (during focus, by default)
+/// reaches the person at that moment, or is not sent at all (issue 15, item 1). Left in a
+/// silenced server's queue it would surface at the break, out of date.
 struct DoNotDisturbState: Equatable {
   var enabled = false
   /// The dnd plugin switched the server itself (false: Grow holds its own back).
@@ -24,13 +24,12 @@ struct DoNotDisturbState: Equatable {
   /// whatever the person's config makes it.
   static let backendsPassingCritical: Set<String> = ["xfce4-notifyd", "gnome", "kde", "swaync"]
 
-  func passage(duringFocus: Bool) -> Passage {
+  /// While it is on (during focus by default; breaks too with `dnd = always` or `grow dnd on`).
+  /// At a focus's end the dnd plugin turns it off before the prompt for the break is sent.
+  var passage: Passage {
     guard enabled else { return .asIs }
     // Nothing silenced the server: Grow's Do-Not-Disturb is Grow holding its own back.
     guard silencesServer else { return .withheld }
-    if Self.backendsPassingCritical.contains(backend) { return .critical }
-    // Outside focus ("dnd = always", or the moment a focus ends and the server is being
-    // woken) it is sent; what is still queued when its phase ends is closed then.
-    return duringFocus ? .withheld : .asIs
+    return Self.backendsPassingCritical.contains(backend) ? .critical : .withheld
   }
 }

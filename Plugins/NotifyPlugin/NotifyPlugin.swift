@@ -265,7 +265,7 @@ public final class NotifyPlugin: GrowPlugin {
   private func show(_ kind: NotificationKind, _ content: Content) {
     guard settings.kinds.contains(kind) else { return }
     var content = content
-    switch doNotDisturb.passage(duringFocus: timer.status.state == .focus) {
+    switch doNotDisturb.passage {
     case .asIs: break
     case .critical: content.urgency = .critical
     case .withheld:

@@ -160,6 +160,18 @@ extension NotificationLifecycleTests {
     #expect(try welcomeBackDuringFocus(backend: backend) == nil)
   }
 
+  /// `dnd = always` keeps dunst paused into the break: the prompt would only wait there.
+  @Test func aPromptIntoAPausedDunstIsNotSentEither() throws {
+    var card = FocusCard.standard
+    card.autoStartBreaks = false
+    timer.replaceDeck(CardDeck(cards: [card], defaultCardName: "work"))
+    try timer.start()
+    bus.publish(DNDChanged(backend: "dunst"))
+    clock.advance(by: 25 * 60)
+    #expect(timer.status.next == .shortBreak)
+    #expect(server.onScreen == [])
+  }
+
   @Test func withoutAServerSwitchGrowHoldsItsOwnBack() throws {
     #expect(try welcomeBackDuringFocus(backend: "none", silencesServer: false) == nil)
   }

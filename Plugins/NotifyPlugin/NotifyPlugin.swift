@@ -5,16 +5,18 @@ import GrowDBus
 import GrowPluginKit
 
 /// Tells the person what they need and nothing more, through the desktop's notification
-/// server (libnotify): focus over, break over, long break due, a distraction, and optionally a
-/// warning before a phase ends. One notification per kind, replaced in place; action buttons
-/// where the server has them, which drive the timer.
+/// server: focus over, break over, long break due, a distraction, and optionally a warning
+/// before a phase ends. One notification per kind, replaced in place; action buttons where the
+/// server has them, which drive the timer.
+///
+/// It speaks to the server over the daemon's own bus connection, never waiting for an answer
+/// (see `FreedesktopNotifications`): a stopped server delays no phase end and no API call.
 public final class NotifyPlugin: GrowPlugin {
   public static let id = "notify"
   public static let summary =
-    "desktop notifications (libnotify): focus over, break over, long break due, distraction, "
+    "desktop notifications: focus over, break over, long break due, distraction, "
     + "warning before a phase ends; action buttons drive the timer"
 
-  static let serverName = "org.freedesktop.Notifications"
   /// Action keys. "default" is what clicking the notification (or `dunstctl action`) does.
   enum Action: String {
     case primary = "default"
@@ -28,9 +30,28 @@ public final class NotifyPlugin: GrowPlugin {
   private let settings: NotifySettings
   private let log: Logger
   private let timer: any TimerControl
-  private var notifications: [NotificationKind: DesktopNotification] = [:]
+  private let server: any NotificationServer
+  /// The id the server gave each kind's notification, while it may still be on screen.
+  private var shownIDs: [NotificationKind: UInt32] = [:]
+  /// Each Notify call gets a number. `inFlight`: the call each kind waits for (what comes
+  /// meanwhile waits in `queued`, so that it replaces the one in flight instead of standing
+  /// next to it). `current`: the call whose notification each kind stands for now; one
+  /// withdrawn or replaced while unanswered is closed as soon as its id arrives, even late.
+  private var callCount = 0
+  private var inFlight: [NotificationKind: Int] = [:]
+  private var current: [NotificationKind: Int] = [:]
+  private var queued: [NotificationKind: Content] = [:]
+  /// Ids answered late for a kind while a newer call of it was in flight: closed once that
+  /// call's id is known, unless the server gave it the same id (replaced in place).
+  private var staleIDs: [NotificationKind: Set<UInt32>] = [:]
+  /// Kinds now showing a prompt that waits for the person.
+  private var prompts: Set<NotificationKind> = []
+  /// Whether the server lists the "default" action among the others (dunst's context menu,
+  /// mako's menu), so a named twin of it would be listed twice.
+  private var serverListsDefaultAction = true
   private var capabilities: Set<String>?
   private var serverMissing = false
+  private var serverSilent = false
   /// What could not be shown while no server ran; shown when one appears.
   private var pending: (kind: NotificationKind, content: Content)?
   /// What each kind last showed, so a retried action knows what it belonged to.
@@ -39,18 +60,35 @@ public final class NotifyPlugin: GrowPlugin {
   private var suggestionIndex = 0
   private var warningTimer: (any DispatchSourceTimer)?
   private var reminderTimer: (any DispatchSourceTimer)?
-  /// Grow's own Do-Not-Disturb is on while the server could not be silenced: hold back.
-  private var heldBack = false
-  private var actionsWork = false
+  /// Grow's own Do-Not-Disturb, as the dnd plugin last announced it (`dnd-changed`).
+  private var doNotDisturb = DoNotDisturbState()
 
   struct Content {
     var summary: String
     var body: String
     var icon: String
     var actions: [(key: Action, label: String)]
+    /// A prompt that waits for the person: it does not expire while it waits.
+    var waits = false
+    /// Instead of the configured urgency: critical, to pass the server's Do-Not-Disturb.
+    var urgency: NotificationUrgency?
   }
 
-  public init(context: PluginContext) throws {
+  public convenience init(context: PluginContext) throws {
+    guard let bus = context.sessionBus else {
+      throw PluginError.unavailable("no session bus to reach a notification server on")
+    }
+    let server: FreedesktopNotifications
+    do {
+      server = try FreedesktopNotifications(bus: bus, appName: "Grow")
+    } catch {
+      throw PluginError.unavailable("cannot watch for a notification server: \(error)")
+    }
+    try self.init(context: context, server: server)
+  }
+
+  /// With any server: the D-Bus one, or a recording one in tests.
+  init(context: PluginContext, server: any NotificationServer) throws {
     do {
       settings = try NotifySettings(context.config)
     } catch {
@@ -58,18 +96,11 @@ public final class NotifyPlugin: GrowPlugin {
     }
     log = context.log
     timer = context.timer
-    do {
-      try LibNotify.initialize(appName: "Grow")
-    } catch {
-      throw PluginError.unavailable(error.description)
-    }
-    LibNotify.keepProcessOnBusLoss()
-    // Action buttons and the closed signal reach libnotify through GLib's main context.
-    actionsWork = GLibLoop.shared.start()
-    if !actionsWork {
-      log.warning("GLib's main context is owned elsewhere; notifications come without buttons")
-    }
-    watchForServer(on: context.sessionBus)
+    self.server = server
+    server.onAction = { [weak self] id, key in self?.actionInvoked(id: id, key: key) }
+    server.onClosed = { [weak self] id, _ in self?.closedByServer(id: id) }
+    server.onServerChanged = { [weak self] present in self?.serverChanged(present: present) }
+    askCapabilities()
     context.subscribe(PhaseEnded.self) { [weak self] event in self?.ended(event) }
     context.subscribe(PhaseStarted.self) { [weak self] event in self?.started(event) }
     context.subscribe(PhaseAwaiting.self) { [weak self] event in self?.awaiting(event) }
@@ -81,6 +112,7 @@ public final class NotifyPlugin: GrowPlugin {
     context.subscribe(SessionStopped.self) { [weak self] _ in
       self?.cancelWarning()
       self?.cancelReminder()
+      self?.closeAll()
     }
     context.subscribe(DistractionStarted.self) { [weak self] event in self?.distraction(event) }
     context.subscribe(AwayResumed.self) { [weak self] event in self?.welcomeBack(event) }
@@ -90,20 +122,24 @@ public final class NotifyPlugin: GrowPlugin {
   public func stop() {
     cancelWarning()
     cancelReminder()
-    for notification in notifications.values { notification.close() }
-    notifications.removeAll()
+    closeAll()
   }
 
   // MARK: Timer events
 
+  /// Everything shown during a phase is about that phase (its warning, a distraction in it,
+  /// "welcome back", "focus has begun", "take a break"): none of it applies once it ended,
+  /// and left open, a paused server would show it again at the next break.
   private func ended(_ event: PhaseEnded) {
     lastEnded = event
     cancelWarning()
-    if event.phase.kind == .focus { notifications[.warning]?.close() }
+    closeAll()
   }
 
   private func started(_ event: PhaseStarted) {
     cancelReminder()
+    // The prompt that waited for this phase is answered, by its button or by `grow resume`.
+    for kind in prompts { close(kind) }
     armWarning(for: event.phase)
     guard let lastEnded, lastEnded.outcome == .completed,
       lastEnded.endedAt.timeIntervalSince(event.phase.startedAt) > -5
@@ -135,9 +171,12 @@ public final class NotifyPlugin: GrowPlugin {
     let fields = (event as? any JSONLineEvent)?.jsonFields() ?? [:]
     switch name {
     case "dnd-changed":
-      // Published by the dnd plugin. Hold back only when the server itself was not silenced;
-      // a paused server queues Grow's notifications like everyone else's.
-      heldBack = fields["enabled"] == .bool(true) && fields["silences_server"] == .bool(false)
+      // Published by the dnd plugin (Plugins/DoNotDisturbPlugin/DoNotDisturbPlugin.swift).
+      doNotDisturb = DoNotDisturbState(
+        enabled: fields["enabled"] == .bool(true),
+        silencesServer: fields["silences_server"] == .bool(true),
+        backend: fields["backend"].flatMap { if case .string(let name) = $0 { name } else { nil } }
+          ?? "")
     default:
       break
     }
@@ -154,7 +193,7 @@ public final class NotifyPlugin: GrowPlugin {
       body: waiting
         ? "Your \(minutes) \(next.displayName) is waiting.\(suggestion)"
         : "Take a \(minutes) \(next.displayName).\(suggestion)",
-      icon: "appointment-soon", actions: [])
+      icon: "appointment-soon", actions: [], waits: waiting)
     if waiting {
       content.actions = [
         (.primary, "Start break"), (.startBreak, "Start break"), (.remindLater, "+5 min"),
@@ -172,7 +211,7 @@ public final class NotifyPlugin: GrowPlugin {
       body: waiting
         ? "Ready for \(minutes) of focus on '\(card)'?"
         : "\(minutes) of focus on '\(card)' has begun.",
-      icon: "appointment-soon", actions: [])
+      icon: "appointment-soon", actions: [], waits: waiting)
     if waiting {
       content.actions = [(.primary, "Start focus"), (.startFocus, "Start focus"), (.skip, "Skip")]
     }
@@ -209,7 +248,9 @@ public final class NotifyPlugin: GrowPlugin {
       .warning,
       Content(
         summary: focus
-          ? "Focus ends in \(left)" : "\(phase.kind.displayName.capitalized) ends in \(left)",
+          ? "Focus ends in \(left)"
+          : "\(phase.kind.displayName.prefix(1).uppercased())"
+            + "\(phase.kind.displayName.dropFirst()) ends in \(left)",
         body: focus ? "Time to wrap up on '\(phase.card)'." : "Get ready to focus again.",
         icon: "appointment-soon",
         actions: focus ? [(.extendFocus, "+5 min")] : []))
@@ -223,15 +264,42 @@ public final class NotifyPlugin: GrowPlugin {
 
   private func show(_ kind: NotificationKind, _ content: Content) {
     guard settings.kinds.contains(kind) else { return }
-    guard !heldBack else {
+    var content = content
+    switch doNotDisturb.passage {
+    case .asIs: break
+    case .critical: content.urgency = .critical
+    case .withheld:
+      // It would only wait in the server's queue and surface late, out of date.
       log.debug("held back '\(content.summary)': Do-Not-Disturb is on")
       return
     }
-    if capabilities == nil { capabilities = LibNotify.serverCapabilities() }
-    let withActions =
-      settings.actions && actionsWork && capabilities?.contains("actions") == true
-    let notification = notifications[kind] ?? makeNotification(kind)
+    guard inFlight[kind] == nil else {
+      queued[kind] = content
+      return
+    }
+    send(kind, content)
+  }
+
+  /// One Notify call; its answer (or its timeout) comes back on the loop.
+  private func send(_ kind: NotificationKind, _ content: Content) {
+    // Until the server said what it can do, send the buttons: a server without actions
+    // ignores them (spec: "actions" capability).
+    let withActions = settings.actions && capabilities?.contains("actions") != false
+    var actions = withActions ? content.actions : []
+    // "default" stands for the first named action; remember what it means this time.
+    var meaning: [Action: Action] = [:]
+    for action in actions where action.key != .primary { meaning[action.key] = action.key }
+    if let first = actions.first(where: { $0.key != .primary }) {
+      meaning[.primary] = first.key
+      if serverListsDefaultAction, actions.contains(where: { $0.key == .primary }) {
+        actions.removeAll { $0.key == first.key }
+      }
+    }
+    shownActions[kind] = meaning
+    if content.waits { prompts.insert(kind) } else { prompts.remove(kind) }
     var hints: [String: NotificationHint] = [
+      "urgency": .byte((content.urgency ?? settings.urgency).byte),
+      "category": .string("x-grow." + kind.rawValue),
       "desktop-entry": .string("grow"),
       "x-dunst-stack-tag": .string(kind.stackTag),
       "x-canonical-private-synchronous": .string(kind.stackTag),
@@ -241,40 +309,111 @@ public final class NotifyPlugin: GrowPlugin {
     } else {
       hints["suppress-sound"] = .bool(true)
     }
-    let actions = withActions ? content.actions : []
-    notification.update(
+    let request = NotificationRequest(
       summary: content.summary, body: content.body, icon: content.icon,
-      urgency: settings.urgency, timeoutMilliseconds: settings.timeoutMilliseconds,
-      category: "x-grow." + kind.rawValue, hints: hints,
-      actions: actions.map { ($0.key.rawValue, $0.label) })
-    // "default" stands for the first real action, so remember what it means this time.
-    var meaning: [Action: Action] = [:]
-    for action in actions where action.key != .primary { meaning[action.key] = action.key }
-    if let first = actions.first(where: { $0.key != .primary }) { meaning[.primary] = first.key }
-    shownActions[kind] = meaning
-    do {
-      try notification.show()
-      if serverMissing { log.info("notification server is back") }
+      actions: actions.map { ($0.key.rawValue, $0.label) }, hints: hints,
+      expireTimeout: content.waits ? 0 : settings.timeoutMilliseconds)
+    callCount += 1
+    let call = callCount
+    inFlight[kind] = call
+    current[kind] = call
+    server.notify(request, replacing: shownIDs[kind] ?? 0) { [weak self] result in
+      self?.answered(kind, content, call: call, result)
+    }
+  }
+
+  /// The answer to Notify call `call`: in time, or (after `noAnswer`) late, from a server
+  /// that was stopped and showed the notification once it ran again.
+  private func answered(
+    _ kind: NotificationKind, _ content: Content, call: Int,
+    _ result: Result<UInt32, NotificationError>
+  ) {
+    if case .success(let id) = result {
+      if serverMissing || serverSilent { log.info("the notification server answers again") }
       serverMissing = false
-      pending = nil
-      GLibLoop.shared.wakeUp()
-    } catch {
+      serverSilent = false
+      if current[kind] == call {
+        shownIDs[kind] = id
+        for stale in staleIDs.removeValue(forKey: kind) ?? [] where stale != id {
+          server.close(stale)
+        }
+      } else if let newer = inFlight[kind], newer != call {
+        staleIDs[kind, default: []].insert(id)
+      } else {
+        // Withdrawn or replaced while unanswered: it no longer applies.
+        server.close(id)
+      }
+    }
+    guard inFlight[kind] == call else { return }
+    inFlight[kind] = nil
+    switch result {
+    case .success:
+      if pending?.kind == kind { pending = nil }
+    case .failure(.noServer(let reason)):
       pending = (kind, content)
       if !serverMissing {
         serverMissing = true
         capabilities = nil
         log.warning(
-          "no notification server on the session bus (\(error)); the timer runs on, "
+          "no notification server on the session bus (\(reason)); the timer runs on, "
             + "notifications resume when a server starts")
       }
+    case .failure(.noAnswer(let milliseconds)):
+      // It may still show it once it runs again; then its late answer says whether it still
+      // applies.
+      if !serverSilent {
+        serverSilent = true
+        log.warning(
+          "the notification server did not answer within \(milliseconds / 1000) s "
+            + "('\(content.summary)'); the timer runs on without waiting for it")
+      }
+    case .failure(.refused(let reason)):
+      log.warning("the notification server refused '\(content.summary)': \(reason)")
+    }
+    if let next = queued.removeValue(forKey: kind) { send(kind, next) }
+  }
+
+  /// Takes a kind's notification away (from the screen and from the server's queue).
+  private func close(_ kind: NotificationKind) {
+    queued[kind] = nil
+    prompts.remove(kind)
+    current[kind] = nil
+    for stale in staleIDs.removeValue(forKey: kind) ?? [] { server.close(stale) }
+    if let id = shownIDs.removeValue(forKey: kind) { server.close(id) }
+  }
+
+  private func closeAll() {
+    for kind in NotificationKind.allCases { close(kind) }
+  }
+
+  private func askCapabilities() {
+    server.capabilities { [weak self] capabilities in
+      guard let self, let capabilities else { return }
+      self.capabilities = capabilities
+    }
+    server.serverInformation { [weak self] information in
+      guard let self, let information else { return }
+      // GNOME Shell, KDE Plasma and xfce4-notifyd make "default" the click on the body, not
+      // a button: there the named twin is the only button that says what clicking does.
+      serverListsDefaultAction = Self.serversListingDefaultAction.contains(information.name)
     }
   }
 
-  private func makeNotification(_ kind: NotificationKind) -> DesktopNotification {
-    let notification = DesktopNotification()
-    notification.onAction = { [weak self] key in self?.perform(key, from: kind) }
-    notifications[kind] = notification
-    return notification
+  /// Servers that list the "default" action with the named ones (as GetServerInformation
+  /// names them).
+  static let serversListingDefaultAction: Set<String> = ["dunst", "mako"]
+
+  /// The person picked an action on one of Grow's notifications.
+  private func actionInvoked(id: UInt32, key: String) {
+    guard let kind = shownIDs.first(where: { $0.value == id })?.key else { return }
+    perform(key, from: kind)
+  }
+
+  private func closedByServer(id: UInt32) {
+    for (kind, shown) in shownIDs where shown == id {
+      shownIDs[kind] = nil
+      prompts.remove(kind)
+    }
   }
 
   // MARK: Actions
@@ -359,26 +498,20 @@ public final class NotifyPlugin: GrowPlugin {
 
   // MARK: The server coming and going
 
-  /// Without a server, one log line (in `show`); when one takes the name, what could not be
-  /// shown is shown.
-  private func watchForServer(on bus: BusConnection?) {
-    guard let bus else { return }
-    let rule =
-      "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
-      + "member='NameOwnerChanged',arg0='\(Self.serverName)'"
-    _ = try? bus.onSignal(match: rule) { [weak self] message in
-      guard let self, message.arguments.count == 3,
-        let owner = message.arguments[2].stringValue
-      else { return }
-      capabilities = nil
-      if owner.isEmpty {
-        log.info("notification server left the bus")
-        return
-      }
-      guard let pending else { return }
-      self.pending = nil
-      show(pending.kind, pending.content)
+  /// Without a server, one log line (in `answered`); when one takes the name, what could not
+  /// be shown is shown.
+  private func serverChanged(present: Bool) {
+    capabilities = nil
+    // Ids belong to the server that gave them.
+    shownIDs.removeAll()
+    guard present else {
+      log.info("notification server left the bus")
+      return
     }
+    askCapabilities()
+    guard let pending else { return }
+    self.pending = nil
+    show(pending.kind, pending.content)
   }
 }
 

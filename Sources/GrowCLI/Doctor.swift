@@ -56,6 +56,7 @@ struct Doctor {
   private var bus: BusConnection?
   private var daemonRuns = false
   private var serverName: String?
+  private var serverVersion = ""
 
   init(environment: [String: String] = ProcessInfo.processInfo.environment) {
     self.environment = environment
@@ -178,6 +179,7 @@ struct Doctor {
     }
     let fields = info.map { $0.stringValue ?? "" }
     serverName = fields[0]
+    serverVersion = fields[2]
     var capabilities: [String] = []
     if case .array(_, let items)? = call(
       Self.notificationsName, path, Self.notificationsName, "GetCapabilities")?.first
@@ -205,7 +207,7 @@ struct Doctor {
         [.string(Self.doNotDisturbInterface), .string("Backend")]),
       let backend = reply.first?.unwrapped.stringValue
     {
-      return .ok(check, "backend \(backend) (from the dnd plugin)")
+      return .ok(check, "backend \(backend) (from the dnd plugin)" + duringFocus(backend))
     }
     guard let serverName else {
       return .warning(
@@ -217,7 +219,31 @@ struct Doctor {
         check, "no backend for \(serverName); its notifications still show while you focus",
         fix: "use dunst, mako, swaync, xfce4-notifyd, GNOME Shell or KDE Plasma for DND")
     }
-    return .ok(check, "backend \(backend) (implied by the notification server)")
+    return .ok(
+      check, "backend \(backend) (implied by the notification server)" + duringFocus(backend))
+  }
+
+  /// Backends (the dnd plugin's names and the ones above) whose Do-Not-Disturb shows critical
+  /// notifications; the notify plugin sends its own as critical to them during focus
+  /// (Plugins/NotifyPlugin/DoNotDisturbState.swift, which says where each fact comes from).
+  static let backendsPassingCritical: Set<String> = [
+    "xfce4-notifyd", "gnome", "gnome-shell", "kde", "plasma", "swaync",
+  ]
+
+  /// What becomes of Grow's own notifications during focus with this backend.
+  private func duringFocus(_ backend: String) -> String {
+    if Self.backendsPassingCritical.contains(backend) {
+      return "; during focus Grow's own notifications go as critical, which its "
+        + "Do-Not-Disturb lets through"
+    }
+    let server = backend == "dunst" && !serverVersion.isEmpty ? "dunst \(serverVersion)" : backend
+    switch backend {
+    case "dunst", "mako":
+      return "; \(server) paused for focus would queue Grow's own notifications to show them "
+        + "late, so during focus Grow sends it none: a distraction shows in the status bar only"
+    default:
+      return ""
+    }
   }
 
   // MARK: Display

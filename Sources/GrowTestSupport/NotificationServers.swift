@@ -122,6 +122,15 @@ extension DaemonHarness {
     }
   }
 
+  /// `dunstctl count displayed|waiting|history`: how many notifications dunst has there.
+  public func dunstCount(_ which: String) throws -> Int {
+    let text = try run("dunstctl", ["count", which]).stdout
+    guard let count = Int(text.prefix { $0.isNumber }) else {
+      throw HarnessError("unreadable dunstctl count \(which): \(text)")
+    }
+    return count
+  }
+
   /// Closes everything dunst shows (so it moves to the history), then returns the history's
   /// notifications as `[field: text]`, newest first.
   public func dunstHistory() throws -> [[String: String]] {
@@ -145,6 +154,26 @@ extension DaemonHarness {
         as? [String: Any]
     else { throw HarnessError("grow dnd status --json failed: \(result)") }
     return object
+  }
+
+  /// GetStatus called with gdbus, which waits up to a minute: unlike `grow status` (5 s),
+  /// it says how long a stuck daemon takes to answer. The state and the deadline only.
+  public func statusOverBus() throws -> (state: String, endsAt: Date?) {
+    let result = try run(
+      "gdbus",
+      [
+        "call", "--session", "--timeout", "60", "--dest", "org.grow.Grow1", "--object-path",
+        "/org/grow/Grow1", "--method", "org.grow.Grow1.Timer.GetStatus",
+      ], timeout: 70)
+    // `({'State': <'focus'>, 'EndsAt': <int64 1764590000000000>, …},)`
+    guard result.status == 0,
+      let state = result.stdout.firstMatch(of: /'State': <'([a-z-]+)'>/)?.output.1,
+      let endsAt = result.stdout.firstMatch(of: /'EndsAt': <int64 (\d+)>/)?.output.1,
+      let micros = Int64(endsAt)
+    else { throw HarnessError("GetStatus over gdbus failed: \(result)") }
+    return (
+      String(state), micros == 0 ? nil : Date(timeIntervalSince1970: Double(micros) / 1e6)
+    )
   }
 
   /// The daemon's log so far.

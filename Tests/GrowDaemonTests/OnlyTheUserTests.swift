@@ -195,7 +195,7 @@ import Testing
     #expect(unsafe == [], "every socket is a Unix one or a connection the daemon made")
 
     // The API is on the given bus, served by this daemon. (The daemon may hold a second
-    // connection there: GLib's, for libnotify and GSettings.)
+    // connection there: GLib's, for GSettings.)
     let owner = try harness.run("busctl", ["--user", "status", "org.grow.Grow1"])
     #expect(owner.status == 0)
     #expect(owner.stdout.contains("PID=\(pid)\n"), "\(owner.stdout)")

@@ -1,0 +1,266 @@
+import Foundation
+import GrowConfig
+import GrowCore
+import GrowPluginKit
+import Testing
+
+@testable import NotifyPlugin
+
+/// What the notify plugin shows and withdraws, and when, checked in milliseconds against a
+/// recording server on a manual clock. The real servers (dunst, xfce4-notifyd) and the bus are
+/// in Tests/GrowDaemonTests/NotifyPluginTests.swift.
+@MainActor
+@Suite struct NotificationLifecycleTests {
+  let bus = EventBus()
+  let clock = ManualTimeSource()
+  let timer: FocusTimer
+  let server = RecordingServer()
+  let plugin: NotifyPlugin
+
+  init() throws {
+    timer = FocusTimer(deck: .standard, bus: bus, time: clock)
+    let context = PluginContext(
+      id: "notify", config: ConfigSection(name: "plugin.notify", path: "test.ini", line: 1),
+      log: Logger(label: "notify", minimumLevel: .error), events: bus, timer: timer)
+    plugin = try NotifyPlugin(context: context, server: server)
+  }
+
+  @Test func welcomeBackAndTheDistractionGoWhenTheFocusEnds() throws {
+    try timer.start()
+    bus.publish(AwayResumed(card: "work", awaySeconds: 300))
+    bus.publish(
+      DistractionStarted(app: "firefox", title: "news", card: "work", when: clock.now, duration: 0))
+    #expect(server.onScreen == ["Distraction", "Welcome back"])
+    #expect(
+      server.request(titled: "Welcome back")?.body
+        == "You were away 5m; focus on 'work' goes on.")
+
+    clock.advance(by: 25 * 60)  // the focus ends; the break starts by itself
+    #expect(server.onScreen == ["Focus done"])
+    #expect(server.request(titled: "Focus done")?.body.hasPrefix("Take a 5m short break.") == true)
+  }
+
+  @Test func stoppingTheSessionWithdrawsEverything() throws {
+    try timer.start()
+    bus.publish(AwayResumed(card: "work", awaySeconds: 60))
+    try timer.stop()
+    #expect(server.onScreen == [])
+  }
+
+  /// Notify answers later; one that comes for the same kind meanwhile replaces the first
+  /// instead of standing next to it, and one withdrawn meanwhile is closed on arrival.
+  @Test func whatComesWhileANotifyIsInFlightWaitsForItsId() throws {
+    server.answersAtOnce = false
+    try timer.start()
+    bus.publish(AwayResumed(card: "work", awaySeconds: 60))
+    bus.publish(AwayResumed(card: "work", awaySeconds: 120))
+    #expect(server.notifyCalls == 1, "the second waits for the first one's id")
+    server.answerAll()
+    #expect(server.notifyCalls == 2)
+    server.answerAll()
+    #expect(server.onScreen == ["Welcome back"])
+    #expect(server.request(titled: "Welcome back")?.body.hasPrefix("You were away 2m") == true)
+
+    bus.publish(AwayResumed(card: "work", awaySeconds: 180))
+    try timer.stop()
+    server.answerAll()
+    #expect(server.onScreen == [], "closed as soon as its id was known")
+  }
+
+  /// A server that does not answer (stopped) changes nothing for the timer, and the next
+  /// notification goes out as usual.
+  @Test func aNotifyWithoutAnswerHoldsNothingUp() throws {
+    server.answersAtOnce = false
+    try timer.start()
+    bus.publish(AwayResumed(card: "work", awaySeconds: 60))
+    server.failAll(.noAnswer(milliseconds: 3000))
+    clock.advance(by: 25 * 60)
+    #expect(timer.status.state == .shortBreak)
+    server.answerAll()
+    #expect(server.onScreen == ["Focus done"])
+  }
+
+  /// A stopped server runs again and shows what it was sent: its late answer gives the id, so
+  /// what no longer applies is closed at once and what still applies can be closed later.
+  @Test func whatAStoppedServerShowsLateIsClosedWhenItNoLongerApplies() throws {
+    server.answersAtOnce = false
+    try timer.start()
+    bus.publish(AwayResumed(card: "work", awaySeconds: 60))
+    server.failAll(.noAnswer(milliseconds: 3000))
+    bus.publish(
+      DistractionStarted(app: "firefox", title: "news", card: "work", when: clock.now, duration: 0))
+    server.failAll(.noAnswer(milliseconds: 3000))
+    clock.advance(by: 25 * 60)  // both no longer apply; "Focus done" waits for its answer
+    server.answerLate()
+    #expect(server.onScreen == [], "shown late, closed at once")
+    server.answerAll()
+    #expect(server.onScreen == ["Focus done"])
+
+    bus.publish(AwayResumed(card: "work", awaySeconds: 60))  // during the break: still applies
+    server.failAll(.noAnswer(milliseconds: 3000))
+    server.answerLate()
+    #expect(server.onScreen == ["Focus done", "Welcome back"])
+    try timer.stop()
+    #expect(server.onScreen == [], "its late id let the plugin close it")
+  }
+
+  /// dunst lists "default" in its menu: there the named twin is left out; GNOME Shell makes
+  /// "default" the click on the body, so there the named button stays.
+  @Test func theDefaultActionHasANamedTwinOnlyWhereDefaultIsNoButton() throws {
+    var card = FocusCard.standard
+    card.autoStartBreaks = false
+    timer.replaceDeck(CardDeck(cards: [card], defaultCardName: "work"))
+    try timer.start()
+    clock.advance(by: 25 * 60)
+    #expect(
+      server.request(titled: "Focus done")?.actions.map(\.key) == ["default", "remind-5m"])
+
+    server.restart(as: "gnome-shell")
+    try timer.stop()
+    try timer.start()
+    clock.advance(by: 25 * 60)
+    #expect(
+      server.request(titled: "Focus done")?.actions.map(\.key)
+        == ["default", "start-break", "remind-5m"])
+  }
+}
+
+extension NotificationLifecycleTests {
+  /// Grow's own Do-Not-Disturb on, as the dnd plugin announces it (its event type lives in
+  /// the dnd plugin's library; the notify plugin reads it by name, as here).
+  struct DNDChanged: JSONLineEvent {
+    static let eventName = "dnd-changed"
+    let backend: String
+    var silencesServer = true
+    func jsonFields() -> [String: JSONValue] {
+      [
+        "enabled": .bool(true), "backend": .string(backend),
+        "silences_server": .bool(silencesServer),
+      ]
+    }
+  }
+
+  /// Whether "Welcome back" during focus reaches the server, and with which urgency.
+  func welcomeBackDuringFocus(backend: String, silencesServer: Bool = true) throws
+    -> NotificationHint?
+  {
+    try timer.start()
+    bus.publish(DNDChanged(backend: backend, silencesServer: silencesServer))
+    bus.publish(AwayResumed(card: "work", awaySeconds: 60))
+    return server.request(titled: "Welcome back").map { $0.hints["urgency"] ?? .string("none") }
+  }
+
+  @Test(arguments: ["xfce4-notifyd", "gnome", "kde", "swaync"])
+  func serversWhoseDNDLetsCriticalThroughGetItCritical(backend: String) throws {
+    #expect(try welcomeBackDuringFocus(backend: backend) == .byte(2))
+  }
+
+  @Test(arguments: ["dunst", "mako"])
+  func serversThatWouldQueueItGetNothingDuringFocus(backend: String) throws {
+    #expect(try welcomeBackDuringFocus(backend: backend) == nil)
+  }
+
+  /// `dnd = always` keeps dunst paused into the break: the prompt would only wait there.
+  @Test func aPromptIntoAPausedDunstIsNotSentEither() throws {
+    var card = FocusCard.standard
+    card.autoStartBreaks = false
+    timer.replaceDeck(CardDeck(cards: [card], defaultCardName: "work"))
+    try timer.start()
+    bus.publish(DNDChanged(backend: "dunst"))
+    clock.advance(by: 25 * 60)
+    #expect(timer.status.next == .shortBreak)
+    #expect(server.onScreen == [])
+  }
+
+  @Test func withoutAServerSwitchGrowHoldsItsOwnBack() throws {
+    #expect(try welcomeBackDuringFocus(backend: "none", silencesServer: false) == nil)
+  }
+
+  @Test func withoutDNDTheConfiguredUrgencyGoes() throws {
+    try timer.start()
+    bus.publish(AwayResumed(card: "work", awaySeconds: 60))
+    #expect(server.request(titled: "Welcome back")?.hints["urgency"] == .byte(1))
+  }
+}
+
+/// A test double for the server's side of NotificationServer: it keeps what would be on screen.
+/// Stands in for dunst only where timing must be controlled exactly (answers held back, or
+/// failed); everything else is tested against the real servers.
+@MainActor
+final class RecordingServer: NotificationServer {
+  var onAction: ((UInt32, String) -> Void)?
+  var onClosed: ((UInt32, NotificationClosedReason) -> Void)?
+  var onServerChanged: ((Bool) -> Void)?
+  var name = "dunst"
+  var answersAtOnce = true
+  private(set) var notifyCalls = 0
+  private var shown: [UInt32: NotificationRequest] = [:]
+  private var nextID: UInt32 = 1
+  private var unanswered: [(request: NotificationRequest, id: UInt32, reply: Reply)] = []
+  private var timedOut: [(request: NotificationRequest, id: UInt32, reply: Reply)] = []
+  typealias Reply = (Result<UInt32, NotificationError>) -> Void
+
+  /// The summaries on screen, sorted.
+  var onScreen: [String] { shown.values.map(\.summary).sorted() }
+
+  func request(titled summary: String) -> NotificationRequest? {
+    shown.values.first { $0.summary == summary }
+  }
+
+  func notify(_ request: NotificationRequest, replacing: UInt32, reply: @escaping Reply) {
+    notifyCalls += 1
+    var id = replacing
+    if id == 0 {
+      id = nextID
+      nextID += 1
+    }
+    if answersAtOnce {
+      shown[id] = request
+      reply(.success(id))
+    } else {
+      unanswered.append((request, id, reply))
+    }
+  }
+
+  func answerAll() {
+    let due = unanswered
+    unanswered.removeAll()
+    for call in due {
+      shown[call.id] = call.request
+      call.reply(.success(call.id))
+    }
+  }
+
+  func failAll(_ error: NotificationError) {
+    let due = unanswered
+    unanswered.removeAll()
+    for call in due { call.reply(.failure(error)) }
+    timedOut += due
+  }
+
+  /// The calls answered `noAnswer` get their id after all, as from a server stopped and run
+  /// again (FreedesktopNotifications still hears answers after its timeout).
+  func answerLate() {
+    let due = timedOut
+    timedOut.removeAll()
+    for call in due {
+      shown[call.id] = call.request
+      call.reply(.success(call.id))
+    }
+  }
+
+  func close(_ id: UInt32) { shown[id] = nil }
+
+  /// Another server takes the name; what the last one showed went with it.
+  func restart(as name: String) {
+    self.name = name
+    shown.removeAll()
+    onServerChanged?(true)
+  }
+
+  func capabilities(reply: @escaping (Set<String>?) -> Void) { reply(["actions", "body"]) }
+
+  func serverInformation(reply: @escaping ((name: String, version: String)?) -> Void) {
+    reply((name, "1.0"))
+  }
+}

@@ -353,8 +353,11 @@ public final class PluginHost {
     guard FileManager.default.isExecutableFile(atPath: path) else {
       return "\(path) is not an executable file"
     }
-    return TrustedFile.problem(with: path).map {
-      SpawnError.untrusted(program: path, reason: $0).description
+    do {
+      _ = try ChildProcess.openProgram(path)
+      return nil
+    } catch {
+      return error.description
     }
   }
 

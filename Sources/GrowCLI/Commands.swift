@@ -311,7 +311,7 @@ enum Commands {
     let configPath = arguments.value("config")
     let daemon = Daemon(
       config: try loadConfigurationOrExplain(configPath), log: log,
-      reloadConfig: { () throws in try loadConfiguration(configPath) })
+      reloadConfig: { @Sendable () throws in try loadConfiguration(configPath) })
     do {
       try daemon.run()
     } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import GrowCore
 
 /// What shell completion needs to know about a command, read from the same synopsis and
 /// details `grow help` prints, so completions cannot drift from the help.
@@ -253,7 +254,7 @@ extension Commands {
       throw .usage("grow completions needs a shell: \(names)")
     }
     guard let shell = CompletionShell(rawValue: name) else {
-      throw .usage("grow completions: no shell '\(name)'; shells: \(names)")
+      throw .usage("grow completions: no shell '\(shown(name))'; shells: \(names)")
     }
     sayExactly(Completions.script(for: shell))
   }

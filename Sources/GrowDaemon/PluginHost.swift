@@ -439,7 +439,7 @@ public enum PluginHostError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .unknownPlugin(let id, let known):
-      "no plugin '\(shortened(id))'"
+      "no plugin '\(shown(id))'"
         + (closestMatch(to: id, in: known).map { "; did you mean '\($0)'?" } ?? "")
         + " (plugins: \(known.joined(separator: ", ")))"
     case .notEnabled(let id):

@@ -177,7 +177,7 @@ final class TimerService {
       default:
         throw BusError(
           name: GrowBusAPI.ErrorName.invalidArgument,
-          message: "unknown start option '\(key)' of type '\(value.signature)'; "
+          message: "unknown start option '\(shown(key))' of type '\(value.signature)'; "
             + "known: focus (u), short-break (u), long-break (u), intention (s)")
       }
     }

@@ -348,7 +348,16 @@ private struct ConfigBuilder {
       case .goal: return .goal(try ValueReader.goal(text))
       case .count(let range): return .count(try ValueReader.count(text, in: range))
       case .bool: return .bool(try ValueReader.bool(text))
-      case .text: return .text(text)
+      case .text:
+        // The same promise as `grow start --intention`: one short line.
+        if entry.key == "intention" {
+          do {
+            try SessionOverrides.check(intention: text)
+          } catch {
+            throw ValueError(reason: error.description)
+          }
+        }
+        return .text(text)
       case .name: return .name(try ValueReader.name(text, what: "card name"))
       case .nameList:
         let ids = ValueReader.list(text)

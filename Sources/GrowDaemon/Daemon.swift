@@ -51,8 +51,6 @@ public final class Daemon {
   /// The system bus, for logind's PrepareForSleep; nil where there is none.
   private var systemBus: BusConnection?
   private let reloadConfig: (@Sendable () throws -> GrowConfig)?
-  /// Reads and parses the config for a reload, off the loop (see `reload`).
-  private let configReader = DispatchQueue(label: "grow.config-reload")
   /// A reload is being read; another SIGHUP meanwhile only asks for one more after it.
   private var reloading = false
   private var reloadAgain = false
@@ -323,10 +321,11 @@ public final class Daemon {
     }
   }
 
-  /// Reads the config on `configReader` and applies it on the loop: reading and checking a
-  /// file of up to 1 MiB takes longer than the loop may be held (D-Bus callers wait
-  /// meanwhile). SIGHUPs that come while one is read make one more reload afterwards, not one
-  /// each.
+  /// Reads the config on a thread of its own and applies it on the loop: reading and checking
+  /// a file of up to 1 MiB takes longer than the loop may be held (D-Bus callers wait
+  /// meanwhile). The thread runs at a lower priority (nice 10, for it alone): on a busy
+  /// machine it would otherwise take the CPU the loop needs to answer. SIGHUPs that come while
+  /// one is read make one more reload afterwards, not one each.
   private func reload() {
     guard let reloadConfig else { return }
     guard !reloading else {
@@ -334,12 +333,16 @@ public final class Daemon {
       return
     }
     reloading = true
-    configReader.async {
+    let reader = Thread {
+      // On Linux the nice value belongs to the thread, and `0` names the calling one.
+      setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
       let result = Result { try reloadConfig() }
       DispatchQueue.main.async {
         MainActor.assumeIsolated { [weak self] in self?.apply(result) }
       }
     }
+    reader.name = "grow-config-reload"
+    reader.start()
   }
 
   private func apply(_ result: Result<GrowConfig, any Error>) {

@@ -1,3 +1,5 @@
+import GrowCore
+
 /// A command line split into positional words and `--option value` pairs.
 ///
 /// Hand-written because Grow takes no package dependencies; it understands `--name value`,
@@ -41,7 +43,7 @@ struct Arguments {
       } else {
         let known = (valueOptions.union(flagOptions)).sorted().map { "--\($0)" }
         throw UsageError(
-          "unknown option --\(name)"
+          "unknown option --\(shown(name))"
             + (known.isEmpty ? "" : " (this command takes \(known.joined(separator: ", ")))"))
       }
     }
@@ -53,7 +55,7 @@ struct Arguments {
   /// Fails unless there are at most `count` positional words.
   func expectPositionals(atMost count: Int, usage: String) throws(UsageError) {
     guard positionals.count <= count else {
-      throw UsageError("unexpected '\(positionals[count])'; usage: \(usage)")
+      throw UsageError("unexpected '\(shown(positionals[count]))'; usage: \(usage)")
     }
   }
 }

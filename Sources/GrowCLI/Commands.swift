@@ -270,7 +270,7 @@ enum Commands {
     let formatName = arguments.value("format") ?? StatusBarFormat.plain.rawValue
     guard let format = StatusBarFormat(rawValue: formatName) else {
       throw .usage(
-        "grow status: unknown format '\(formatName)'; formats: \(StatusBarFormat.names)")
+        "grow status: unknown format '\(shown(formatName))'; formats: \(StatusBarFormat.names)")
     }
     var template: StatusTemplate
     do {
@@ -347,7 +347,7 @@ enum Commands {
     let configPath = arguments.value("config")
     let daemon = Daemon(
       config: try loadConfigurationOrExplain(configPath), log: log,
-      reloadConfig: { () throws in try loadConfiguration(configPath) })
+      reloadConfig: { @Sendable () throws in try loadConfiguration(configPath) })
     do {
       try daemon.run()
     } catch {
@@ -358,7 +358,7 @@ enum Commands {
   private static func runHelp(_ words: [String]) throws(CLIError) {
     guard let name = words.first else { return say(usageText) }
     guard let command = all.first(where: { $0.name == name }) else {
-      throw .usage("no command '\(name)'" + suggestion(for: name))
+      throw .usage("no command '\(shown(name))'" + suggestion(for: name))
     }
     say("usage: grow \(command.name) \(command.synopsis)\n\n\(command.summary)")
     if !command.details.isEmpty { say("\n" + command.details) }

@@ -1,4 +1,5 @@
 import Foundation
+import GrowCore
 import GrowPluginKit
 
 /// What shell completion needs to know about a command, read from the same synopsis and
@@ -255,7 +256,7 @@ extension Commands {
       throw .usage("grow completions needs a shell: \(names)")
     }
     guard let shell = CompletionShell(rawValue: name) else {
-      throw .usage("grow completions: no shell '\(name)'; shells: \(names)")
+      throw .usage("grow completions: no shell '\(shown(name))'; shells: \(names)")
     }
     sayExactly(Completions.script(for: shell))
   }

@@ -1,4 +1,5 @@
 import Foundation
+import GrowCore
 
 /// Runs `grow` with `arguments` (without the program name) and returns the exit status.
 @MainActor
@@ -15,7 +16,7 @@ public func runGrow(_ arguments: [String]) -> Int32 {
   default: command = Commands.all.first { $0.name == name }
   }
   guard let command else {
-    reportError(CLIError.usage("unknown command '\(name)'" + Commands.suggestion(for: name)))
+    reportError(CLIError.usage("unknown command '\(shown(name))'" + Commands.suggestion(for: name)))
     return 2
   }
   if rest.contains("--help") || rest.contains("-h"), command.name != "help" {
@@ -32,5 +33,8 @@ public func runGrow(_ arguments: [String]) -> Int32 {
 
 func reportError(_ error: CLIError) {
   if case .silentFailure = error { return }
-  FileHandle.standardError.write(Data("grow: \(error.description)\n".utf8))
+  // Whatever a message echoes (a daemon's D-Bus error, a word from the command line) reaches
+  // the terminal with its control characters escaped.
+  let message = escapingControls(error.description, keepingNewlines: true)
+  FileHandle.standardError.write(Data("grow: \(message)\n".utf8))
 }

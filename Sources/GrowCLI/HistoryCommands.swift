@@ -16,7 +16,7 @@ extension Commands {
     case nil: try listHistory(arguments)
     case let other?:
       throw .usage(
-        "grow history: unknown action '\(other)' (history, history delete, history edit)")
+        "grow history: unknown action '\(shown(other))' (history, history delete, history edit)")
     }
   }
 
@@ -74,7 +74,8 @@ extension Commands {
     var outcome: HistoryOutcome?
     if let text = arguments.value("outcome") {
       guard let known = HistoryOutcome(rawValue: text) else {
-        throw .usage("--outcome: '\(text)' is not an outcome (\(outcomes.joined(separator: ", ")))")
+        throw .usage(
+          "--outcome: '\(shown(text))' is not an outcome (\(outcomes.joined(separator: ", ")))")
       }
       outcome = known
     }
@@ -124,7 +125,8 @@ extension Commands {
 
   static func day(_ text: String, _ option: String) throws(CLIError) -> LocalDay {
     guard let day = LocalDay(text: text) else {
-      throw .usage("\(option): '\(text)' is not a date; write it as YYYY-MM-DD, like 2026-03-08")
+      throw .usage(
+        "\(option): '\(shown(text))' is not a date; write it as YYYY-MM-DD, like 2026-03-08")
     }
     return day
   }

@@ -1,4 +1,5 @@
 import Foundation
+import GrowCore
 
 /// Where `grow install --user` writes, from the XDG base directories of this environment.
 struct UserInstallPaths {
@@ -133,15 +134,12 @@ struct UserInstaller {
   }
 
   private func write(_ text: String, to path: String) throws(InstallError) {
-    let directory = (path as NSString).deletingLastPathComponent
     do {
-      // 0700 for directories we create, as the base-directory spec asks.
-      try FileManager.default.createDirectory(
-        atPath: directory, withIntermediateDirectories: true,
-        attributes: [.posixPermissions: 0o700])
-      try text.write(toFile: path, atomically: true, encoding: .utf8)
+      // 0700 for directories we create, as the base-directory spec asks; the file 0644 whatever
+      // the umask: under umask 000 anyone could otherwise change what the session runs.
+      try PrivateFiles.replace(path, with: Data(text.utf8), mode: 0o644)
     } catch {
-      throw .cannotWrite(path: path, reason: Self.reason(error))
+      throw .cannotWrite(path: path, reason: error.reason)
     }
     say("wrote \(path)")
   }

@@ -64,17 +64,20 @@ enum ChildProcess {
   /// Starts `arguments[0]` (looked up on `environment`'s PATH when it has no slash) with
   /// `environment`, in its own process group, with no signals blocked and the signals the
   /// daemon ignores back at their defaults (an ignored SIGTERM or SIGPIPE would otherwise
-  /// survive exec). Refuses a program someone else could have changed: it would run with the
-  /// user's rights.
+  /// survive exec). Refuses a program someone else could have changed, or a directory on the
+  /// way to it: it would run with the user's rights.
+  ///
+  /// The file checked is the file run: opened once (`TrustedFile`) and started from that
+  /// descriptor, so a script sees itself as `/dev/fd/N`; `GROW_PLUGIN_PROGRAM` tells it the
+  /// path it was found at (to find files next to it).
   @MainActor
   static func spawn(_ arguments: [String], environment: [String: String]) throws(SpawnError)
     -> SpawnedChild
   {
-    // The file checked is the file run: found once here, then started by its path.
-    let program = try locate(arguments[0], path: environment["PATH"])
-    if let problem = TrustedFile.problem(with: program) {
-      throw .untrusted(program: program, reason: problem)
-    }
+    let located = try locate(arguments[0], path: environment["PATH"])
+    let program = try openProgram(located)
+    var environment = environment
+    environment["GROW_PLUGIN_PROGRAM"] = program.path
     var pipes: [(read: Int32, write: Int32)] = []
     defer {
       // The child's ends are closed in the parent whatever happens; ours survive below.
@@ -99,7 +102,7 @@ enum ChildProcess {
     let pid: pid_t
     do {
       pid = try ProcessLauncher.launch(
-        program, arguments: arguments,
+        program.descriptor, arguments: arguments,
         environment: environment.map { "\($0.key)=\($0.value)" },
         standardStreams: (input.read, output.write, errorOutput.write), umask: umaskForChildren,
         defaultSignals: [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2],
@@ -122,6 +125,18 @@ enum ChildProcess {
     return SpawnedChild(
       pid: pid, stdin: input.write, stdout: output.read, stderr: errorOutput.read,
       exitNotifier: notifier)
+  }
+
+  /// The program at `path` (from `locate`), opened and checked.
+  static func openProgram(_ path: String) throws(SpawnError) -> TrustedFile {
+    do {
+      return try TrustedFile.open(path)
+    } catch {
+      switch error {
+      case .cannotOpen(_, let code): throw .spawnFailed(program: path, errno: code)
+      case .unsafe(let reason): throw .untrusted(program: path, reason: reason)
+      }
+    }
   }
 
   /// Where `program` is: itself when it holds a slash, otherwise the first executable file of

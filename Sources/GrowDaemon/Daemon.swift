@@ -55,17 +55,20 @@ public final class Daemon {
   private var clockWatch: ClockWatch?
   /// The system bus, for logind's PrepareForSleep; nil where there is none.
   private var systemBus: BusConnection?
-  private let reloadConfig: (() throws -> GrowConfig)?
+  private let reloadConfig: (@Sendable () throws -> GrowConfig)?
+  /// A reload is being read; another SIGHUP meanwhile only asks for one more after it.
+  private var reloading = false
+  private var reloadAgain = false
   /// Set once the session bus is gone: from then on the daemon only leaves, keeping the session.
   private var busLost = false
 
   /// - Parameters:
   ///   - reloadConfig: reads the config again on SIGHUP (the cards take effect; plugin settings
-  ///     need a restart); nil to ignore SIGHUP.
+  ///     need a restart), on another thread; nil to ignore SIGHUP.
   ///   - pluginDirectories: where plugin libraries are looked for.
   ///   - historyPath: the history database.
   public init(
-    config: GrowConfig, log: Logger, reloadConfig: (() throws -> GrowConfig)? = nil,
+    config: GrowConfig, log: Logger, reloadConfig: (@Sendable () throws -> GrowConfig)? = nil,
     pluginDirectories: PluginDirectories = .standard(),
     historyPath: String = HistoryStore.defaultPath(),
     sessionPath: String? = SessionStore.defaultPath()
@@ -338,15 +341,45 @@ public final class Daemon {
     signalSources.append(source)
   }
 
+  /// Reads the config on a thread of its own and applies it on the loop: reading and checking
+  /// a file of up to 1 MiB takes longer than the loop may be held (D-Bus callers wait
+  /// meanwhile). The thread runs at a lower priority (nice 10, for it alone): on a busy
+  /// machine it would otherwise take the CPU the loop needs to answer. SIGHUPs that come while
+  /// one is read make one more reload afterwards, not one each.
   private func reload() {
     guard let reloadConfig else { return }
-    do {
-      let config = try reloadConfig()
+    guard !reloading else {
+      reloadAgain = true
+      return
+    }
+    reloading = true
+    let reader = Thread {
+      // On Linux the nice value belongs to the thread, and `0` names the calling one.
+      setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+      let result = Result { try reloadConfig() }
+      DispatchQueue.main.async {
+        MainActor.assumeIsolated { [weak self] in self?.apply(result) }
+      }
+    }
+    reader.name = "grow-config-reload"
+    reader.start()
+  }
+
+  private func apply(_ result: Result<GrowConfig, any Error>) {
+    reloading = false
+    switch result {
+    case .success(let config):
       timer.replaceDeck(config.deck)
       timer.sleepLimit = config.sleepLimit
-      log.info("config reloaded: cards \(timer.deck.names.joined(separator: ", "))")
-    } catch {
+      let names = timer.deck.names
+      let more = names.count > 20 ? " and \(names.count - 20) more" : ""
+      log.info("config reloaded: cards \(names.prefix(20).joined(separator: ", "))\(more)")
+    case .failure(let error):
       log.error("config not reloaded, keeping the old one: \(error)")
+    }
+    if reloadAgain {
+      reloadAgain = false
+      reload()
     }
   }
 }

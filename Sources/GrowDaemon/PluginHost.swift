@@ -399,8 +399,11 @@ public final class PluginHost {
     guard FileManager.default.isExecutableFile(atPath: path) else {
       return "\(path) is not an executable file"
     }
-    return TrustedFile.problem(with: path).map {
-      SpawnError.untrusted(program: path, reason: $0).description
+    do {
+      _ = try ChildProcess.openProgram(path)
+      return nil
+    } catch {
+      return error.description
     }
   }
 
@@ -482,7 +485,7 @@ public enum PluginHostError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .unknownPlugin(let id, let known):
-      "no plugin '\(shortened(id))'"
+      "no plugin '\(shown(id))'"
         + (closestMatch(to: id, in: known).map { "; did you mean '\($0)'?" } ?? "")
         + " (plugins: \(known.joined(separator: ", ")))"
     case .notEnabled(let id):

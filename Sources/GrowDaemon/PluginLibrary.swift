@@ -53,11 +53,7 @@ enum PluginLibrary {
   static func load(path: String, expectedID: String) throws(PluginLoadError)
     -> any GrowPlugin.Type
   {
-    try checkOwnership(path)
-    guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
-      let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
-      throw .cannotOpen(path: path, reason: reason)
-    }
+    let handle = try open(path)
     guard let symbol = dlsym(handle, GrowPluginAPI.entrySymbol) else {
       throw .notAGrowPlugin(path: path)
     }
@@ -83,11 +79,39 @@ enum PluginLibrary {
     return pluginType
   }
 
-  /// A library someone else could have written would run with the user's rights inside the
-  /// daemon.
-  private static func checkOwnership(_ path: String) throws(PluginLoadError) {
-    if let problem = TrustedFile.problem(with: path) {
-      throw .unsafeFile(path: path, reason: problem)
+  /// The descriptors the libraries were loaded from, by file (device and inode), kept open.
+  ///
+  /// dlopen finds an already loaded library by the name it was given, so a name such as
+  /// `/proc/self/fd/7` must never stand for another file: its descriptor stays open as long as
+  /// the library is loaded, which is for good. The same file loaded again (a reload) gets the
+  /// handle it had, and its new descriptor is closed.
+  @MainActor private static var loaded: [String: UnsafeMutableRawPointer] = [:]
+
+  /// Opens the library at `path` once it passed `TrustedFile`'s checks (a library someone
+  /// else could have written would run with the user's rights inside the daemon), and loads
+  /// exactly the file checked, through its descriptor.
+  @MainActor
+  private static func open(_ path: String) throws(PluginLoadError) -> UnsafeMutableRawPointer {
+    let file: TrustedFile
+    do {
+      file = try TrustedFile.open(path)
+    } catch {
+      switch error {
+      case .cannotOpen(_, let code):
+        throw .cannotOpen(path: path, reason: String(cString: strerror(code)))
+      case .unsafe(let reason): throw .unsafeFile(path: path, reason: reason)
+      }
     }
+    let identity = file.identity
+    let key = "\(identity.device):\(identity.inode)"
+    if let handle = loaded[key] { return handle }
+    let name = "/proc/self/fd/\(file.descriptor)"
+    guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
+      let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
+      throw .cannotOpen(path: path, reason: reason.replacingOccurrences(of: name, with: path))
+    }
+    _ = file.keepOpen()
+    loaded[key] = handle
+    return handle
   }
 }

@@ -263,7 +263,7 @@ final class TimerService {
         }
         throw BusError(
           name: GrowBusAPI.ErrorName.invalidArgument,
-          message: "unknown start option '\(key)'; "
+          message: "unknown start option '\(shown(key))'; "
             + "known: focus (u), short-break (u), long-break (u), intention (s)")
       }
     }

@@ -477,8 +477,13 @@ public final class Soak {
   private func pluginPID(_ id: String) -> Int32? {
     guard let text = try? String(contentsOfFile: pluginDirectory + "/\(id).pid", encoding: .utf8),
       let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)),
-      let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
-      String(decoding: command, as: UTF8.self).contains("crashy-plugin")
+      // Its environment, not its command line: the daemon runs the script from the descriptor
+      // it checked, so the shell sees /dev/fd/N (ChildProcess.spawn).
+      let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ"),
+      environment.split(separator: 0).contains(where: {
+        let variable = String(decoding: $0, as: UTF8.self)
+        return variable.hasPrefix("GROW_PLUGIN_PROGRAM=") && variable.hasSuffix("/crashy-plugin")
+      })
     else { return nil }
     return pid
   }

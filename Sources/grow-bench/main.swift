@@ -5,7 +5,8 @@ import GrowTestSupport
 // Figures are medians of repeated runs in one process; compare them as ratios, since the
 // machines this runs on are shared and noisy.
 //
-//   grow-bench [--json] [--quick] [bus] [history] [external] [statusbar] [x11] [compare]
+//   grow-bench [--json] [--quick] [bus] [history] [external] [statusbar] [x11] [config]
+//              [compare]
 //
 // Without a section name, all of them. `compare` also writes its table to bench/results/.
 
@@ -27,6 +28,7 @@ struct Report: Encodable {
   var externalPlugin: ExternalPluginBenchmark.Sample?
   var statusBarWakeUpsPerMinute: [StatusBarBenchmark.Row] = []
   var x11: X11Benchmark.Sample?
+  var config: ConfigBenchmark.Sample?
   var compare: CompareBenchmark.Result?
 }
 var report = Report()
@@ -61,6 +63,10 @@ if wanted("x11") {
     "x11: \(x11.runs) window switches, \(x11.runs) returns after idleness, "
       + "\(Int(x11.seconds)) s of a quiet desktop…")
   report.x11 = try x11.run()
+}
+if wanted("config") {
+  progress("config: 42,000 cards, grow config check and a SIGHUP reload…")
+  report.config = try ConfigBenchmark().run()
 }
 if wanted("compare") {
   let window = quick ? 5.0 : 20.0
@@ -156,6 +162,15 @@ func printTables(_ report: Report) {
         x11.floodTitles, x11.floodSeconds, x11.floodGetStatusP50Milliseconds,
         x11.floodGetStatusP99Milliseconds, x11.floodGetStatusMaxMilliseconds,
         x11.floodGetStatusCalls, x11.rssBeforeFloodMiB, x11.rssAfterFloodMiB))
+  }
+  if let config = report.config {
+    print(
+      "Config of \(config.sections) cards (\(config.bytes / 1024) KiB): "
+        + String(
+          format: "grow config check %.2f s; SIGHUP reload %.2f s, during which %d GetStatus "
+            + "calls waited at most %.1f ms (median %.1f ms)", config.checkSeconds,
+          config.reloadSeconds, config.callsDuringReload, config.slowestCallMilliseconds,
+          config.medianCallMilliseconds))
   }
   if let compare = report.compare {
     print("Side by side (issue 10)")

@@ -83,6 +83,61 @@ import Testing
     #expect(status["intention"] as? String == "Chapter 3 exercises")
   }
 
+  /// A FIFO given as the config would make `open` wait for a writer, forever: `grow config
+  /// check` and `grow daemon --config` refuse it at once, saying what it is.
+  @Test func aFIFOIsRefusedAtOnceByCheckAndByTheDaemon() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    let fifo = harness.bus.directory.path + "/config.fifo"
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let message =
+      "\(fifo): this is a FIFO (named pipe), not a regular file; give the path of the config "
+      + "file itself"
+    let check = try harness.run(Binaries.grow, ["config", "check", fifo], timeout: 5)
+    #expect(check.status == 1)
+    #expect(check.stderr == "grow: \(message)\n")
+    let daemon = try harness.run(Binaries.grow, ["daemon", "--config", fifo], timeout: 5)
+    #expect(daemon.status == 1)
+    #expect(daemon.stderr == "grow: the config has problems; nothing was started:\n\(message)\n")
+  }
+
+  /// 42,000 cards, under the 1 MiB cap: `grow config check` took 28 s and a SIGHUP froze the
+  /// daemon for 35 s. The check finishes well within 10 s; during the reload GetStatus over
+  /// D-Bus keeps answering (the file is read off the loop), and the cards then take effect.
+  @Test func fortyTwoThousandCardsAreCheckedQuicklyAndReloadedWithoutAFreeze() throws {
+    let harness = try DaemonHarness(config: Self.mathConfig)
+    let daemon = try #require(harness.daemon)
+    try harness.writeConfig(
+      "[timer]\nfocus = 25m\n" + (0..<42_000).map { "[card.c\($0)]\nfocus = 1m\n" }.joined())
+    let started = Date()
+    let check = try harness.run(Binaries.grow, ["config", "check"], timeout: 60)
+    let checkTime = Date().timeIntervalSince(started)
+    #expect(check.status == 0)
+    #expect(check.stdout.hasSuffix(", c41999; default: work)\n"))
+    #expect(checkTime < 10, "grow config check took \(checkTime) s")
+
+    let client = try RawBusClient(address: harness.bus.address, timeout: 10)
+    let getStatus = {
+      try client.call(
+        path: "/org/grow/Grow1", interface: "org.grow.Grow1.Timer", member: "GetStatus",
+        destination: "org.grow.Grow1")
+    }
+    kill(daemon.pid, SIGHUP)
+    var slowest: TimeInterval = 0
+    let deadline = Date().addingTimeInterval(60)
+    while !daemon.stderr.contains("config reloaded"), Date() < deadline {
+      let before = Date()
+      #expect(try getStatus() == .returned)
+      slowest = max(slowest, Date().timeIntervalSince(before))
+    }
+    #expect(slowest < 1, "GetStatus waited \(slowest) s during the reload")
+    #expect(
+      daemon.stderr.contains(
+        "config reloaded: cards work, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, "
+          + "c13, c14, c15, c16, c17, c18 and 41981 more\n"))
+    #expect(try harness.grow("start", "c41999").status == 0)
+    #expect(try harness.status()["card"] as? String == "c41999")
+  }
+
   @Test func sighupReloadsTheCardsAndABrokenReloadKeepsTheOldOnes() throws {
     let harness = try DaemonHarness(config: Self.mathConfig)
     let daemon = try #require(harness.daemon)

@@ -75,6 +75,27 @@ import Testing
     #expect(validation.stdout + validation.stderr == "")
   }
 
+  /// Under umask 000 what the session reads on the user's behalf (the D-Bus service file, the
+  /// autostart entry) would be 0666: anyone could make the session run their command. Both
+  /// are 0644 whatever the umask, and so is a rewrite of an existing 0666 file.
+  @Test func theFilesItWritesAre0644EvenUnderUmask000() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    let paths = Paths(harness)
+    try FileManager.default.createDirectory(
+      atPath: (paths.autostart as NSString).deletingLastPathComponent,
+      withIntermediateDirectories: true)
+    #expect(
+      FileManager.default.createFile(atPath: paths.autostart, contents: Data(Self.marker.utf8)))
+    #expect(chmod(paths.autostart, 0o666) == 0)
+    let result = try harness.run(
+      "/bin/sh", ["-c", "umask 000 && exec \"$0\" install --user", Binaries.grow])
+    #expect(result.status == 0, "\(result)")
+    for path in [paths.dbusService, paths.autostart] {
+      let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+      #expect(mode == 0o644, "\(path) is \(String(mode ?? 0, radix: 8))")
+    }
+  }
+
   @Test func systemdWhenAUserManagerRunsAndTheUnitVerifies() throws {
     let harness = try DaemonHarness(startDaemon: false)
     let paths = Paths(harness)

@@ -269,3 +269,19 @@ import Testing
   #expect(
     messages(text) == ["config.ini: file is larger than 1 MiB; is this really a config file?"])
 }
+
+/// A card's intention in config.ini keeps the promise `grow start --intention` keeps: one
+/// line. U+2028 and U+2029 are line breaks to JSON readers and bars, and C1 controls (NEL)
+/// slip past the file's own check for control bytes.
+@Test func anIntentionWithALineSeparatorIsRefused() {
+  #expect(
+    messages("[card.x]\nintention = Essay\u{2028}rm -rf\n") == [
+      "config.ini:2: intention = 'Essay\u{2028}rm -rf' in [card.x]: the intention must be one "
+        + "line of text; it holds the line separator U+2028"
+    ])
+  #expect(
+    messages("[timer]\nintention = a\u{85}b\n") == [
+      "config.ini:2: intention = 'a\u{85}b' in [timer]: the intention must be one line of "
+        + "text; it holds the control character U+0085"
+    ])
+}

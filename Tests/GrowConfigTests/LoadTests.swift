@@ -125,3 +125,41 @@ func withTemporaryDirectory(_ body: (String) throws -> Void) throws {
     #expect(describe { _ = try GrowConfig.load(path: noise) }.hasPrefix(noise + ":"))
   }
 }
+
+/// A FIFO where the config should be would make `open` wait for a writer, forever (issue 14):
+/// refused at once, saying what it is. A writer shows up after 5 s, so old code that waits
+/// ends instead of hanging the test, and is caught by the clock.
+@Test func aFIFOIsRefusedAtOnceWithoutWaitingForAWriter() throws {
+  try withTemporaryDirectory { dir in
+    let fifo = dir + "/config.ini"
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let writer = Thread {
+      Thread.sleep(forTimeInterval: 5)
+      let descriptor = open(fifo, O_WRONLY | O_NONBLOCK)
+      if descriptor >= 0 { close(descriptor) }
+    }
+    writer.start()
+    let started = Date()
+    #expect(
+      describe { _ = try GrowConfig.load(path: fifo) }
+        == "\(fifo): this is a FIFO (named pipe), not a regular file; give the path of the "
+        + "config file itself")
+    #expect(Date().timeIntervalSince(started) < 4, "refused without waiting for a writer")
+  }
+}
+
+/// 42,000 `[card.*]` sections, just under the 1 MiB cap: every header used to be compared
+/// with every one before it (28 s). Now each line costs the same; the bound is generous, for
+/// a loaded machine and a debug build.
+@Test func fortyTwoThousandCardsUnderTheCapAreReadInLinearTime() throws {
+  let text =
+    "[timer]\nfocus = 25m\n"
+    + (0..<42_000).map { "[card.c\($0)]\nfocus = 1m\n" }.joined()
+  #expect(text.utf8.count < GrowConfig.maximumFileSize)
+  let started = Date()
+  let config = try GrowConfig.parse(text, path: "big.ini")
+  let elapsed = Date().timeIntervalSince(started)
+  #expect(config.deck.cards.count == 42_001)
+  #expect(config.deck.names.last == "c41999")
+  #expect(elapsed < 10, "took \(elapsed) s")
+}

@@ -566,6 +566,14 @@ struct FocusTimerOverrideTests {
       "\u{1B}[31mred",
       "the intention must be one line of text; it holds the control character U+001B"
     ),
+    (
+      "Essay\u{2028}rm -rf",
+      "the intention must be one line of text; it holds the line separator U+2028"
+    ),
+    (
+      "Essay\u{2029}more",
+      "the intention must be one line of text; it holds the paragraph separator U+2029"
+    ),
   ])
   func overlongOrMultiLineIntentionsAreRefused(intention: String, message: String) {
     let rig = Rig()

@@ -1,5 +1,6 @@
 import Foundation
 import GrowConfig
+import GrowLoop
 import GrowPluginKit
 import GrowTestSupport
 import Testing
@@ -67,6 +68,42 @@ import Testing
     """
 
   static var examples: String { RepoPaths.root.appendingPathComponent("examples/plugins").path }
+
+  /// What runs is the file that was checked, not what its path leads to by then: replaced
+  /// after the check (only the user could, in a directory that passed), the checked one runs.
+  /// A script reads itself through /dev/fd, and is told its path in GROW_PLUGIN_PROGRAM.
+  @MainActor @Test func theFileCheckedIsTheFileThatRuns() throws {
+    let setup = try Setup()
+    let path = try setup.script("swapped", "#!/bin/sh\necho checked\n")
+    let file = try TrustedFile.open(path)
+    try writeExecutable("#!/bin/sh\necho replacement\n", to: path + ".new")
+    #expect(rename(path + ".new", path) == 0)
+    var output: [Int32] = [-1, -1]
+    #expect(pipe(&output) == 0)
+    let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+    defer { for descriptor in [input, output[0]] { close(descriptor) } }
+    let pid = try ProcessLauncher.launch(
+      file.descriptor, arguments: ["swapped"], environment: [],
+      standardStreams: (input, output[1], output[1]), umask: nil, defaultSignals: [],
+      deathSignal: 0)
+    close(output[1])
+    let text = String(
+      decoding: try FileHandle(fileDescriptor: output[0]).readToEnd() ?? Data(), as: UTF8.self)
+    var status: Int32 = 0
+    _ = waitpid(pid, &status, 0)
+    #expect(text == "checked\n")
+    #expect(status == 0)
+
+    let reporter = try setup.script(
+      "reporter",
+      "#!/bin/sh\necho \"$0 $GROW_PLUGIN_PROGRAM\" >\"$HOME/seen\"\nexec cat >/dev/null\n")
+    try setup.harness.writeConfig("[plugin.reporter]\nexec = \(reporter)\n")
+    try setup.harness.start()
+    defer { setup.stopDaemon() }
+    try setup.wait("the reporter to run") { setup.read("seen").hasSuffix("\n") }
+    #expect(setup.read("seen").hasPrefix("/dev/fd/"))
+    #expect(setup.read("seen").hasSuffix(" \(reporter)\n"))
+  }
 
   @Test func pythonExampleRecordsCompletedFocusPhases() throws {
     let setup = try Setup()
@@ -202,13 +239,13 @@ import Testing
       "hammer",
       """
       #!/usr/bin/env python3
-      import sys, threading, time
+      import os, sys, threading, time
       threading.Thread(target=lambda: [None for _ in sys.stdin], daemon=True).start()
       end = time.time() + 6
       line = '{"command":"toggle"}\\n' * 64
       while time.time() < end:
           sys.stdout.write(line); sys.stdout.flush()
-      open(sys.argv[0] + '.done', 'w').close()
+      open(os.environ['GROW_PLUGIN_PROGRAM'] + '.done', 'w').close()
       for _ in sys.stdin: pass
       """)
     try setup.harness.writeConfig("[plugin.hammer]\nexec = \(hammer)\n")

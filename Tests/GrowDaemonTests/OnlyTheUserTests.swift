@@ -153,6 +153,63 @@ import Testing
     )
   }
 
+  /// Another user flips a symbolic link, in a directory anyone may write to, between the
+  /// user's script and their own, as fast as they can, while the daemon starts the plugin
+  /// again and again. Checking the link's target and then running the path would sometimes
+  /// run theirs (issue 14 saw 38 in 150); the daemon refuses the directory itself, every
+  /// time, and says how to fix it. Once it is fixed, the link (theirs) is refused too.
+  @Test(.enabled(if: getuid() == 0, "only root can act as another user (nobody)"))
+  func aLinkAnotherUserFlipsInAWorldWritableDirectoryNeverRunsTheirScript() throws {
+    let setup = try ExternalPluginTests.Setup()
+    defer { setup.stopDaemon() }
+    let base = setup.harness.bus.directory.path
+    #expect(chmod(base, 0o755) == 0, "nobody may reach the shared directory")
+    let shared = base + "/shared"
+    try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
+    #expect(chmod(shared, 0o777) == 0)
+    let mine = try setup.script("mine", "#!/bin/sh\nexec cat >/dev/null\n")
+    let theirs = shared + "/theirs"
+    let ran = base + "/their-script-ran"
+    try writeExecutable("#!/bin/sh\ntouch \(ran)\nexec cat >/dev/null\n", to: theirs)
+    #expect(chown(theirs, 65534, 65534) == 0)
+    let link = shared + "/hook"
+    #expect(symlink(mine, link) == 0)
+    #expect(lchown(link, 65534, 65534) == 0)
+    let flipper = try BackgroundProcess(
+      "setpriv",
+      [
+        "--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-c",
+        "cd \(shared) && while :; do ln -sfn \(mine) a && mv -Tf a hook; "
+          + "ln -sfn \(theirs) b && mv -Tf b hook; done",
+      ])
+    defer { _ = flipper.kill() }
+    try setup.harness.writeConfig("[plugins]\nenable = hook\n[plugin.hook]\nexec = \(link)\n")
+    try setup.harness.start()
+
+    let refusal =
+      "refusing to run \(link): the directory \(shared) is writable by other users; "
+      + "run 'chmod go-w \(shared)'"
+    var errors: Set<String> = []
+    for _ in 0..<150 {
+      _ = try setup.harness.grow("plugins", "reload", "hook")
+      errors.insert(try setup.harness.plugins()["hook"]?["error"] ?? "none")
+    }
+    #expect(flipper.isRunning, "the link was flipped all along: \(flipper.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: ran), "their script never ran")
+    #expect(errors == [refusal])
+
+    // Done what it says: now the directory is safe, but the link in it is theirs.
+    _ = flipper.kill()
+    #expect(chmod(shared, 0o755) == 0)
+    #expect(try setup.harness.grow("plugins", "reload", "hook").status == 0)
+    let error = try setup.harness.plugins()["hook"]?["error"] ?? ""
+    #expect(
+      error
+        == "refusing to run \(link): the symbolic link \(link) belongs to another user "
+        + "(uid 65534); keep plugins in a directory of your own")
+    #expect(!FileManager.default.fileExists(atPath: ran), "their script never ran")
+  }
+
   /// Nothing listens on the network: every socket the daemon holds (with its plugins) is a
   /// Unix socket, or a connection it made out (to an X server over TCP, say), and none of its
   /// Unix sockets accepts connections either. Its API is on the bus it was given and no other.

@@ -124,6 +124,30 @@ import Testing
     #expect(try harness.grow("status").status == 0)
   }
 
+  /// A safe library file in a directory others may write to could be swapped for theirs
+  /// before dlopen reads it: refused, naming the directory and the fix; the daemon runs on.
+  /// Once fixed, the plugin loads on reload.
+  @Test func aLibraryInADirectoryOthersMayWriteToIsRefusedWithTheFix() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    try harness.installPlugin(library: "libgrowtest-throws-in-handler.so", as: "throws-in-handler")
+    let directory = harness.pluginDirectory
+    #expect(chmod(directory, 0o777) == 0)
+    try harness.writeConfig("[plugins]\nenable = throws-in-handler, statusbar\n")
+    try harness.start()
+    let plugins = try harness.plugins()
+    #expect(
+      plugins["throws-in-handler"]?["error"]
+        == "refusing to load \(directory)/libgrow-plugin-throws-in-handler.so: the directory "
+        + "\(directory) is writable by other users; run 'chmod go-w \(directory)'")
+    #expect(plugins["statusbar"]?["state"] == "running")
+    #expect(!(try harness.daemonMemoryMap().contains("libgrow-plugin-throws-in-handler.so")))
+
+    #expect(chmod(directory, 0o755) == 0)
+    #expect(try harness.grow("plugins", "reload", "throws-in-handler").status == 0)
+    #expect(try harness.plugins()["throws-in-handler"]?["state"] == "running")
+    #expect(try harness.daemonMemoryMap().contains("libgrow-plugin-throws-in-handler.so"))
+  }
+
   @Test func statusbarKeepsTheStatusFileAndRemovesItOnExit() throws {
     let harness = try DaemonHarness(config: "[plugins]\nenable = statusbar\n")
     let file = harness.environment["XDG_RUNTIME_DIR", default: ""] + "/grow/status.json"

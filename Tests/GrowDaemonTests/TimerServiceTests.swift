@@ -156,6 +156,36 @@ import Testing
     #expect(harness.daemon?.isRunning == true)
   }
 
+  /// A caller's bytes that a terminal obeys (ESC sequences, a bell, line breaks) never come
+  /// back raw in an error: not from the daemon over D-Bus (a status bar may show the message),
+  /// not from `grow` on stderr. They are written as escapes, `\u{1B}`.
+  @Test func errorsEchoControlCharactersAsEscapes() throws {
+    let harness = try DaemonHarness()
+    let client = try rawClient(harness)
+    var name = WireWriter()
+    name.string(Array("\u{1B}]0;owned\u{7}\u{1B}[2J\nx".utf8))
+    #expect(
+      try rawCall(client, "Start", "s", name)
+        == .error(
+          name: "org.grow.Grow1.Error.UnknownCard",
+          message: "no card named '\\u{1B}]0;owned\\u{7}\\u{1B}[2J\\nx' (cards: work)"))
+    var options = WireWriter()
+    options.string([])
+    options.vardict([("\u{1B}[31m", .uint32(60))])
+    guard case .error(_, let message) = try rawCall(client, "StartWith", "sa{sv}", options) else {
+      Issue.record("StartWith with an unknown option was accepted")
+      return
+    }
+    #expect(message.hasPrefix("unknown start option '\\u{1B}[31m' of type 'u'"))
+
+    for arguments in [["start", "\u{1B}[31mred"], ["\u{1B}]0;owned\u{7}"], ["status", "\u{1B}x"]] {
+      let result = try Command.run(Binaries.grow, arguments, environment: harness.environment)
+      #expect(result.status != 0)
+      #expect(!result.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(result)")
+      #expect(result.stderr.contains("\\u{1B}"), "\(result.stderr)")
+    }
+  }
+
   /// Everything a refused call must leave as it was (all but the countdown).
   func snapshot(_ harness: DaemonHarness) throws -> [String] {
     let status = try harness.status()

@@ -18,14 +18,20 @@ static inline int clinux_pidfd_open(int pid) {
     return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
+#ifndef AT_EMPTY_PATH
+#define AT_EMPTY_PATH 0x1000
+#endif
+
 /* fork and exec for the daemon's plugin programs. Like posix_spawn with its own process group,
    an empty signal mask, `default_signals` back at SIG_DFL and the three standard descriptors,
    plus what posix_spawn cannot do: the child is sent `death_signal` when the thread that
-   started it ends, so a plugin program does not outlive a daemon killed with SIGKILL. Between
-   fork and exec the child calls only async-signal-safe functions. `child_umask` < 0 keeps the
-   parent's. Returns the pid, or -errno when the program could not be started: the exec's errno
-   comes back through a close-on-exec pipe. */
-static inline int clinux_spawn(const char *path, char *const argv[], char *const envp[],
+   started it ends, so a plugin program does not outlive a daemon killed with SIGKILL; and the
+   program run is the open file `program_fd` (execveat with AT_EMPTY_PATH), the one the caller
+   checked, not whatever its path leads to by then. Between fork and exec the child calls only
+   async-signal-safe functions. `child_umask` < 0 keeps the parent's. Returns the pid, or
+   -errno when the program could not be started: the exec's errno comes back through a
+   close-on-exec pipe. */
+static inline int clinux_spawn(int program_fd, char *const argv[], char *const envp[],
                                int in_fd, int out_fd, int err_fd, int child_umask,
                                const int *default_signals, int signal_count, int death_signal) {
     int report[2];
@@ -53,9 +59,13 @@ static inline int clinux_spawn(const char *path, char *const argv[], char *const
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        if (dup2(in_fd, 0) >= 0 && dup2(out_fd, 1) >= 0 && dup2(err_fd, 2) >= 0) {
+        /* Out of the way of the standard descriptors, and kept open across exec: the kernel
+           hands a script's interpreter /dev/fd/N to read, which must still be there. */
+        if (program_fd < 3) program_fd = fcntl(program_fd, F_DUPFD, 3);
+        if (program_fd >= 0 && fcntl(program_fd, F_SETFD, 0) == 0 && dup2(in_fd, 0) >= 0
+            && dup2(out_fd, 1) >= 0 && dup2(err_fd, 2) >= 0) {
             if (child_umask >= 0) umask((mode_t)child_umask);
-            execve(path, argv, envp);
+            syscall(SYS_execveat, program_fd, "", argv, envp, AT_EMPTY_PATH);
         }
         int error = errno;
         if (write(report[1], &error, sizeof error) < 0) { /* nothing left to tell */ }

@@ -103,12 +103,16 @@ enum RawFile {
     case missing
     /// More than `limit` bytes.
     case tooLarge
+    /// A FIFO, a device or a socket: reading it could wait forever or never end.
+    case notRegular(kind: String)
     case failed(reason: String)
   }
 
   /// Reads at most `limit` bytes of the file at `path`.
   static func contents(of path: String, limit: Int) -> Outcome {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    // O_NONBLOCK: opening a FIFO would otherwise wait for a writer, forever. It means nothing
+    // for the regular file read below.
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard descriptor >= 0 else {
       let code = errno
       return code == ENOENT || code == ENOTDIR ? .missing : .failed(reason: describe(code))
@@ -116,7 +120,14 @@ enum RawFile {
     defer { close(descriptor) }
     var status = stat()
     guard fstat(descriptor, &status) == 0 else { return .failed(reason: describe(errno)) }
-    if status.st_mode & S_IFMT == S_IFDIR { return .failed(reason: describe(EISDIR)) }
+    switch status.st_mode & S_IFMT {
+    case S_IFREG: break
+    case S_IFDIR: return .failed(reason: describe(EISDIR))
+    case S_IFIFO: return .notRegular(kind: "a FIFO (named pipe)")
+    case S_IFCHR, S_IFBLK: return .notRegular(kind: "a device")
+    case S_IFSOCK: return .notRegular(kind: "a socket")
+    default: return .notRegular(kind: "a special file")
+    }
 
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 64 * 1024)

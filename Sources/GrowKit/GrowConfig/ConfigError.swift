@@ -40,6 +40,8 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
     case fileNotFound
     case unreadable(reason: String)
     case fileTooLarge(limit: Int)
+    /// A FIFO, a device or a socket where the config file should be; `kind` says which.
+    case notARegularFile(kind: String)
     case lineTooLong(bytes: Int, limit: Int)
     case invalidUTF8
     case controlCharacter(UInt8)
@@ -73,6 +75,8 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
       return "cannot read the file: \(reason)"
     case .fileTooLarge(let limit):
       return "file is larger than \(limit / 1024 / 1024) MiB; is this really a config file?"
+    case .notARegularFile(let kind):
+      return "this is \(kind), not a regular file; give the path of the config file itself"
     case .lineTooLong(let bytes, let limit):
       return "line is \(bytes) bytes long; a line may have at most \(limit)"
     case .invalidUTF8:

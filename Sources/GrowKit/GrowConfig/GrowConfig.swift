@@ -85,6 +85,8 @@ public struct GrowConfig: Sendable, Equatable {
     case .tooLarge:
       throw ConfigError(
         ConfigProblem(path: target, line: nil, issue: .fileTooLarge(limit: maximumFileSize)))
+    case .notRegular(let kind):
+      throw ConfigError(ConfigProblem(path: target, line: nil, issue: .notARegularFile(kind: kind)))
     case .failed(let reason):
       throw ConfigError(ConfigProblem(path: target, line: nil, issue: .unreadable(reason: reason)))
     }
@@ -125,6 +127,9 @@ private struct ConfigBuilder {
   let path: String
   private(set) var problems: [ConfigProblem] = []
   private var sections: [ConfigSection] = []
+  /// Where each name is in `sections`: a file of 40,000 sections must not compare each new
+  /// header with every one before it.
+  private var sectionIndex: [String: Int] = [:]
 
   init(path: String) {
     self.path = path
@@ -204,11 +209,12 @@ private struct ConfigBuilder {
       report(line, .sectionNameTooLong(name, limit: Self.sectionNameLimit))
       return .ignored
     }
-    if let index = sections.firstIndex(where: { $0.name == name }) {
+    if let index = sectionIndex[name] {
       report(line, .duplicateSection(name, firstLine: sections[index].line))
       return .section(index)
     }
     sections.append(ConfigSection(name: name, path: path, line: line))
+    sectionIndex[name] = sections.count - 1
     return .section(sections.count - 1)
   }
 
@@ -342,7 +348,16 @@ private struct ConfigBuilder {
       case .goal: return .goal(try ValueReader.goal(text))
       case .count(let range): return .count(try ValueReader.count(text, in: range))
       case .bool: return .bool(try ValueReader.bool(text))
-      case .text: return .text(text)
+      case .text:
+        // The same promise as `grow start --intention`: one short line.
+        if entry.key == "intention" {
+          do {
+            try SessionOverrides.check(intention: text)
+          } catch {
+            throw ValueError(reason: error.description)
+          }
+        }
+        return .text(text)
       case .name: return .name(try ValueReader.name(text, what: "card name"))
       case .nameList:
         let ids = ValueReader.list(text)

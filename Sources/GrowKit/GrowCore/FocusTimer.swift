@@ -40,7 +40,7 @@ public struct SessionOverrides: Sendable, Equatable {
 
   /// An intention is one short line: it goes into status bars, notifications, the history and
   /// the saved session, which a line break or megabytes of text would break or bloat.
-  static func check(intention: String) throws(TimerError) {
+  public static func check(intention: String) throws(TimerError) {
     let limit = maximumIntentionLength
     // Bytes too: one character can carry any number of combining marks.
     if intention.utf8.count > 4 * limit || intention.prefix(limit + 1).count > limit {
@@ -48,12 +48,16 @@ public struct SessionOverrides: Sendable, Equatable {
         "the intention is longer than \(limit) characters; keep it to one short line, "
           + "such as 'Chapter 3 exercises'")
     }
-    if let control = intention.unicodeScalars.first(where: {
-      $0.properties.generalCategory == .control
-    }) {
-      let code = String(control.value, radix: 16, uppercase: true)
+    // U+2028 and U+2029 are line breaks too: JSON, JavaScript bars and text views break there.
+    let breaking: [Unicode.GeneralCategory: String] = [
+      .control: "the control character", .lineSeparator: "the line separator",
+      .paragraphSeparator: "the paragraph separator",
+    ]
+    for scalar in intention.unicodeScalars {
+      guard let what = breaking[scalar.properties.generalCategory] else { continue }
+      let code = String(scalar.value, radix: 16, uppercase: true)
       throw .invalidArgument(
-        "the intention must be one line of text; it holds the control character U+"
+        "the intention must be one line of text; it holds \(what) U+"
           + String(repeating: "0", count: max(0, 4 - code.count)) + code)
     }
   }

@@ -49,12 +49,15 @@ public enum PrivateFiles {
   /// start after a crash, sees the old file or the new one and never half of one. Creates the
   /// directory as `makeDirectory` does.
   ///
-  /// - Parameter flush: false to leave the fsync to a later `flush(_:)`: the rename alone is
-  ///   atomic for every process (a crash of ours included); only a crash of the whole machine
-  ///   before the flush can lose the new contents.
-  public static func replace(_ path: String, with data: Data, flush: Bool = true)
-    throws(PrivateFileError)
-  {
+  /// - Parameters:
+  ///   - flush: false to leave the fsync to a later `flush(_:)`: the rename alone is atomic
+  ///     for every process (a crash of ours included); only a crash of the whole machine
+  ///     before the flush can lose the new contents.
+  ///   - mode: the file's permission bits, exactly, whatever the umask; 0644 for a file other
+  ///     programs read on the user's behalf (an autostart entry, a D-Bus service file).
+  public static func replace(
+    _ path: String, with data: Data, flush: Bool = true, mode: mode_t = 0o600
+  ) throws(PrivateFileError) {
     let name = (path as NSString).lastPathComponent
     let parent = (path as NSString).deletingLastPathComponent
     let directory = parent.isEmpty ? "." : parent
@@ -64,14 +67,20 @@ public enum PrivateFiles {
     unlink(temporary)
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else { throw PrivateFileError(path: temporary, code: errno) }
-    var failure = data.withUnsafeBytes { bytes in
-      var offset = 0
-      while offset < bytes.count {
-        let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-        if written < 0, errno != EINTR { return errno }
-        offset += max(0, written)
+    // Created 0600, so nobody else can write it meanwhile; then `mode` exactly, which fchmod
+    // takes whatever the umask.
+    var failure = mode == 0o600 || fchmod(descriptor, mode) == 0 ? 0 : errno
+    if failure == 0 {
+      failure = data.withUnsafeBytes { bytes in
+        var offset = 0
+        while offset < bytes.count {
+          let written = write(
+            descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+          if written < 0, errno != EINTR { return errno }
+          offset += max(0, written)
+        }
+        return 0
       }
-      return 0
     }
     if failure == 0, flush, fsync(descriptor) != 0 { failure = errno }
     close(descriptor)

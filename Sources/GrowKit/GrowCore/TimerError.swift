@@ -7,13 +7,52 @@ public enum TimerError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .unknownCard(let name, let known):
-      var text = "no card named '\(shortened(name))'"
+      var text = "no card named '\(shown(name))'"
       if let guess = closestMatch(to: name, in: known) { text += "; did you mean '\(guess)'?" }
       return text + " (cards: \(known.joined(separator: ", ")))"
     case .invalidState(let message), .invalidArgument(let message):
       return message
     }
   }
+}
+
+/// `text` as an error message may echo it: cut as `shortened` cuts it, with control characters
+/// written as escapes (`escapingControls`). For anything a caller sent (a card name, a D-Bus
+/// option, a command-line word).
+public func shown(_ text: String, limit: Int = 64) -> String {
+  escapingControls(shortened(text, to: limit))
+}
+
+/// `text` with every character that could drive a terminal or forge a line written as an
+/// escape instead: control characters (ESC is `\u{1B}`; `\n`, `\r`, `\t`), U+2028 and U+2029,
+/// and the bidirectional overrides that reorder what a reader sees. `keepingNewlines` leaves
+/// `\n` alone, for a message of several lines of our own.
+public func escapingControls(_ text: String, keepingNewlines: Bool = false) -> String {
+  func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.properties.generalCategory {
+    case .control, .lineSeparator, .paragraphSeparator: return true
+    default:
+      return (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+    }
+  }
+  guard text.unicodeScalars.contains(where: { isUnsafe($0) && !(keepingNewlines && $0 == "\n") })
+  else { return text }
+  var escaped = String.UnicodeScalarView()
+  for scalar in text.unicodeScalars {
+    guard isUnsafe(scalar), !(keepingNewlines && scalar == "\n") else {
+      escaped.append(scalar)
+      continue
+    }
+    let written: String =
+      switch scalar {
+      case "\n": "\\n"
+      case "\r": "\\r"
+      case "\t": "\\t"
+      default: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+      }
+    escaped.append(contentsOf: written.unicodeScalars)
+  }
+  return String(escaped)
 }
 
 /// `text` cut to `limit` Unicode scalars and an ellipsis: a message can show what it refused

@@ -275,7 +275,7 @@ public final class BusObject {
       let name = arguments[0].stringValue ?? ""
       guard interfaces.contains(where: { $0.name == name }) || name.isEmpty else {
         throw BusError(
-          name: BusError.unknownInterface, message: "no interface '\(shortened(name))' here")
+          name: BusError.unknownInterface, message: "no interface '\(shown(name))' here")
       }
       let values =
         name.isEmpty
@@ -332,7 +332,7 @@ public final class BusObject {
       throw BusError(
         name: BusError.unknownProperty,
         message:
-          "no property '\(shortened(propertyName))' in '\(shortened(interfaceName))' at \(path)")
+          "no property '\(shown(propertyName))' in '\(shown(interfaceName))' at \(path)")
     }
     return property
   }

@@ -20,14 +20,15 @@ public enum ProcessLauncher {
     public let errno: Int32
   }
 
-  /// Starts `path` with `arguments` (the first is its name) and `environment` (`KEY=value`), in
-  /// its own process group, with no signals blocked, `defaultSignals` at their defaults and
+  /// Starts the program open as `program` (any descriptor of it, even `O_PATH`: the file
+  /// itself runs, not what its path leads to now) with `arguments` (the first is its name) and
+  /// `environment` (`KEY=value`), in its own process group, with no signals blocked, `defaultSignals` at their defaults and
   /// the three descriptors as its stdin, stdout and stderr; `umask` nil keeps ours. The child
   /// gets `deathSignal` when this process dies, even by SIGKILL: the one thing posix_spawn
-  /// cannot arrange.
+  /// cannot arrange. A script sees itself as `/dev/fd/N`: its interpreter reads it from there.
   @MainActor
   public static func launch(
-    _ path: String, arguments: [String], environment: [String],
+    _ program: Int32, arguments: [String], environment: [String],
     standardStreams: (input: Int32, output: Int32, error: Int32), umask: mode_t?,
     defaultSignals: [Int32], deathSignal: Int32
   ) throws(Failure) -> pid_t {
@@ -43,7 +44,7 @@ public enum ProcessLauncher {
     for attempt in 0..<20 {
       if attempt > 0 { usleep(5_000) }
       result = forkOnLauncherThread(
-        path, argv, envp, standardStreams, umask.map { Int32($0) } ?? -1, defaultSignals,
+        program, argv, envp, standardStreams, umask.map { Int32($0) } ?? -1, defaultSignals,
         deathSignal)
       if result != -ETXTBSY { break }
     }
@@ -54,7 +55,8 @@ public enum ProcessLauncher {
   /// `clinux_spawn` on the launcher thread. Nonisolated, so the closure it hands over is too:
   /// one formed in `launch` would belong to the main actor, and Swift checks that at run time.
   private nonisolated static func forkOnLauncherThread(
-    _ path: String, _ argv: [UnsafeMutablePointer<CChar>?], _ envp: [UnsafeMutablePointer<CChar>?],
+    _ program: Int32, _ argv: [UnsafeMutablePointer<CChar>?],
+    _ envp: [UnsafeMutablePointer<CChar>?],
     _ streams: (input: Int32, output: Int32, error: Int32), _ childUmask: Int32,
     _ defaultSignals: [Int32], _ deathSignal: Int32
   ) -> Int32 {
@@ -62,7 +64,7 @@ public enum ProcessLauncher {
     LauncherThread.shared.run {
       result = defaultSignals.withUnsafeBufferPointer { signals in
         clinux_spawn(
-          path, argv, envp, streams.input, streams.output, streams.error, childUmask,
+          program, argv, envp, streams.input, streams.output, streams.error, childUmask,
           signals.baseAddress, Int32(signals.count), deathSignal)
       }
     }

@@ -26,6 +26,10 @@ public struct FocusCard: Sendable, Equatable, Codable {
   public var distractions: [String]
   /// Exceptions to `distractions`, in the same notation.
   public var allowed: [String]
+  /// Where `distractions` and `allow` were written, so a message about one of their patterns
+  /// points at it; nil for a card made in code.
+  public var distractionsLine: ConfigLine?
+  public var allowedLine: ConfigLine?
   /// What to do with a flagged window besides telling.
   public var block: DistractionBlock
 
@@ -61,6 +65,20 @@ public struct FocusCard: Sendable, Equatable, Codable {
     case .longBreak: longBreak
     }
   }
+}
+
+/// A line of the config file, as messages name it: `config.ini:12`.
+public struct ConfigLine: Sendable, Equatable, Codable, CustomStringConvertible {
+  public var path: String
+  /// 1-based.
+  public var line: Int
+
+  public init(path: String, line: Int) {
+    self.path = path
+    self.line = line
+  }
+
+  public var description: String { "\(path):\(line)" }
 }
 
 /// `block =` on a card: what happens to a window flagged as a distraction.

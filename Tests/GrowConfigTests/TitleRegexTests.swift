@@ -98,6 +98,7 @@ import Testing
     #expect(reason("[abc").hasPrefix("a '[' is never closed"))
     #expect(reason("*a").hasPrefix("'*' has nothing before it to repeat"))
     #expect(reason("a**").hasPrefix("'a**' repeats a repetition"))
+    #expect(reason("a*+b").hasPrefix("'a*+' is a possessive quantifier"))
     #expect(reason("[z-a]").hasPrefix("the class range 'z-a' runs backwards"))
     #expect(reason("\\q").hasPrefix("'\\q' is not an escape Grow knows"))
     #expect(reason("\\p{L}").hasPrefix("'\\p{L}' (a Unicode property) is not supported"))
@@ -185,5 +186,53 @@ import Testing
     ] {
       #expect(try warning(fine) == nil, "\(fine)")
     }
+  }
+}
+
+/// Random patterns over regex metacharacters, against Swift's `Regex` on short titles (where
+/// its backtracking is cheap): wherever both accept a pattern, they agree on every title; and
+/// no pattern, accepted or not, crashes the parser or the matcher. `\b` and `\B` are left out: Swift's
+/// is a Unicode word-segmentation boundary (it holds in an empty title, and between two
+/// spaces), Grow's the classic one between \w and not \w, what `\bcat\b` means everywhere.
+@Test func randomPatternsAnswerLikeSwiftRegex() throws {
+  var generator = SplitMix(seed: 14)
+  let pieces = [
+    "a", "b", "A", "(", ")", "|", "*", "+", "?", "{2}", "{1,2}", "{,2}", "{2,}", "[ab]", "[^a]",
+    "[a-c]", ".", "^", "$", "\\d", "\\w", "\\s", "1", " ", "(?:", "\\.", "-", "\\D", "\\W",
+    "\\S", "{0}", "*?", "??", "[.]", "[\\d-]", "[^\\s]", "(a|b)",
+  ]
+  let alphabet = Array("aAb1 .-")
+  var compared = 0
+  for _ in 0..<3000 {
+    let source = (0..<Int.random(in: 1...7, using: &generator)).map { _ in
+      pieces.randomElement(using: &generator) ?? ""
+    }.joined()
+    guard let ours = try? TitleRegex(source) else { continue }
+    guard let swift = try? Regex(source).ignoresCase() else { continue }
+    for _ in 0..<8 {
+      let title = String(
+        (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+          alphabet.randomElement(using: &generator) ?? "a"
+        })
+      let expected = (try? swift.firstMatch(in: title)) != nil
+      #expect(
+        ours.firstMatch(in: MatchableTitle(title)) == (expected ? .match : .noMatch),
+        "/\(source)/ on '\(title)'")
+      compared += 1
+    }
+  }
+  #expect(compared > 5000, "too few patterns both accept: \(compared / 8)")
+}
+
+/// A fixed-seed generator, so a failure names a pattern that fails again.
+struct SplitMix: RandomNumberGenerator {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
   }
 }

@@ -12,9 +12,10 @@ import Foundation
 /// The syntax is the common core (see `TitleRegexError` for what is refused and why):
 /// literals, `.`, classes `[a-z]`, `[^…]`, `\d \w \s \D \W \S`, anchors `^ $ \b \B`,
 /// alternation `|`, groups `(…)`, `(?:…)`, `(?<name>…)`, quantifiers `* + ?`, `{m}`, `{m,}`,
-/// `{m,n}`, `{,n}` (lazy `*?` and possessive `*+` forms are accepted and match the same
-/// titles). Case is ignored; a pattern and a title are compared in Unicode NFC, one scalar per
-/// `.`.
+/// `{m,n}`, `{,n}` (lazy forms such as `*?` are accepted and match the same titles;
+/// possessive ones such as `*+` are refused). Case is ignored; a pattern and a title are
+/// compared in Unicode NFC, one scalar per `.`. `\b` is the classic boundary between `\w` and
+/// not `\w` (or the title's edge), not Swift's Unicode word segmentation.
 public struct TitleRegex: Sendable, Equatable {
   /// The pattern as written.
   public let source: String
@@ -146,6 +147,7 @@ public enum TitleRegexError: Error, Equatable, Sendable, CustomStringConvertible
   case unicodeProperty(String)
   case tooLarge(instructions: Int, limit: Int)
   case tooDeep(limit: Int)
+  case possessive(String)
 
   public var description: String {
     switch self {
@@ -185,6 +187,9 @@ public enum TitleRegexError: Error, Equatable, Sendable, CustomStringConvertible
     case .tooLarge(let instructions, let limit):
       "it is too large: its repetitions make \(instructions) steps and at most \(limit) are "
         + "allowed; use smaller counts in {m,n}, or + and *"
+    case .possessive(let text):
+      "'\(text)' is a possessive quantifier, which Grow does not support (it never "
+        + "backtracks, so it needs none); write it without the last '+'"
     case .tooDeep(let limit):
       "it nests groups more than \(limit) deep; a title pattern needs far fewer"
     }
@@ -406,9 +411,11 @@ struct RegexParser {
         throw .nothingToRepeat(text(node.range.upperBound..<position))
       }
       repeated = true
-      // Lazy (`*?`) and possessive (`*+`) forms decide which match a backtracker finds
-      // first; whether a title matches is the same, so both are accepted as the plain form.
-      if peek == "?" || peek == "+" { position += 1 }
+      // A lazy form (`*?`) decides which match a backtracker finds first; whether a title
+      // matches is the same, so it is the plain form here. A possessive one (`*+`) never gives
+      // back what it took, which changes what matches and has no NFA: refused.
+      if peek == "?" { position += 1 }
+      if peek == "+" { throw .possessive(text(start..<position + 1)) }
       node = RegexNode(
         kind: .repetition(node, min: bounds.min, max: bounds.max), range: start..<position)
     }

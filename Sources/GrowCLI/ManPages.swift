@@ -109,8 +109,9 @@ enum ManPages {
     + "quantifiers * + ? {m} {m,} {m,n}. Backreferences and lookarounds are refused: grow "
     + "matches in time proportional to the title, which they do not allow. Only the first "
     + "\(TitleRegex.titleLimit) characters of a title are matched ($ does not match a longer "
-    + "title's end). A pattern that still needs more than 50 ms for one title is switched off, "
-    + "and the log and grow plugins name its file and line. grow config check warns about a "
+    + "title's end). A pattern that still runs over its budget on one title (400000 steps "
+    + "or 50 ms of CPU time) is switched off, and the log and grow plugins name its file and "
+    + "line. grow config check warns about a "
     + "pattern that backtracks exponentially, such as (a+)+, and suggests a simpler one."
 
   private static func sectionDescription(_ section: ConfigSectionKind) -> String {

@@ -27,7 +27,7 @@ public struct FocusCard: Sendable, Equatable, Codable {
   /// Exceptions to `distractions`, in the same notation.
   public var allowed: [String]
   /// Where `distractions` and `allow` were written, so a message about one of their patterns
-  /// points at it; nil for a card made in code.
+  /// points at it; nil for a card made in code. Not a setting: `==` leaves them out.
   public var distractionsLine: ConfigLine?
   public var allowedLine: ConfigLine?
   /// What to do with a flagged window besides telling.
@@ -51,6 +51,16 @@ public struct FocusCard: Sendable, Equatable, Codable {
     self.distractions = distractions
     self.allowed = allowed
     self.block = block
+  }
+
+  /// Equal settings make equal cards, wherever in the file they were written (a card moved
+  /// down the file is the same card; ConfigFuzzTests' layoutDoesNotChangeTheConfig says so).
+  public static func == (a: FocusCard, b: FocusCard) -> Bool {
+    a.name == b.name && a.focus == b.focus && a.shortBreak == b.shortBreak
+      && a.longBreak == b.longBreak && a.longBreakAfter == b.longBreakAfter
+      && a.autoStartBreaks == b.autoStartBreaks && a.autoStartFocus == b.autoStartFocus
+      && a.dailyGoal == b.dailyGoal && a.intention == b.intention
+      && a.distractions == b.distractions && a.allowed == b.allowed && a.block == b.block
   }
 
   /// The card used when there is no config file at all: the classic 25/5/15, long break

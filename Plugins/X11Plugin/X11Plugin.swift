@@ -69,6 +69,11 @@ public final class X11Plugin: GrowPlugin {
   private var loggedInhibitor: String?
   /// The idle spell in which an inhibitor held (its pause counts only the last threshold).
   private var idleSpellInhibited = -1
+  /// Each card's patterns by card name, compiled once, with those switched off for running
+  /// over their budget (see `DistractionRules.judge`).
+  private var rules: [String: DistractionRules] = [:]
+  /// What `describeSession` found, shown with the switched-off patterns in `grow plugins`.
+  private var sessionFacts: [String] = []
 
   public init(context: PluginContext) throws {
     self.context = context
@@ -175,10 +180,16 @@ public final class X11Plugin: GrowPlugin {
     if isI3 {
       facts.append("i3 ignores minimise requests: block = minimize only flags windows here")
     }
-    context.setNote(facts.joined(separator: "; "))
+    sessionFacts = facts
+    showNote()
     if isI3, windowManager != previous {
       context.log.warning("i3 ignores minimise requests; block = minimize only flags windows")
     }
+  }
+
+  private func showNote() {
+    let switchedOff = rules.keys.sorted().flatMap { rules[$0]?.switchedOff ?? [] }
+    context.setNote((sessionFacts + switchedOff).joined(separator: "; "))
   }
 
   /// `org.grow.Grow1.Attention` on Grow's object: what distracts the person right now, for
@@ -432,10 +443,7 @@ public final class X11Plugin: GrowPlugin {
     var match: (card: FocusCard, window: WindowInfo)?
     if status.state == .focus, !status.paused, let window = active,
       let card = try? context.timer.deck.card(named: status.card),
-      DistractionRules(distractions: card.distractions, allowed: card.allowed)
-        .distraction(
-          instance: window.instance, windowClass: window.windowClass, title: window.title)
-        != nil
+      isDistraction(window, on: card)
     {
       match = (card, window)
     }
@@ -451,6 +459,19 @@ public final class X11Plugin: GrowPlugin {
     }
     graceWork = work
     DispatchQueue.main.asyncAfter(deadline: .now() + grace, execute: work)
+  }
+
+  /// Matches the window against the card's patterns, compiled once per card; a pattern that
+  /// ran over its budget is switched off, and the log and `grow plugins` say which, where.
+  private func isDistraction(_ window: WindowInfo, on card: FocusCard) -> Bool {
+    var cardRules = rules[card.name] ?? DistractionRules(card: card)
+    if !cardRules.compiled(from: card) { cardRules = DistractionRules(card: card) }
+    let verdict = cardRules.judge(
+      instance: window.instance, windowClass: window.windowClass, title: window.title)
+    rules[card.name] = cardRules
+    for pattern in verdict.switchedOff { context.log.warning(pattern.description) }
+    if !verdict.switchedOff.isEmpty { showNote() }
+    return verdict.distraction != nil
   }
 
   private func graceEnded(block: DistractionBlock) {

@@ -37,9 +37,14 @@ extension Commands {
       let config = try loadConfiguration(path)
       let problems = PluginHost.configurationProblems(in: config, directories: .standard())
       guard problems.isEmpty else { throw CLIError.failed(problems.joined(separator: "\n")) }
+      // Warnings (a pattern that backtracks exponentially) do not fail the check: Grow runs
+      // such a config as it is. They come first, each with its file and line.
+      for warning in config.warnings { say(warning.description) }
+      let count = config.warnings.count
+      let warned = count == 0 ? "" : ", \(count) warning\(count == 1 ? "" : "s")"
       let source =
         config.path == nil
-        ? "no config file at \(shownPath); using the defaults" : "\(shownPath): ok"
+        ? "no config file at \(shownPath); using the defaults" : "\(shownPath): ok\(warned)"
       say(
         "\(source) (cards: \(config.deck.names.joined(separator: ", ")); default: "
           + "\(config.deck.defaultCardName))")

@@ -90,6 +90,7 @@ enum ManPages {
         ]
       }
     }
+    lines += [".SH WINDOW PATTERNS", text(windowPatterns)]
     lines += [
       ".SH EXAMPLE", ".nf",
       "[timer]", "default-card = work", "focus = 25m", "", "[card.math]", "focus = 50m",
@@ -101,6 +102,19 @@ enum ManPages {
     ]
     return lines.joined(separator: "\n") + "\n"
   }
+
+  /// How distractions and allow are written and matched; README.md says the same.
+  private static let windowPatterns =
+    "A name (discord) matches the window's WM_CLASS instance or class, ignoring case. A title "
+    + "regex, name:/regex/ or /regex/, ignores case and may use literals, ., classes [a-z] "
+    + "[^...], \\d \\w \\s \\D \\W \\S, anchors ^ $ \\b \\B, alternation |, groups (...) (?:...), and "
+    + "quantifiers * + ? {m} {m,} {m,n}. Backreferences and lookarounds are refused: grow "
+    + "matches in time proportional to the title, which they do not allow. Only the first "
+    + "\(TitleRegex.titleLimit) characters of a title are matched ($ does not match a longer "
+    + "title's end). A pattern that still runs over its budget on one title (400000 steps "
+    + "or 50 ms of CPU time) is switched off, and the log and grow plugins name its file and "
+    + "line. grow config check warns about a "
+    + "pattern that backtracks exponentially, such as (a+)+, and suggests a simpler one."
 
   private static func sectionDescription(_ section: ConfigSectionKind) -> String {
     switch section {

@@ -1,4 +1,5 @@
 import Foundation
+import GrowConfig
 import GrowTestSupport
 
 // grow-bench: prints Grow's performance figures. Run with `make bench` (release build).
@@ -6,7 +7,7 @@ import GrowTestSupport
 // machines this runs on are shared and noisy.
 //
 //   grow-bench [--json] [--quick] [bus] [history] [external] [statusbar] [x11] [config]
-//              [compare]
+//              [compare] [patterns [--swift-regex-24]]
 //
 // Without a section name, all of them. `compare` also writes its table to bench/results/.
 
@@ -30,6 +31,7 @@ struct Report: Encodable {
   var x11: X11Benchmark.Sample?
   var config: ConfigBenchmark.Sample?
   var compare: CompareBenchmark.Result?
+  var patterns: PatternBenchmark.Sample?
 }
 var report = Report()
 
@@ -67,6 +69,12 @@ if wanted("x11") {
 if wanted("config") {
   progress("config: 42,000 cards, grow config check and a SIGHUP reload…")
   report.config = try ConfigBenchmark().run()
+}
+if wanted("patterns") {
+  progress("patterns: (a+)+$ on a title of a's and '!', Swift's Regex and Grow's matcher…")
+  report.patterns = try PatternBenchmark(
+    quick: quick, measureTwentyFour: arguments.contains("--swift-regex-24")
+  ).run()
 }
 if wanted("compare") {
   let window = quick ? 5.0 : 20.0
@@ -106,6 +114,31 @@ func printTables(_ report: Report) {
     print(
       "direct calls to 4 closures: \(millions(direct)) events/s "
         + String(format: "(the bus runs at %.0f%% of that)", four / direct * 100))
+  }
+  if let patterns = report.patterns {
+    print("Title pattern (a+)+$ on N a's and '!', time per evaluation (issue 14)")
+    for (length, milliseconds) in patterns.swiftRegexMilliseconds.sorted(by: {
+      Int($0.key) ?? 0 < Int($1.key) ?? 0
+    }) {
+      print("  before, Swift Regex, N = \(length): " + String(format: "%.1f ms", milliseconds))
+    }
+    if let growth = patterns.swiftRegexGrowthPerCharacter,
+      let extrapolated = patterns.swiftRegexExtrapolated24Milliseconds
+    {
+      print(
+        String(
+          format: "  before, N = 24: about %.0f s (×%.2f per further a, extrapolated)",
+          extrapolated / 1000, growth))
+    }
+    print(
+      String(
+        format: "  after, TitleRegex, N = 24: %.1f µs; N = %d (the title limit): %.1f µs",
+        patterns.titleRegexIssueTitleMicroseconds, TitleRegex.titleLimit,
+        patterns.titleRegexLongestTitleMicroseconds))
+    print(
+      "  after, a heavy pattern ([a-z]|[0-9]){1,600}! on 512 a's: "
+        + String(format: "%.1f ms", patterns.titleRegexHeaviestPatternMilliseconds)
+        + " (\(patterns.heaviestPatternOutcome))")
   }
   if let history = report.history {
     print(

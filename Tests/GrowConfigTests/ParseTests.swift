@@ -302,7 +302,8 @@ func describe(_ body: () throws -> Void) -> String {
     messages("[timer]\nfocus = 25m\ndistractions = steam, firefox:/(youtube/", path: "c.ini")
       == [
         "c.ini:3: distractions = 'steam, firefox:/(youtube/' in [timer]: '(youtube' is not a "
-          + "valid regular expression: expected ')'"
+          + "valid regular expression: a '(' is never closed; close it with ')', or write \\( for a "
+          + "parenthesis in the title"
       ])
   #expect(
     messages("[card.a]\nblock = hide", path: "c.ini")

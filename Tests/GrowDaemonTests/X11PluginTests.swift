@@ -481,5 +481,78 @@ import Testing
     #expect(latencies.allSatisfy { $0 < 2 }, "GetStatus waited \(latencies.max() ?? 0) s")
     #expect(back == true)
     #expect(waitForTitle(desktop, "flood \(flood.count - 1)"))
+
+  // MARK: Hostile title patterns (issue 14, item 4)
+
+  /// `GetStatus` over D-Bus with gdbus, timed; gdbus gives up after 5 s.
+  static func timedGetStatus(_ desktop: Desktop) throws -> (status: Int32, seconds: Double) {
+    let started = Date()
+    let call = try desktop.harness.run(
+      "gdbus",
+      [
+        "call", "--session", "--timeout", "5", "--dest", "org.grow.Grow1", "--object-path",
+        "/org/grow/Grow1", "--method", "org.grow.Grow1.Timer.GetStatus",
+      ], timeout: 20)
+    return (call.status, Date().timeIntervalSince(started))
+  }
+
+  /// `(a+)+$` and an xterm titled 24 a's and a '!' held the daemon at 100 % CPU with no D-Bus
+  /// answer for over 4 minutes. Now the daemon answers at once, the window is rightly not a
+  /// distraction (its title does not end in a's), and one whose title does is flagged: the
+  /// pattern was matched, not switched off.
+  @Test func aBacktrackingTitlePatternNeitherHoldsTheDaemonNorIsSwitchedOff() throws {
+    let desktop = try Desktop("[timer]\ndistractions = xterm:/(a+)+$/\n\n[plugin.x11]\ngrace = 1s")
+    let editor = try desktop.display.openWindow(class: "Editor", title: "notes.md")
+    let hostile = try desktop.display.openWindow(
+      class: "Hostile", title: String(repeating: "a", count: 24) + "!")
+    let matching = try desktop.display.openWindow(
+      class: "Matching", title: String(repeating: "a", count: 24))
+    try desktop.display.activate(editor)
+    try desktop.start()
+    #expect(try desktop.harness.grow("start").status == 0)
+
+    try desktop.display.activate(hostile)
+    let seen = try desktop.harness.daemon?.waitUntil(timeout: 10) {
+      desktop.events("active-window-changed").contains { $0["class"] as? String == "Hostile" }
+    }
+    #expect(seen == true)
+    let answer = try Self.timedGetStatus(desktop)
+    #expect(answer.status == 0, "GetStatus failed")
+    #expect(answer.seconds < 3, "GetStatus took \(answer.seconds) s")
+    Thread.sleep(forTimeInterval: 1.5)
+    #expect(desktop.events("distraction-started").isEmpty, "24 a's and '!' do not end in a's")
+
+    try desktop.display.activate(matching)
+    let started = try desktop.waitFor("distraction-started")
+    #expect(started["app"] as? String == "Matching")
+    #expect(!desktop.harness.daemonLog.contains("switched off"))
+    #expect(try desktop.harness.plugins()["x11"]?["note"]?.contains("is off") == false)
+  }
+
+  /// The second line of defence: a pattern that needs more than its budget on a title (here
+  /// hundreds of states alive at once on a 512-character title) is switched off, and the log
+  /// and `grow plugins` say so with file, line and pattern; the daemon stays responsive.
+  @Test func aPatternOverItsBudgetIsSwitchedOffAndNamedWithFileAndLine() throws {
+    let pattern = "xterm:/([a-z]|[0-9]){1,600}!/"
+    let desktop = try Desktop("[timer]\ndistractions = \(pattern)\n")
+    let editor = try desktop.display.openWindow(class: "Editor", title: "notes.md")
+    let heavy = try desktop.display.openWindow(
+      class: "Heavy", title: String(repeating: "a", count: 512))
+    try desktop.display.activate(editor)
+    try desktop.start()
+    #expect(try desktop.harness.grow("start").status == 0)
+
+    try desktop.display.activate(heavy)
+    let path = desktop.harness.configPath
+    let logged = desktop.harness.daemon?.waitUntil(timeout: 10) {
+      desktop.harness.daemonLog.contains(
+        "\(path):2: distractions pattern \(pattern) is switched off: it ")
+    }
+    #expect(logged == true, "\(desktop.harness.daemonLog)")
+    #expect(
+      try desktop.harness.plugins()["x11"]?["note"]?.hasSuffix(
+        "; \(path):2: distractions pattern \(pattern) is off") == true)
+    let answer = try Self.timedGetStatus(desktop)
+    #expect(answer.status == 0 && answer.seconds < 3, "GetStatus took \(answer.seconds) s")
   }
 }

@@ -30,14 +30,18 @@ public struct GrowConfig: Sendable, Equatable {
   /// `[timer] sleep-limit`: a suspend this long ends the session (see
   /// `FocusTimer.sleepLimit`).
   public var sleepLimit: TimeInterval
+  /// What is allowed but probably a mistake, such as a title regex that backtracks
+  /// exponentially; `grow config check` shows these and still says ok.
+  public var warnings: [ConfigProblem]
 
   public init(
     deck: CardDeck, enabledPlugins: [String]? = nil,
     pluginSections: [String: ConfigSection] = [:], path: String? = nil,
-    sleepLimit: TimeInterval = GrowConfig.standardSleepLimit
+    sleepLimit: TimeInterval = GrowConfig.standardSleepLimit, warnings: [ConfigProblem] = []
   ) {
     self.deck = deck
     self.sleepLimit = sleepLimit
+    self.warnings = warnings
     self.enabledPlugins = enabledPlugins
     self.pluginSections = pluginSections
     self.path = path
@@ -126,6 +130,7 @@ private struct ConfigBuilder {
 
   let path: String
   private(set) var problems: [ConfigProblem] = []
+  private(set) var warnings: [ConfigProblem] = []
   private var sections: [ConfigSection] = []
   /// Where each name is in `sections`: a file of 40,000 sections must not compare each new
   /// header with every one before it.
@@ -306,7 +311,7 @@ private struct ConfigBuilder {
 
     return GrowConfig(
       deck: CardDeck(cards: deck, defaultCardName: defaultName), enabledPlugins: enabled,
-      pluginSections: pluginSections, path: path, sleepLimit: sleepLimit)
+      pluginSections: pluginSections, path: path, sleepLimit: sleepLimit, warnings: warnings)
   }
 
   /// `card.math` → ("card", "math"); `timer` → ("timer", nil).
@@ -323,7 +328,7 @@ private struct ConfigBuilder {
     case text(String)
     case name(String)
     case names([String])
-    case patterns([String])
+    case patterns([String], line: Int)
   }
 
   /// The entry's value read as the schema says, or nil after reporting why it can't be.
@@ -374,12 +379,20 @@ private struct ConfigBuilder {
         let items = WindowPattern.split(text)
         for item in items {
           do {
-            _ = try WindowPattern(item)
+            let pattern = try WindowPattern(item)
+            for (warning, rewrite) in pattern.backtrackingWarnings {
+              warnings.append(
+                ConfigProblem(
+                  path: path, line: entry.line,
+                  issue: .exponentialBacktracking(
+                    key: entry.key, pattern: item, section: section.name, warning: warning,
+                    rewrite: rewrite)))
+            }
           } catch {
             throw ValueError(reason: error.description)
           }
         }
-        return .patterns(items)
+        return .patterns(items, line: entry.line)
       }
     } catch {
       report(
@@ -399,8 +412,12 @@ private struct ConfigBuilder {
     case ("auto-start-focus", .bool(let flag)): card.autoStartFocus = flag
     case ("daily-goal", .goal(let goal)): card.dailyGoal = goal
     case ("intention", .text(let text)): card.intention = text.isEmpty ? nil : text
-    case ("distractions", .patterns(let items)): card.distractions = items
-    case ("allow", .patterns(let items)): card.allowed = items
+    case ("distractions", .patterns(let items, let line)):
+      card.distractions = items
+      card.distractionsLine = ConfigLine(path: path, line: line)
+    case ("allow", .patterns(let items, let line)):
+      card.allowed = items
+      card.allowedLine = ConfigLine(path: path, line: line)
     case ("block", .text(let word)): card.block = DistractionBlock(rawValue: word) ?? .off
     default: assertionFailure("schema key '\(key)' is not applied to cards")
     }

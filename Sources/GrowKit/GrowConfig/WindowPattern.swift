@@ -1,4 +1,5 @@
 import Foundation
+import GrowCore
 
 /// Why a window pattern cannot be used; the message says how to write it.
 public enum WindowPatternError: Error, Equatable, CustomStringConvertible {
@@ -27,15 +28,14 @@ public enum WindowPatternError: Error, Equatable, CustomStringConvertible {
 /// - `firefox:/youtube|reddit/`: that, and the title matches the regular expression;
 /// - `/youtube/`: the title matches, whatever the application.
 ///
-/// Regular expressions are Swift's own (`Regex`, in the standard library) and ignore case.
-/// Using the standard library keeps GrowCore free of a C regex engine and gives the same
-/// syntax everywhere Swift runs; the config checker compiles each one, so a bad pattern is a
-/// file:line error at load time, never a surprise during focus.
-public struct WindowPattern: @unchecked Sendable {
-  // @unchecked: `Regex<AnyRegexOutput>` is immutable once built; it is only read.
+/// Regular expressions are `TitleRegex`: Grow's own matcher, linear in the title and with a
+/// budget, because a window title is input from any program and the match runs on the loop.
+/// The config checker compiles each one, so a bad pattern is a file:line error at load time,
+/// never a surprise during focus.
+public struct WindowPattern: Sendable, Equatable {
   public let text: String
   public let name: String?
-  private let titleRegex: Regex<AnyRegexOutput>?
+  public let titleRegex: TitleRegex?
 
   public init(_ text: String) throws(WindowPatternError) {
     let trimmed = text.trimmingCharacters(in: .whitespaces)
@@ -62,9 +62,9 @@ public struct WindowPattern: @unchecked Sendable {
     self.name = name.isEmpty ? nil : name
     if let regexPart {
       do {
-        titleRegex = try Regex(String(regexPart)).ignoresCase()
+        titleRegex = try TitleRegex(String(regexPart))
       } catch {
-        throw .invalidRegex(String(regexPart), reason: "\(error)")
+        throw .invalidRegex(String(regexPart), reason: error.description)
       }
     } else {
       titleRegex = nil
@@ -72,18 +72,34 @@ public struct WindowPattern: @unchecked Sendable {
     if self.name == nil && titleRegex == nil { throw .empty }
   }
 
-  /// Whether a window with this WM_CLASS and title is what the pattern describes.
-  public func matches(instance: String, windowClass: String, title: String) -> Bool {
+  /// Whether a window with this WM_CLASS and title is what the pattern describes, within
+  /// `budget` for the title regex.
+  public func evaluate(
+    instance: String, windowClass: String, title: MatchableTitle,
+    budget: MatchBudget = .standard
+  ) -> MatchOutcome {
     if let name {
       guard
         name.caseInsensitiveCompare(instance) == .orderedSame
           || name.caseInsensitiveCompare(windowClass) == .orderedSame
-      else { return false }
+      else { return .noMatch }
     }
-    if let titleRegex {
-      return (try? titleRegex.firstMatch(in: title)) != nil
+    return titleRegex?.firstMatch(in: title, budget: budget) ?? .match
+  }
+
+  /// `evaluate` for one window; an evaluation over budget counts as no match.
+  public func matches(instance: String, windowClass: String, title: String) -> Bool {
+    evaluate(instance: instance, windowClass: windowClass, title: MatchableTitle(title))
+      == .match
+  }
+
+  /// Parts of the title regex that backtracking engines take exponential time over, each with
+  /// the whole entry rewritten where a simpler form is known (`xterm:/a+$/`).
+  public var backtrackingWarnings: [(warning: BacktrackingWarning, rewrite: String?)] {
+    guard let titleRegex else { return [] }
+    return BacktrackingCheck.warnings(for: titleRegex).map { warning in
+      (warning, warning.rewrite.map { (name.map { $0 + ":" } ?? "") + "/" + $0 + "/" })
     }
-    return true
   }
 
   /// Splits a config value at the commas that are not inside a `/regex/`, so
@@ -118,27 +134,96 @@ public struct WindowPattern: @unchecked Sendable {
   }
 }
 
-/// A card's distraction rules, compiled: what is flagged, and what is allowed anyway.
+/// A card's distraction rules, compiled: what is flagged, and what is allowed anyway. A
+/// pattern whose evaluation runs over its budget is switched off here, and the verdict says
+/// so once, with the file and line it was written on.
 public struct DistractionRules: Sendable {
-  public let distractions: [WindowPattern]
-  public let allowed: [WindowPattern]
+  private struct Rule: Sendable {
+    let pattern: WindowPattern
+    let key: String
+    let line: ConfigLine?
+    var switchedOff = false
+  }
+
+  private var distractions: [Rule]
+  private var allowed: [Rule]
+  /// The lists it was compiled from, to tell when the card changed.
+  private let source: [[String]]
 
   /// Compiles a card's lists. They were checked when the config was read, so a pattern that
   /// fails here (a card made in code) is skipped rather than fatal.
-  public init(distractions: [String], allowed: [String]) {
-    self.distractions = distractions.compactMap { try? WindowPattern($0) }
-    self.allowed = allowed.compactMap { try? WindowPattern($0) }
+  public init(card: FocusCard) {
+    func rules(_ texts: [String], key: String, line: ConfigLine?) -> [Rule] {
+      texts.compactMap { text in
+        (try? WindowPattern(text)).map { Rule(pattern: $0, key: key, line: line) }
+      }
+    }
+    distractions = rules(card.distractions, key: "distractions", line: card.distractionsLine)
+    allowed = rules(card.allowed, key: "allow", line: card.allowedLine)
+    source = [card.distractions, card.allowed]
   }
 
-  /// The pattern that makes this window a distraction, if any.
-  public func distraction(instance: String, windowClass: String, title: String) -> WindowPattern? {
-    guard
-      !allowed.contains(where: {
-        $0.matches(instance: instance, windowClass: windowClass, title: title)
-      })
-    else { return nil }
-    return distractions.first {
-      $0.matches(instance: instance, windowClass: windowClass, title: title)
+  /// Whether these rules are `card`'s lists as they are now.
+  public func compiled(from card: FocusCard) -> Bool {
+    source == [card.distractions, card.allowed]
+  }
+
+  public struct Verdict: Sendable, Equatable {
+    /// The pattern that makes the window a distraction, if any.
+    public var distraction: WindowPattern?
+    /// Patterns switched off by this evaluation.
+    public var switchedOff: [SwitchedOffPattern] = []
+  }
+
+  /// Judges the active window: the first distraction pattern that matches it, unless an
+  /// allow pattern does. Each pattern may spend at most `budget`; one that does not finish
+  /// within it counts as no match now and is switched off.
+  public mutating func judge(
+    instance: String, windowClass: String, title: String, budget: MatchBudget = .standard
+  ) -> Verdict {
+    let title = MatchableTitle(title)
+    var verdict = Verdict()
+    func firstMatch(in rules: inout [Rule]) -> WindowPattern? {
+      for index in rules.indices where !rules[index].switchedOff {
+        let rule = rules[index]
+        switch rule.pattern.evaluate(
+          instance: instance, windowClass: windowClass, title: title, budget: budget)
+        {
+        case .match: return rule.pattern
+        case .noMatch: continue
+        case .overBudget(let overrun):
+          rules[index].switchedOff = true
+          verdict.switchedOff.append(
+            SwitchedOffPattern(
+              pattern: rule.pattern.text, key: rule.key, line: rule.line, overrun: overrun))
+        }
+      }
+      return nil
     }
+    if firstMatch(in: &allowed) == nil { verdict.distraction = firstMatch(in: &distractions) }
+    return verdict
+  }
+
+  /// Every pattern switched off so far, for `grow plugins`.
+  public var switchedOff: [String] {
+    (allowed + distractions).filter(\.switchedOff).map { rule in
+      "\(rule.line.map { "\($0): " } ?? "")\(rule.key) pattern \(rule.pattern.text) is off"
+    }
+  }
+}
+
+/// A pattern taken out of use because one evaluation ran over its budget.
+public struct SwitchedOffPattern: Sendable, Equatable, CustomStringConvertible {
+  public let pattern: String
+  /// `distractions` or `allow`.
+  public let key: String
+  public let line: ConfigLine?
+  public let overrun: BudgetOverrun
+
+  /// `config.ini:3: distractions pattern xterm:/…/ is switched off: …; edit it …`
+  public var description: String {
+    "\(line.map { "\($0): " } ?? "")\(key) pattern \(pattern) is switched off: \(overrun) "
+      + "(the limit keeps Grow responsive); simplify it and reload the config "
+      + "(grow config check points at what is slow)"
   }
 }

@@ -26,6 +26,10 @@ public struct FocusCard: Sendable, Equatable, Codable {
   public var distractions: [String]
   /// Exceptions to `distractions`, in the same notation.
   public var allowed: [String]
+  /// Where `distractions` and `allow` were written, so a message about one of their patterns
+  /// points at it; nil for a card made in code. Not a setting: `==` leaves them out.
+  public var distractionsLine: ConfigLine?
+  public var allowedLine: ConfigLine?
   /// What to do with a flagged window besides telling.
   public var block: DistractionBlock
 
@@ -49,6 +53,16 @@ public struct FocusCard: Sendable, Equatable, Codable {
     self.block = block
   }
 
+  /// Equal settings make equal cards, wherever in the file they were written (a card moved
+  /// down the file is the same card; ConfigFuzzTests' layoutDoesNotChangeTheConfig says so).
+  public static func == (a: FocusCard, b: FocusCard) -> Bool {
+    a.name == b.name && a.focus == b.focus && a.shortBreak == b.shortBreak
+      && a.longBreak == b.longBreak && a.longBreakAfter == b.longBreakAfter
+      && a.autoStartBreaks == b.autoStartBreaks && a.autoStartFocus == b.autoStartFocus
+      && a.dailyGoal == b.dailyGoal && a.intention == b.intention
+      && a.distractions == b.distractions && a.allowed == b.allowed && a.block == b.block
+  }
+
   /// The card used when there is no config file at all: the classic 25/5/15, long break
   /// after every fourth focus phase.
   public static let standard = FocusCard(name: "work")
@@ -61,6 +75,20 @@ public struct FocusCard: Sendable, Equatable, Codable {
     case .longBreak: longBreak
     }
   }
+}
+
+/// A line of the config file, as messages name it: `config.ini:12`.
+public struct ConfigLine: Sendable, Equatable, Codable, CustomStringConvertible {
+  public var path: String
+  /// 1-based.
+  public var line: Int
+
+  public init(path: String, line: Int) {
+    self.path = path
+    self.line = line
+  }
+
+  public var description: String { "\(path):\(line)" }
 }
 
 /// `block =` on a card: what happens to a window flagged as a distraction.

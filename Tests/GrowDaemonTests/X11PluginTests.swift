@@ -481,6 +481,7 @@ import Testing
     #expect(latencies.allSatisfy { $0 < 2 }, "GetStatus waited \(latencies.max() ?? 0) s")
     #expect(back == true)
     #expect(waitForTitle(desktop, "flood \(flood.count - 1)"))
+  }
 
   // MARK: Hostile title patterns (issue 14, item 4)
 

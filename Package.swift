@@ -25,6 +25,8 @@ let package = Package(
     .library(
       name: "growtest-throws-in-handler", type: .dynamic, targets: ["ThrowsInHandlerPlugin"]),
     .library(name: "growtest-future-api", type: .dynamic, targets: ["FutureAPIPlugin"]),
+    .library(
+      name: "growtest-hangs-in-handler", type: .dynamic, targets: ["HangsInHandlerPlugin"]),
   ],
   dependencies: [
     .package(path: "Sources/GrowKit")
@@ -81,6 +83,9 @@ let package = Package(
       name: "ThrowsInHandlerPlugin", dependencies: [kit],
       path: "Tests/Fixtures/ThrowsInHandlerPlugin"),
     .target(name: "FutureAPIPlugin", dependencies: [kit], path: "Tests/Fixtures/FutureAPIPlugin"),
+    .target(
+      name: "HangsInHandlerPlugin", dependencies: [kit],
+      path: "Tests/Fixtures/HangsInHandlerPlugin"),
 
     // Tests mirror Sources/ and Plugins/.
     .testTarget(name: "GrowCoreTests", dependencies: [kit]),

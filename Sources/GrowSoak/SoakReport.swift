@@ -141,10 +141,16 @@ public struct SoakReport: Codable, Sendable {
   }
 
   /// The labels whose p99 `GetStatus` latency is over the bound. The plugin hang is left
-  /// out: an in-process handler that never returns holds the loop by definition.
+  /// out (an in-process handler that never returns holds the loop by definition), and so is
+  /// the daemon's start-up after kill -9, which is no fault of the loop.
   public var slowFaults: [String] {
-    probe.byFault.filter { $0.key != Self.hangLabel && $0.value.p99 > latencyBoundMilliseconds }
-      .map(\.key).sorted()
+    probe.byFault.filter { label, summary in
+      Self.ungated(label) == false && summary.p99 > latencyBoundMilliseconds
+    }.map(\.key).sorted()
+  }
+
+  static func ungated(_ label: String) -> Bool {
+    label == hangLabel || label == StatusProbe.starting
   }
 
   /// Stalls after which DND was not right within `dndRecoveryBound` seconds.
@@ -193,7 +199,8 @@ public struct SoakReport: Codable, Sendable {
         + "\(stopsAnswered) (+\(commandsUnanswered) cut off by kill -9)")
     row("GetStatus latency, ms", "p50 / p99 / max (calls, timed out, longest silence)")
     let labels =
-      [StatusProbe.betweenFaults] + FaultKind.allCases.map(\.rawValue) + [Self.hangLabel]
+      [StatusProbe.betweenFaults] + FaultKind.allCases.map(\.rawValue)
+      + [Self.hangLabel, StatusProbe.starting]
     for label in labels {
       guard let summary = probe.byFault[label] else { continue }
       row(
@@ -201,9 +208,9 @@ public struct SoakReport: Codable, Sendable {
         String(
           format: "%.1f / %.1f / %.1f (%d, %d, %.1f s)%@", summary.p50, summary.p99, summary.max,
           summary.samples, summary.timeouts, summary.longestSilenceMilliseconds / 1000,
-          label != Self.hangLabel && summary.p99 > latencyBoundMilliseconds ? "  OVER" : ""))
+          !Self.ungated(label) && summary.p99 > latencyBoundMilliseconds ? "  OVER" : ""))
     }
-    row("  bound (p99, every fault but the hang)", "\(Int(latencyBoundMilliseconds)) ms")
+    row("  bound (p99, all but the hang and start-up)", "\(Int(latencyBoundMilliseconds)) ms")
     row("  calls while no daemon ran", probe.callsWithoutDaemon)
     row(
       "daemon RSS, max (first)",

@@ -8,9 +8,12 @@ import GrowTestSupport
 ///
 /// A call that gets no answer within `timeout` counts as `timeout` (and the probe connects
 /// anew, as a late reply could be half read). A call the bus answers for the daemon (no one
-/// owns the name: the daemon was killed) is no sample: there is no loop to measure.
+/// owns the name: the daemon was killed) is no sample: there is no loop to measure. Answers
+/// from a daemon that is still starting (`daemonPID` is nil until the soak has seen it
+/// answer) go under `starting`: they time its start-up, not a fault.
 public final class StatusProbe: @unchecked Sendable {
   public static let betweenFaults = "between faults"
+  public static let starting = "daemon starting"
 
   private struct State {
     var fault: String?
@@ -81,6 +84,7 @@ public final class StatusProbe: @unchecked Sendable {
     var silentSince: Date?
     while state.current.running {
       let sent = Date()
+      let startingAtSend = state.current.daemonPID == nil
       if client == nil { client = try? RawBusClient(address: address, timeout: timeout) }
       var latency: Double?
       var timedOut = false
@@ -107,7 +111,8 @@ public final class StatusProbe: @unchecked Sendable {
       }
       let now = Date()
       state.withLock { state in
-        let label = state.fault ?? Self.betweenFaults
+        let starting = startingAtSend || state.daemonPID == nil
+        let label = starting ? Self.starting : state.fault ?? Self.betweenFaults
         if timedOut {
           state.latencies[label, default: []].append(timeout * 1000)
           state.timeouts[label, default: 0] += 1

@@ -18,6 +18,9 @@ public struct SoakOptions: Sendable {
   public var rssLimitMiB = 256
   /// Progress lines (one per fault) go here; nil for none.
   public var progress: (@Sendable (String) -> Void)?
+  /// Told the directory the soak mounted a tmpfs on, so that a process killed by signal can
+  /// still unmount it (grow-soak does, on SIGTERM and SIGINT).
+  public var mounted: (@Sendable (String) -> Void)?
   /// Where to copy the daemon logs and the history when the run fails; nil to keep nothing.
   public var keepFailuresIn: String? = FileManager.default.temporaryDirectory.path
 
@@ -400,7 +403,8 @@ public final class Soak {
     }
     let waited = Date().timeIntervalSince(start)
     if waited > 1 {
-      problem(String(format: "after %@: the daemon answered again only %.1f s later", context, waited))
+      problem(
+        String(format: "after %@: the daemon answered again only %.1f s later", context, waited))
     }
   }
 

@@ -149,6 +149,7 @@ extension Soak {
           + " (needs root; leave that kind out with --kinds): \(result.stderr)")
     }
     dataMount = directory
+    options.mounted?(directory)
   }
 
   func unmountDataDirectory() {

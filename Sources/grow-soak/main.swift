@@ -48,7 +48,9 @@ while let argument = arguments.popFirst() {
     let names = value(argument).split(separator: ",").map {
       $0.trimmingCharacters(in: .whitespaces)
     }
-    let groups = ["classic": FaultKind.classic, "stress": FaultKind.stress, "all": FaultKind.allCases]
+    let groups = [
+      "classic": FaultKind.classic, "stress": FaultKind.stress, "all": FaultKind.allCases,
+    ]
     let kinds = names.map { groups[$0] ?? FaultKind(rawValue: $0).map { [$0] } ?? [] }
     guard !kinds.contains(where: \.isEmpty), !kinds.isEmpty else {
       fail(
@@ -70,6 +72,16 @@ while let argument = arguments.popFirst() {
     print(usage)
     exit(0)
   default: fail("unknown argument '\(argument)'")
+  }
+}
+// `make soak`'s timeout ends a soak that hangs with SIGTERM: the data directory's tmpfs is
+// unmounted (lazily: the daemon may still hold it) before the process goes.
+nonisolated(unsafe) var mountedDirectory: UnsafeMutablePointer<CChar>?
+options.mounted = { path in mountedDirectory = strdup(path) }
+for signalNumber in [SIGTERM, SIGINT] {
+  signal(signalNumber) { number in
+    if let directory = mountedDirectory { umount2(directory, Int32(MNT_DETACH)) }
+    _exit(128 + number)
   }
 }
 if !quiet {

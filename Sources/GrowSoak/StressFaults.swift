@@ -95,16 +95,25 @@ extension Soak {
   func floodTitles() throws {
     guard let tool = floodTool else { return }
     try keepPhasesComing()
+    // The fault begins with the flood: openbox maps the window, and may still be reading the
+    // titles of the flood before (at some 5,000 a second), which is no time of the daemon's.
+    probe.fault = nil
+    defer { probe.fault = FaultKind.titleFlood.rawValue }
     let flood = try BackgroundProcess(
       tool, ["\(Self.floodTitleCap)"], environment: harness.environment, writableStdin: true)
-    // openbox maps it, and may still be reading the titles of the flood before.
-    guard flood.waitUntil(timeout: 20, { flood.stdout.hasSuffix("\n") }),
+    guard flood.waitUntil(timeout: 40, { flood.stdout.hasSuffix("\n") }),
       let window = flood.stdout.split(separator: "\n").first.map(String.init)
     else {
       flood.kill()
       return problem("the title flood's window never appeared: \(flood.stderr)")
     }
-    try display.activate(window)
+    do {
+      try display.activate(window)
+    } catch {
+      flood.kill()
+      return problem("the title flood's window never became active: \(error)")
+    }
+    probe.fault = FaultKind.titleFlood.rawValue
     flood.writeToStdin("go\n")
     try dwell(random.seconds(1...4), commands: false)
     if flood.terminate(timeout: 5) == nil { flood.kill() }

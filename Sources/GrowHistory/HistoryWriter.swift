@@ -22,7 +22,7 @@ final class HistoryWriter: @unchecked Sendable {
     /// focus per day after them, for the streak (nil when it could not be read).
     case written([PendingPhase], ids: [Int64], daily: [LocalDay: DayActivity]?)
     /// These revisions are in the database file itself: they need not be kept any longer.
-    case settled([PhaseKey: Int])
+    case settled([PhaseRecord.Key: Int])
     /// Writing stopped at the oldest phase; `waiting` phases are queued and tried again in
     /// `retryIn` seconds. Sent once per kind of failure, not per retry.
     case failing(HistoryError, waiting: Int, retryIn: TimeInterval)
@@ -119,24 +119,29 @@ final class HistoryWriter: @unchecked Sendable {
       var written: [PendingPhase] = []
       var ids: [Int64] = []
       var rewritten = 0
-      defer {
-        if !written.isEmpty {
-          unsettled += written
-          report(.written(written, ids: ids, daily: try? store.dailyActivity()))
-        }
-        if rewritten > 0 {
-          report(.lost(count: rewritten, reason: "the database did not have them"))
-        }
-      }
+      var failed: HistoryError?
       while let phase = waiting.first {
-        let (id, added) = try store.write(phase.phase, distractions: phase.distractions)
-        if added && phase.confirmed { rewritten += 1 }
-        waiting.removeFirst()
-        var confirmed = phase
-        confirmed.confirmed = true
-        written.append(confirmed)
-        ids.append(id)
+        do throws(HistoryError) {
+          let (id, added) = try store.write(phase.phase, distractions: phase.distractions)
+          if added && phase.confirmed { rewritten += 1 }
+          waiting.removeFirst()
+          var confirmed = phase
+          confirmed.confirmed = true
+          written.append(confirmed)
+          ids.append(id)
+        } catch {
+          failed = error
+          break
+        }
       }
+      if !written.isEmpty {
+        unsettled += written
+        report(.written(written, ids: ids, daily: try? store.dailyActivity()))
+      }
+      if rewritten > 0 {
+        report(.lost(count: rewritten, reason: "the database did not have them"))
+      }
+      if let failed { throw failed }
       walIdentity = walIdentity ?? store.writeAheadLog
       if failure != nil {
         failure = nil
@@ -187,9 +192,10 @@ final class HistoryWriter: @unchecked Sendable {
       report(.failing(error, waiting: waiting.count, retryIn: retryDelay))
     }
     retryScheduled = true
-    queue.asyncAfter(deadline: .now() + retryDelay) { [self] in
-      retryScheduled = false
-      writeWaiting()
+    // Weak: a writer given up (a test's) stops retrying.
+    queue.asyncAfter(deadline: .now() + retryDelay) { [weak self] in
+      self?.retryScheduled = false
+      self?.writeWaiting()
     }
   }
 }

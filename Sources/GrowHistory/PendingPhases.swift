@@ -21,18 +21,18 @@ public struct PendingPhase: Sendable, Equatable, Codable {
   }
 
   /// What the history knows the phase by: its kind and start (the phases_by_start index).
-  public var key: PhaseKey { phase.key }
-}
-
-/// A phase's identity in the history: no two rows have the same kind and start.
-public struct PhaseKey: Sendable, Hashable {
-  public var kind: PhaseKind
-  /// Unix seconds, exactly as stored in `started_at`.
-  public var startedAt: Double
+  public var key: PhaseRecord.Key { phase.key }
 }
 
 extension PhaseRecord {
-  public var key: PhaseKey { PhaseKey(kind: kind, startedAt: startedAt.timeIntervalSince1970) }
+  /// A phase's identity in the history: no two rows have the same kind and start.
+  public struct Key: Sendable, Hashable {
+    public var kind: PhaseKind
+    /// Unix seconds, exactly as stored in `started_at`.
+    public var startedAt: Double
+  }
+
+  public var key: Key { Key(kind: kind, startedAt: startedAt.timeIntervalSince1970) }
 }
 
 /// The phases not yet safely in the history, oldest first, kept in a file beside the saved
@@ -80,7 +80,7 @@ public struct PendingPhases {
 
   public var isEmpty: Bool { phases.isEmpty }
 
-  public func pending(_ key: PhaseKey) -> PendingPhase? { phases.first { $0.key == key } }
+  public func pending(_ key: PhaseRecord.Key) -> PendingPhase? { phases.first { $0.key == key } }
 
   /// Adds `phase` at the end, or replaces the one with its key (a new revision).
   @discardableResult
@@ -96,14 +96,14 @@ public struct PendingPhases {
   }
 
   /// Marks the phases of `keys` as written.
-  public mutating func confirm(_ keys: Set<PhaseKey>) {
+  public mutating func confirm(_ keys: Set<PhaseRecord.Key>) {
     for index in phases.indices where keys.contains(phases[index].key) {
       phases[index].confirmed = true
     }
   }
 
   /// Lets go of the phases now safely in the database file, unless they changed since.
-  public mutating func settle(_ revisions: [PhaseKey: Int]) {
+  public mutating func settle(_ revisions: [PhaseRecord.Key: Int]) {
     phases.removeAll { revisions[$0.key] == $0.revision }
   }
 
@@ -123,7 +123,7 @@ public struct PendingPhases {
 }
 
 // The file keeps instants as Unix seconds, the same Doubles the database stores, so a kept
-// phase is found again by its start (PhaseKey) after a round trip through the file.
+// phase is found again by its start (PhaseRecord.Key) after a round trip through the file.
 extension PhaseRecord: Codable {
   enum CodingKeys: String, CodingKey {
     case card, kind, outcome, intention

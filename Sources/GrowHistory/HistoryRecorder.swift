@@ -182,10 +182,12 @@ public final class HistoryRecorder {
   public func deliverReports() {
     for report in mailbox.take() {
       switch report {
-      case .written(let phases, let ids, let daily):
+      case .written(let phases, let ids, let added, let daily):
         pending.confirm(Set(phases.map(\.key)))
         if let daily { refreshStreak(daily) }
-        for (phase, id) in zip(phases, ids) {
+        // Once per row: a phase written again (a late distraction, a retry after a kill) was
+        // announced when its row was added.
+        for ((phase, id), isNew) in zip(zip(phases, ids), added) where isNew {
           var recorded = phase.phase
           recorded.id = id
           events.publish(HistoryRecorded(phase: recorded, streak: streak))

@@ -18,9 +18,10 @@ import GrowCore
 final class HistoryWriter: @unchecked Sendable {
   /// What the writer tells the loop, in the order it happened.
   enum Report: Sendable {
-    /// These phases are in the history now (with their row ids), oldest first; `daily` is the
-    /// focus per day after them, for the streak (nil when it could not be read).
-    case written([PendingPhase], ids: [Int64], daily: [LocalDay: DayActivity]?)
+    /// These phases are in the history now (with their row ids, and whether each row was added
+    /// now or was there already), oldest first; `daily` is the focus per day after them, for
+    /// the streak (nil when it could not be read).
+    case written([PendingPhase], ids: [Int64], added: [Bool], daily: [LocalDay: DayActivity]?)
     /// These revisions are in the database file itself: they need not be kept any longer.
     case settled([PhaseRecord.Key: Int])
     /// Writing stopped at the oldest phase; `waiting` phases are queued and tried again in
@@ -106,6 +107,9 @@ final class HistoryWriter: @unchecked Sendable {
   private func openStore() throws(HistoryError) -> HistoryStore {
     if let store { return store }
     let opened = try HistoryStore(path: path, busyTimeout: Self.busyTimeout)
+    // What an earlier run left in the log (a new file's schema, say) goes into the file first,
+    // so the file is whole on its own from here on.
+    _ = try? opened.checkpoint()
     store = opened
     walIdentity = opened.writeAheadLog
     return opened
@@ -118,6 +122,7 @@ final class HistoryWriter: @unchecked Sendable {
       let store = try openStore()
       var written: [PendingPhase] = []
       var ids: [Int64] = []
+      var addedNow: [Bool] = []
       var rewritten = 0
       var failed: HistoryError?
       while let phase = waiting.first {
@@ -129,6 +134,7 @@ final class HistoryWriter: @unchecked Sendable {
           confirmed.confirmed = true
           written.append(confirmed)
           ids.append(id)
+          addedNow.append(added)
         } catch {
           failed = error
           break
@@ -136,7 +142,8 @@ final class HistoryWriter: @unchecked Sendable {
       }
       if !written.isEmpty {
         unsettled += written
-        report(.written(written, ids: ids, daily: try? store.dailyActivity()))
+        report(
+          .written(written, ids: ids, added: addedNow, daily: try? store.dailyActivity()))
       }
       if rewritten > 0 {
         report(.lost(count: rewritten, reason: "the database did not have them"))

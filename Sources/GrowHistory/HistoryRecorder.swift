@@ -307,7 +307,10 @@ public final class HistoryRecorder {
             + "the database file); writing them again from \(pending.path ?? "memory")")
       }
     case .failure(let error):
-      log(.error, "\(error); today's figures count only the phases kept for the history")
+      log(
+        .error,
+        "\(error); the timer runs, and every phase that ends is kept in "
+          + "\(pending.path ?? "memory") and written to the history once it can be")
       (daily, missing) = ([:], kept)
     }
     for phase in missing where phase.phase.kind == .focus {

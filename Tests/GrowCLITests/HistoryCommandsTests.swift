@@ -91,7 +91,8 @@ import Testing
     #expect(try harness.status()["state"] as? String == "focus")
     let expected =
       "grow[daemon] error: cannot create the history directory \(blocked): a file is in the "
-      + "way; move it aside so Grow can keep history; the timer runs without recording history\n"
+      + "way; move it aside so Grow can keep history; the timer runs, and every phase that ends "
+      + "is kept in \(harness.pendingHistoryPath) and written to the history once it can be\n"
     #expect(harness.daemon?.stderr.contains(expected) == true, "\(harness.daemon?.stderr ?? "")")
     let stats = try harness.grow("stats")
     #expect(stats.status == 1)
@@ -99,6 +100,11 @@ import Testing
       stats.stderr
         == "grow: cannot create the history directory \(blocked): a file is in the way; "
         + "move it aside so Grow can keep history\n")
+    // Once the file is out of the way, the kept phase reaches the history.
+    #expect(try harness.grow("stop").status == 0)
+    try FileManager.default.removeItem(atPath: blocked)
+    try harness.waitForHistory()
+    #expect(try phases(harness).map { $0["outcome"] as? String } == ["stopped"])
   }
 
   /// A month in New York, seeded with explicit instants: DST starts on 2026-03-08, and phases

@@ -114,12 +114,17 @@ public final class HistoryRecorder {
   /// Hands the writer the phases an earlier daemon kept, after `FocusTimer.restore` has asked
   /// `recordedEnd` (which reads at once, and must not wait behind a write).
   public func startWriting() {
-    guard !keptAtStart.isEmpty else { return }
+    let kept = takeKeptAtStart()
+    if !kept.isEmpty { writer.submit(kept) }
+  }
+
+  private func takeKeptAtStart() -> [PendingPhase] {
+    guard !keptAtStart.isEmpty else { return [] }
     log(
       .info,
       "writing \(keptAtStart.count) phase(s) kept in \(pending.path ?? "memory") to the history")
-    writer.submit(keptAtStart)
-    keptAtStart = []
+    defer { keptAtStart = [] }
+    return keptAtStart
   }
   /// Takes up the phase a killed daemon left running, restored from the saved session, as if
   /// this recorder had seen it start: its row gets the card's intention.
@@ -180,10 +185,14 @@ public final class HistoryRecorder {
   /// Takes in what the writer has done since last time: written phases are announced
   /// (`HistoryRecorded`) and the streak refreshed, phases in the database file are let go.
   public func deliverReports() {
-    for report in mailbox.take() {
+    let reports = mailbox.take()
+    // One save (an fsync) for whatever came in this turn of the loop.
+    var changed = false
+    for report in reports {
       switch report {
       case .written(let phases, let ids, let added, let daily):
         pending.confirm(Set(phases.map(\.key)))
+        changed = true
         if let daily { refreshStreak(daily) }
         // Once per row: a phase written again (a late distraction, a retry after a kill) was
         // announced when its row was added.
@@ -192,17 +201,16 @@ public final class HistoryRecorder {
           recorded.id = id
           events.publish(HistoryRecorded(phase: recorded, streak: streak))
         }
-        savePending()
       case .settled(let revisions):
         pending.settle(revisions)
-        savePending()
-      case .failing(let error, let waiting, let retryIn):
+        changed = true
+      case .failing(let error, let waiting):
         log(
           .error,
           "\(error); \(waiting) phase(s) wait for the history"
             + (pending.path.map { ", kept in \($0)," } ?? "")
-            + " and are written once it can be (trying again every \(Int(retryIn.rounded(.up)))s"
-            + " or less)")
+            + " and are written, in order, once it can be (tried again at most "
+            + "\(Int(HistoryWriter.longestRetry))s apart)")
       case .recovered:
         log(.info, "the history \(writer.path) can be written again; the waiting phases are in it")
       case .lost(let count, let reason):
@@ -212,6 +220,7 @@ public final class HistoryRecorder {
             + "writing them again from \(pending.path ?? "memory")")
       }
     }
+    if changed { savePending() }
   }
 
   private func record(_ phase: Phase, outcome: HistoryOutcome, at end: Date) {
@@ -236,7 +245,8 @@ public final class HistoryRecorder {
     let kept = pending.keep(phase)
     lastRecorded = kept
     savePending()
-    writer.submit([kept])
+    // The phases an earlier daemon kept go first (a phase the restore ends comes after them).
+    writer.submit(takeKeptAtStart() + [kept])
   }
 
   private func savePending() {

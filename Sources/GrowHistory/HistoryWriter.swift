@@ -24,9 +24,9 @@ final class HistoryWriter: @unchecked Sendable {
     case written([PendingPhase], ids: [Int64], added: [Bool], daily: [LocalDay: DayActivity]?)
     /// These revisions are in the database file itself: they need not be kept any longer.
     case settled([PhaseRecord.Key: Int])
-    /// Writing stopped at the oldest phase; `waiting` phases are queued and tried again in
-    /// `retryIn` seconds. Sent once per kind of failure, not per retry.
-    case failing(HistoryError, waiting: Int, retryIn: TimeInterval)
+    /// Writing stopped at the oldest phase; `waiting` phases are queued and tried again with
+    /// backoff. Sent once per kind of failure, not per retry.
+    case failing(HistoryError, waiting: Int)
     /// Writing works again after `failing`.
     case recovered
     /// Phases the history had confirmed were missing from it: the write-ahead log that held
@@ -196,7 +196,7 @@ final class HistoryWriter: @unchecked Sendable {
     retryDelay = min(Self.longestRetry, max(Self.firstRetry, retryDelay * 2))
     if failure != error {
       failure = error
-      report(.failing(error, waiting: waiting.count, retryIn: retryDelay))
+      report(.failing(error, waiting: waiting.count))
     }
     retryScheduled = true
     // Weak: a writer given up (a test's) stops retrying.

@@ -120,6 +120,17 @@ public final class DaemonHarness {
     return object
   }
 
+  /// A config of one-second phases that follow each other by themselves: many phase ends in a
+  /// few seconds.
+  public static let oneSecondCycle = """
+    [timer]
+    focus = 1s
+    short-break = 1s
+    long-break = 1s
+    auto-start-breaks = true
+    auto-start-focus = true
+    """
+
   /// `$XDG_STATE_HOME/grow/pending-history.json`: ended phases the daemon keeps until they
   /// are in the history file.
   public var pendingHistoryPath: String {

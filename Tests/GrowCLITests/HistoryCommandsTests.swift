@@ -6,15 +6,6 @@ import Testing
 
 /// History, stats, garden and report against real daemons and a real database.
 @Suite struct HistoryCommandsTests {
-  static let oneSecondCycle = """
-    [timer]
-    focus = 1s
-    short-break = 1s
-    long-break = 1s
-    auto-start-breaks = true
-    auto-start-focus = true
-    """
-
   func databasePath(_ harness: DaemonHarness) -> String {
     HistoryStore.defaultPath(environment: harness.bus.environment)
   }
@@ -27,7 +18,7 @@ import Testing
   }
 
   @Test func aRealDaemonRecordsEveryOutcomeAndTodaySurvivesARestart() throws {
-    let harness = try DaemonHarness(config: Self.oneSecondCycle)
+    let harness = try DaemonHarness(config: DaemonHarness.oneSecondCycle)
     #expect(try harness.grow("start", "--intention", "real run").status == 0)
     _ = try harness.waitForStatus { ($0["completed_today"] as? Int ?? 0) >= 2 }
     #expect(try harness.grow("skip").status == 0)
@@ -64,7 +55,7 @@ import Testing
   }
 
   @Test func killingTheDaemonMidRunLeavesAnIntactDatabaseWithEveryCompletedPhase() throws {
-    let harness = try DaemonHarness(config: Self.oneSecondCycle)
+    let harness = try DaemonHarness(config: DaemonHarness.oneSecondCycle)
     #expect(try harness.grow("start").status == 0)
     let status = try harness.waitForStatus(timeout: 20) {
       ($0["completed_today"] as? Int ?? 0) >= 4

@@ -9,23 +9,8 @@ import Testing
 /// phase the timer ran must reach the history once, in order, and the daemon must answer
 /// throughout.
 @Suite(.serialized) struct HistoryUnderStressTests {
-  /// One-second phases that follow each other by themselves.
-  static let quickPhases = """
-    [timer]
-    focus = 1s
-    short-break = 1s
-    long-break = 1s
-    auto-start-breaks = yes
-    auto-start-focus = yes
-
-    """
-
   func historyPath(_ harness: DaemonHarness) -> String {
     HistoryStore.defaultPath(environment: harness.environment)
-  }
-
-  func pendingPath(_ harness: DaemonHarness) -> String {
-    harness.environment["XDG_STATE_HOME", default: ""] + "/grow/pending-history.json"
   }
 
   /// The history as a second program reads it.
@@ -34,13 +19,9 @@ import Testing
   }
 
   /// Stops the session and waits until nothing is kept for the history any longer.
-  func stopAndWaitForTheHistory(_ harness: DaemonHarness, timeout: TimeInterval = 20) throws {
+  func stopAndWaitForTheHistory(_ harness: DaemonHarness) throws {
     #expect(try harness.grow("stop").status == 0)
-    let daemon = try #require(harness.daemon)
-    let written = daemon.waitUntil(timeout: timeout) {
-      !FileManager.default.fileExists(atPath: pendingPath(harness))
-    }
-    #expect(written, "phases still kept: \(daemon.stderr)")
+    try harness.waitForHistory(timeout: 20)
   }
 
   /// Every phase of one session, once: each starts where the one before it ended (a lost phase
@@ -67,7 +48,7 @@ import Testing
   }
 
   @Test func whileAnotherProgramHoldsTheLockTheDaemonAnswersAndWritesEveryPhaseLater() throws {
-    let harness = try DaemonHarness(config: Self.quickPhases)
+    let harness = try DaemonHarness(config: DaemonHarness.oneSecondCycle)
     #expect(try harness.grow("start").status == 0)
     var unlocked: [TimeInterval] = []
     for _ in 0..<20 {
@@ -104,7 +85,7 @@ import Testing
   /// saved session), survive a kill -9, and are all written once space is back; today's
   /// figures of `grow status` and of the history agree throughout.
   @Test func onAFullDiskPhasesWaitSurviveKillNineAndArriveOnceSpaceIsBack() throws {
-    let harness = try DaemonHarness(config: Self.quickPhases, startDaemon: false)
+    let harness = try DaemonHarness(config: DaemonHarness.oneSecondCycle, startDaemon: false)
     let directory = (historyPath(harness) as NSString).deletingLastPathComponent
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let mounted = try Command.run("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", directory])
@@ -117,7 +98,7 @@ import Testing
     Thread.sleep(forTimeInterval: 3)  // phases end on the full disk
     let daemon = try #require(harness.daemon)
     #expect(daemon.stderr.contains("is full"), "\(daemon.stderr)")
-    let kept = try PendingPhases(path: pendingPath(harness)).phases
+    let kept = try PendingPhases(path: harness.pendingHistoryPath).phases
     #expect(kept.count >= 2 && kept.allSatisfy { !$0.confirmed }, "phases wait for room")
     try expectTodayCountsTheKeptPhases(harness)
 
@@ -142,7 +123,7 @@ import Testing
     var counts: (Int?, Int) = (nil, -1)
     for _ in 0..<5 {
       let status = try harness.status()["completed_today"] as? Int
-      let kept = try PendingPhases(path: pendingPath(harness)).phases
+      let kept = try PendingPhases(path: harness.pendingHistoryPath).phases
       counts = (status, kept.filter { $0.phase.isCompletedFocus }.count)
       if counts.0 == counts.1 { break }
     }
@@ -162,7 +143,7 @@ import Testing
   /// The `-wal` and `-shm` files deleted while the daemon runs: the next write notices, saves
   /// what the old log held, and the phases are all there after a kill -9 and a restart.
   @Test func aWriteAheadLogDeletedWhileRunningIsNoticedAndNothingIsLost() throws {
-    let harness = try DaemonHarness(config: Self.quickPhases)
+    let harness = try DaemonHarness(config: DaemonHarness.oneSecondCycle)
     #expect(try harness.grow("start").status == 0)
     Thread.sleep(forTimeInterval: 2.5)
     let database = historyPath(harness)
@@ -182,13 +163,13 @@ import Testing
   /// only in the write-ahead log when it is deleted and the daemon is killed: the next daemon
   /// notices the phases the history had confirmed are gone, says so, and writes them again.
   @Test func phasesLostWithTheWriteAheadLogAreNoticedAtRestartAndWrittenAgain() throws {
-    let harness = try DaemonHarness(config: Self.quickPhases)
+    let harness = try DaemonHarness(config: DaemonHarness.oneSecondCycle)
     let database = historyPath(harness)
     let reader = try SQLiteTransaction(.readSnapshot, on: database)
     #expect(try harness.grow("start").status == 0)
     Thread.sleep(forTimeInterval: 3.5)
     let daemon = try #require(harness.daemon)
-    let confirmed = try PendingPhases(path: pendingPath(harness)).phases.filter(\.confirmed)
+    let confirmed = try PendingPhases(path: harness.pendingHistoryPath).phases.filter(\.confirmed)
     #expect(confirmed.count >= 2, "written, and held until they reach the database file")
     for suffix in ["-wal", "-shm"] { try FileManager.default.removeItem(atPath: database + suffix) }
     #expect(daemon.kill() == 128 + SIGKILL)

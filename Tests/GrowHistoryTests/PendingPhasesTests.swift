@@ -101,19 +101,22 @@ import Testing
     let phase = Phase(
       kind: .focus, card: "math", cycle: 1, duration: 60, startedAt: focus.startedAt)
     #expect(restarted.recordedEnd(of: phase)?.outcome == .completed)
+    setup.clock.advance(by: 60)  // the next focus ends before the kept ones are handed over
     restarted.startWriting()
     lock.end()
-    #expect(try setup.waitForHistory(count: 2).map(\.kind) == [.focus, .shortBreak])
+    let written = try setup.waitForHistory(count: 3)
+    #expect(written.map(\.kind) == [.focus, .shortBreak, .focus])
+    #expect(written.map(\.id) == [1, 2, 3], "the kept phases first, in order")
 
     // The first write reached the database but the file still lists it (killed in between).
     try PendingPhases(path: setup.directory.pendingPath).saving(
       try setup.store().phases().map { PendingPhase(phase: $0) })
     setup.recorder = nil
     let again = setup.startRecorder()
-    #expect(again.today() == DayActivity(focusSeconds: 60, completedFocus: 1), "not twice")
+    #expect(again.today() == DayActivity(focusSeconds: 120, completedFocus: 2), "not twice")
     again.startWriting()
     again.waitForWrites()
-    #expect(try setup.store().phases().count == 2)
+    #expect(try setup.store().phases().count == 3)
     #expect(try setup.kept().isEmpty)
   }
 

@@ -47,6 +47,7 @@ final class HistoryWriter: @unchecked Sendable {
   private var failure: HistoryError?
   private var retryDelay: TimeInterval = 0
   private var retryScheduled = false
+  private var settleScheduled = false
   /// A retry waits this long at first, doubling up to `longestRetry`.
   static let firstRetry: TimeInterval = 0.25
   static let longestRetry: TimeInterval = 4
@@ -161,9 +162,21 @@ final class HistoryWriter: @unchecked Sendable {
     }
   }
 
-  /// Lets go of the written phases once a checkpoint has put them into the database file.
+  /// Lets go of the written phases once a checkpoint has put them into the database file. A
+  /// reader holding an old snapshot stops the checkpoint short: then it is tried again later,
+  /// so the phases are let go even if no other phase ends meanwhile.
   private func settleWhatIsInTheFile(_ store: HistoryStore) {
-    guard !unsettled.isEmpty, (try? store.checkpoint()) == true else { return }
+    guard !unsettled.isEmpty else { return }
+    guard (try? store.checkpoint()) == true else {
+      guard !settleScheduled else { return }
+      settleScheduled = true
+      queue.asyncAfter(deadline: .now() + Self.longestRetry) { [weak self] in
+        guard let self else { return }
+        settleScheduled = false
+        if let store = self.store { settleWhatIsInTheFile(store) }
+      }
+      return
+    }
     report(.settled(Dictionary(unsettled.map { ($0.key, $0.revision) }) { _, last in last }))
     unsettled = []
   }

@@ -99,7 +99,9 @@ import Testing
     let daemon = try #require(harness.daemon)
     #expect(daemon.stderr.contains("is full"), "\(daemon.stderr)")
     let kept = try PendingPhases(path: harness.pendingHistoryPath).phases
-    #expect(kept.count >= 2 && kept.allSatisfy { !$0.confirmed }, "phases wait for room")
+    #expect(
+      kept.count >= 2 && kept.allSatisfy { !$0.confirmed },
+      "phases wait for room: \(kept)\n\(daemon.stderr)")
     try expectTodayCountsTheKeptPhases(harness)
 
     #expect(daemon.kill() == 128 + SIGKILL)

@@ -179,6 +179,7 @@ public final class Daemon {
     if busLost { leave(status: 1) }
     log.info("shutting down")
     history?.recordCutShort(timer.runningPhase)
+    history?.finishWriting(within: 1)
     try? sessions?.save(nil)
     leave(status: status)
   }
@@ -222,6 +223,7 @@ public final class Daemon {
     } catch {
       log.warning(error.description)
     }
+    history?.startWriting()
     save()
     events.subscribe(TimerChanged.self, as: "session-store") { [weak self] _ in
       self?.save(flush: false)
@@ -256,20 +258,20 @@ public final class Daemon {
     }
   }
 
-  /// Opens the history and seeds today's totals from it. Without a history the timer still
-  /// runs: the error is logged once and nothing is recorded.
+  /// Opens the history and seeds today's totals from it and from the phases kept for it. The
+  /// writing happens off the loop (HistoryWriter); its news comes back through `wake` onto
+  /// the main queue. A phase that cannot be written now is kept beside the saved session and
+  /// written later.
   private func openHistory() -> HistoryRecorder? {
-    let store: HistoryStore
-    do {
-      store = try HistoryStore(path: historyPath)
-    } catch {
-      log.error("\(error); the timer runs without recording history")
-      return nil
-    }
+    let log = self.log
     let recorder = HistoryRecorder(
-      store: store, events: events,
+      path: historyPath, pendingPath: sessions.map { PendingPhases.path(besideSession: $0.path) },
+      events: events,
       dailyGoal: { [timer] in try? timer.deck.card(named: nil).dailyGoal },
-      onError: { [log] error in log.error("\(error); this phase is not in the history") })
+      log: { level, message in log.log(level, message) })
+    recorder.wake = { [weak self] in
+      DispatchQueue.main.async { MainActor.assumeIsolated { self?.history?.deliverReports() } }
+    }
     let today = recorder.today()
     timer.seedToday(completed: today.completedFocus, focusSeconds: today.focusSeconds)
     return recorder

@@ -137,6 +137,36 @@ public final class DaemonHarness {
     return object
   }
 
+  /// A config of one-second phases that follow each other by themselves: many phase ends in a
+  /// few seconds.
+  public static let oneSecondCycle = """
+    [timer]
+    focus = 1s
+    short-break = 1s
+    long-break = 1s
+    auto-start-breaks = true
+    auto-start-focus = true
+    """
+
+  /// `$XDG_STATE_HOME/grow/pending-history.json`: ended phases the daemon keeps until they
+  /// are in the history file.
+  public var pendingHistoryPath: String {
+    environment["XDG_STATE_HOME", default: ""] + "/grow/pending-history.json"
+  }
+
+  /// Waits until every phase that ended is in the history file (the daemon writes it off its
+  /// loop, a moment after the phase ends): nothing is kept in `pendingHistoryPath` any more.
+  public func waitForHistory(timeout: TimeInterval = 10) throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while FileManager.default.fileExists(atPath: pendingHistoryPath) {
+      guard Date() < deadline else {
+        throw HarnessError(
+          "phases still wait for the history; daemon log:\n\(daemon?.stderr ?? "")")
+      }
+      Thread.sleep(forTimeInterval: 0.02)
+    }
+  }
+
   /// Waits until `grow status --json` satisfies `condition`.
   public func waitForStatus(timeout: TimeInterval = 10, _ condition: ([String: Any]) -> Bool) throws
     -> [String: Any]

@@ -100,6 +100,7 @@ import Testing
     let (harness, store) = try restartAfterARecordedFocus(.skipped, after: 0.5)
     #expect(try harness.status()["state"] as? String == "short-break")
     #expect(try harness.grow("stop").status == 0)
+    try harness.waitForHistory()
     #expect(try store.phases().map(\.outcome) == [.skipped, .stopped])
   }
 
@@ -118,6 +119,7 @@ import Testing
     #expect(harness.daemon?.kill() == 128 + SIGKILL)
     try harness.start()
     _ = try harness.waitForStatus { $0["state"] as? String == "short-break" }
+    try harness.waitForHistory()
     let recorded = try history(harness).phases()
     #expect(recorded.map(\.intention) == ["essay"])
   }

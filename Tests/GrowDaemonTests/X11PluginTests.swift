@@ -93,6 +93,7 @@ import Testing
     #expect(abs(duration - away) < 1, "counted \(duration)s, was there \(away)s")
 
     #expect(try desktop.harness.grow("stop").status == 0)
+    try desktop.harness.waitForHistory()
     let store = try HistoryStore(path: desktop.historyPath, create: false)
     let recorded = try store.distractions()
     #expect(recorded.map(\.appClass) == ["Game"])
@@ -187,6 +188,7 @@ import Testing
     #expect(away >= 3 && away < 5, "away \(away)s")
 
     #expect(try desktop.harness.grow("stop").status == 0)
+    try desktop.harness.waitForHistory()
     let store = try HistoryStore(path: desktop.historyPath, create: false)
     let phase = try #require(try store.phases().last)
     #expect(abs(phase.awaySeconds - away) < 0.5, "\(desktop.events("away-resumed"))")

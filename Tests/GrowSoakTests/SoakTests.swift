@@ -12,12 +12,8 @@ struct SoakTests {
     var options = SoakOptions()
     options.faults = 30
     options.timeLimit = 240
-    // Issue 9's kinds only, and no plugin-hang rounds, until issue 14's fixes are merged
-    // (dnd restore and watchdog, async notifications and X11, history off the loop): today
-    // the stress kinds break their invariants, as `make soak` shows. Then delete these two
-    // lines, so the short run draws every kind and runs one hang round as well.
-    options.kinds = Set(FaultKind.classic)
-    options.hangRounds = 0
+    // Every fault kind (issue 9's and issue 14's stress faults) and one plugin-hang round.
+    options.hangRounds = 1
     let report = try Soak(options: options).run()
     let table = Comment(rawValue: "grow-soak --seed \(report.seed):\n\(report.table)")
     #expect(!report.stoppedAtTimeLimit, table)

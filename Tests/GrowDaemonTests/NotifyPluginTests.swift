@@ -298,7 +298,7 @@ struct NotifyPluginTests {
       case "short-break":
         breakEndsAt = status.endsAt
         if breakSeenAt == nil { breakSeenAt = asked }
-      case "idle" where breakSeenAt != nil:
+      case "waiting" where breakSeenAt != nil:
         waitingSeenAt = asked
       default: break
       }

@@ -1,8 +1,8 @@
-import Dispatch
 import Foundation
 import GrowConfig
 import GrowCore
 import GrowDBus
+import GrowLoop
 import GrowPluginKit
 
 /// When a card silences the desktop.
@@ -63,7 +63,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   private var enabled = false
   private var reason: Reason?
   private var until: Date?
-  private var untilTimer: (any DispatchSourceTimer)?
+  private var untilTimer: (any Alarm)?
   /// What Grow changed on the server and must put back; nil when it changed nothing.
   private var record: RestoreRecord?
   /// A restore on its way to the server (read, then write). A focus that starts meanwhile
@@ -77,7 +77,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   /// not answer the last call, or no server runs. `grow dnd status` shows this.
   private var serverState: Bool?
   /// A call the server did not answer, to be made again (`notAnswered`).
-  private var retry: (action: () -> Void, timer: any DispatchSourceTimer)?
+  private var retry: (action: () -> Void, timer: any Alarm)?
   private var retryDelay = DoNotDisturbPlugin.firstRetryDelay
   /// Warned that the server does not answer; cleared when it answers.
   private var warnedNoAnswer = false
@@ -219,15 +219,11 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   private func switchOn(_ why: Reason, for seconds: TimeInterval = 0) {
     untilTimer?.cancel()
     untilTimer = nil
-    until = seconds > 0 ? Date().addingTimeInterval(seconds) : nil
-    if seconds > 0 {
-      let source = DispatchSource.makeTimerSource(queue: .main)
-      source.schedule(wallDeadline: .now() + seconds)
-      source.setEventHandler { [weak self] in
-        MainActor.assumeIsolated { if self?.reason == .request { self?.switchOff() } }
+    until = seconds > 0 ? context.loop.now.addingTimeInterval(seconds) : nil
+    if let until {
+      untilTimer = context.loop.at(until) { [weak self] in
+        if self?.reason == .request { self?.switchOff() }
       }
-      source.resume()
-      untilTimer = source
     }
     let wasEnabled = enabled
     enabled = true
@@ -391,12 +387,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     retry?.timer.cancel()
     let delay = retryDelay
     retryDelay = min(retryDelay * 2, Self.longestRetryDelay)
-    let timer = DispatchSource.makeTimerSource(queue: .main)
-    timer.schedule(deadline: .now() + delay, leeway: .milliseconds(50))
-    timer.setEventHandler { [weak self] in
-      MainActor.assumeIsolated { self?.retryNow() }
-    }
-    timer.resume()
+    let timer = context.loop.after(seconds: delay) { [weak self] in self?.retryNow() }
     retry = (action, timer)
   }
 

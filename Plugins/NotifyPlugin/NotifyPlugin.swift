@@ -244,7 +244,7 @@ public final class NotifyPlugin: GrowPlugin {
 
   private func warn() {
     guard let phase = timerPhase(), let deadline = phase.deadline else { return }
-    let left = DurationText.format(max(1, deadline.timeIntervalSinceNow.rounded()))
+    let left = DurationText.format(max(1, deadline.timeIntervalSince(loop.now).rounded()))
     let focus = phase.kind == .focus
     show(
       .warning,

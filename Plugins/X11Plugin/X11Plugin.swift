@@ -261,7 +261,7 @@ public final class X11Plugin: GrowPlugin {
   private func queueTurn() {
     guard !turnQueued else { return }
     turnQueued = true
-    DispatchQueue.main.async { [weak self] in MainActor.assumeIsolated { self?.readX() } }
+    _ = context.loop.after(seconds: 0) { [weak self] in self?.readX() }
   }
 
   /// Notes what changed; `refresh()` reads it again.

@@ -35,12 +35,14 @@ public final class MainLoop: EventLoop {
     spec.tv_sec = Int(seconds.rounded(.down))
     spec.tv_nsec = Int((seconds - seconds.rounded(.down)) * 1_000_000_000)
     source.schedule(wallDeadline: DispatchWallTime(timespec: spec), leeway: .milliseconds(1))
-    // A timer source with no repeat interval fires once.
-    source.setEventHandler { [weak self] in
+    // A timer source with no repeat interval fires once. The handler holds the source until
+    // then (cancelling releases the handler), so an alarm nobody keeps still fires.
+    source.setEventHandler { [weak self, source] in
       MainActor.assumeIsolated {
         self?.beforeAlarm?()
         box.action()
       }
+      source.cancel()
     }
     source.resume()
     return DispatchAlarm(source)
@@ -53,7 +55,10 @@ public final class MainLoop: EventLoop {
     let source = DispatchSource.makeTimerSource(queue: .main)
     let nanoseconds = Int((max(0, seconds) * 1e9).rounded(.up))
     source.schedule(deadline: .now() + .nanoseconds(nanoseconds), leeway: .milliseconds(1))
-    source.setEventHandler { MainActor.assumeIsolated { box.action() } }
+    source.setEventHandler { [source] in
+      MainActor.assumeIsolated { box.action() }
+      source.cancel()
+    }
     source.resume()
     return DispatchAlarm(source)
   }

@@ -94,7 +94,7 @@ let package = Package(
     // Tests mirror Sources/ and Plugins/.
     .testTarget(name: "GrowCoreTests", dependencies: [kit]),
     .testTarget(name: "GrowTestSupportTests", dependencies: ["GrowTestSupport"]),
-    .testTarget(name: "GrowLoopTests", dependencies: [kit]),
+    .testTarget(name: "GrowLoopTests", dependencies: [kit, testKit]),
     .testTarget(name: "GrowDBusTests", dependencies: [kit, "GrowTestSupport"]),
     .testTarget(
       name: "GrowDaemonTests", dependencies: [kit, "GrowDaemon", "GrowHistory", "GrowTestSupport"]),

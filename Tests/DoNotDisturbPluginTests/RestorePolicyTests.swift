@@ -63,6 +63,7 @@ import Testing
     #expect(tries.count > 3, "asked again while silent: \(tries)")
     let gaps = zip(tries.dropFirst(), tries).map { $0 - $1 }
     #expect(gaps == gaps.sorted(), "the waits between tries do not shrink: \(gaps)")
+    #expect((gaps.last ?? 0) > (gaps.first ?? 0), "it backs off: \(gaps)")
     #expect(gaps.last ?? 0 <= 3 + DoNotDisturbPlugin.longestRetryDelay + 0.001)
     #expect(recordKept && server.isOn, "nothing given up while the server is silent")
     #expect(bed.logs.messages(at: .warning).count == 1, "one warning per silence")

@@ -17,7 +17,9 @@ import Testing
   let timer: FocusTimer
 
   init() {
-    let work = FocusCard(name: "work", distractions: ["Game", "Browser:/youtube|reddit/"])
+    let work = FocusCard(
+      name: "work", distractions: ["Game", "Browser:/youtube|reddit/"],
+      allowed: ["Browser:/grow docs/"])
     timer = FocusTimer(
       deck: CardDeck(cards: [work], defaultCardName: "work"), bus: bed.events, time: bed.loop)
   }
@@ -92,6 +94,22 @@ import Testing
     try timer.resume()
     bed.loop.advance(by: 1)
     #expect(bed.recorder.of(DistractionStarted.self).count == 1, "counted once focus goes on")
+  }
+
+  /// An allowed title beats a distracting one; a break is free time.
+  @Test func anAllowedTitleIsNotFlaggedAndNothingIsFlaggedDuringABreak() throws {
+    let plugin = try plugin("grace = 1s")
+    defer { plugin.stop() }
+    try timer.start()
+    let docs = WindowInfo(
+      id: 9, instance: "browser", windowClass: "Browser", title: "grow docs - reddit")
+    activate(docs)
+    bed.loop.advance(by: 25 * 60)
+    #expect(timer.status.state == .shortBreak)
+    activate(Self.game)
+    bed.loop.advance(by: 60)
+    #expect(bed.recorder.of(DistractionStarted.self).isEmpty)
+    #expect(bed.recorder.of(ActiveWindowChanged.self).contains { $0.windowClass == "Game" })
   }
 
   /// Idle for `idle-pause`: focus pauses, and the away time counts from the last input; the

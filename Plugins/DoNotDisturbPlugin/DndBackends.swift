@@ -285,3 +285,55 @@ final class GnomeBackend: DndBackend {
 
   func watch(_ changed: @escaping (Bool) -> Void) {}
 }
+
+/// Why no notification server could be asked which it is.
+struct DndLookupFailure: Error {
+  /// The D-Bus error name (`org.freedesktop.DBus.Error.ServiceUnknown`, …).
+  let reason: String
+}
+
+/// Finds the notification server and its backend, and hears it come and go: the seam between
+/// the plugin's restore policy and the bus (its tests script it).
+@MainActor
+protocol DndServerLookup: AnyObject {
+  /// The running server's name (from `GetServerInformation`) and its backend, nil when Grow
+  /// has none for it.
+  func find(_ done: @escaping (Result<(String, (any DndBackend)?), DndLookupFailure>) -> Void)
+  /// Calls `changed(true)` when a server takes the notifications name, `false` when it leaves.
+  func onPresenceChanged(_ changed: @escaping (Bool) -> Void)
+}
+
+/// The server on the session bus.
+final class BusDndServerLookup: DndServerLookup {
+  private let bus: BusConnection
+  init(bus: BusConnection) { self.bus = bus }
+
+  func find(_ done: @escaping (Result<(String, (any DndBackend)?), DndLookupFailure>) -> Void) {
+    guard
+      let call = try? BusMessage.methodCall(
+        destination: notificationsName, path: notificationsPath, interface: notificationsName,
+        member: "GetServerInformation")
+    else { return done(.failure(DndLookupFailure(reason: "cannot make the call"))) }
+    bus.call(call, timeout: 3000) { [bus] result in
+      switch result {
+      case .success(let reply):
+        let name = reply.arguments.first?.stringValue ?? "?"
+        done(.success((name, makeBackend(serverName: name, bus: bus))))
+      case .failure(let error):
+        done(.failure(DndLookupFailure(reason: error.name)))
+      }
+    }
+  }
+
+  func onPresenceChanged(_ changed: @escaping (Bool) -> Void) {
+    let rule =
+      "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
+      + "member='NameOwnerChanged',arg0='\(notificationsName)'"
+    _ = try? bus.onSignal(match: rule) { message in
+      guard message.arguments.count == 3, let owner = message.arguments[2].stringValue else {
+        return
+      }
+      changed(!owner.isEmpty)
+    }
+  }
+}

@@ -92,7 +92,7 @@ public final class Daemon {
             + "\(DurationText.format(running.seconds.rounded()))")
       })
     events.watchdog = watchdog
-    let time = DispatchTimeSource()
+    let time = MainLoop()
     let timer = FocusTimer(deck: config.deck, bus: events, time: time)
     timer.sleepLimit = config.sleepLimit
     self.timer = timer

@@ -2,6 +2,7 @@ import Foundation
 import GrowCore
 import GrowDBus
 import GrowHistory
+import GrowPluginKit
 
 /// Serves the timer as `org.grow.Grow1.Timer` on `/org/grow/Grow1`.
 ///

@@ -15,23 +15,6 @@ enum DndPolicy: String, CaseIterable {
   case never
 }
 
-/// Published whenever Grow's Do-Not-Disturb changes, as `dnd-changed`. Other plugins read it
-/// by name (the notify plugin holds its notifications back when the server was not silenced).
-struct DoNotDisturbChanged: JSONLineEvent {
-  static let eventName = "dnd-changed"
-  let enabled: Bool
-  let backend: String
-  /// True when the notification server itself is silenced, false when only Grow is.
-  let silencesServer: Bool
-
-  func jsonFields() -> [String: JSONValue] {
-    [
-      "enabled": .bool(enabled), "backend": .string(backend),
-      "silences_server": .bool(silencesServer),
-    ]
-  }
-}
-
 /// Do-Not-Disturb: during focus (per card policy) and on request (`grow dnd`, D-Bus), through
 /// the notification server's own switch. Never leaves the desktop silenced: the server's state
 /// before Grow changed it is put back when focus ends, when the daemon stops, and, after a
@@ -43,7 +26,6 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     "Do-Not-Disturb during focus through the notification server's own switch (dunst, "
     + "xfce4-notifyd, swaync, mako, GNOME, KDE); org.grow.Grow1.DoNotDisturb, 'grow dnd'"
 
-  static let interfaceName = "org.grow.Grow1.DoNotDisturb"
 
   private enum Reason { case focus, request, byHand }
 
@@ -172,7 +154,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     untilTimer?.cancel()
     cancelRetry()
     stopped = true
-    context.growObject?.remove(interface: Self.interfaceName)
+    context.growObject?.remove(interface: GrowBusAPI.doNotDisturbInterface)
     guard let pending = record ?? restoring, let backend, backend.name == pending.backend else {
       return completion()
     }
@@ -591,7 +573,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     ].filter(\.1).map(\.0)
     let serverOnly = changed == ["ServerState"]
     announced = now
-    context.growObject?.propertiesChanged(changed, on: Self.interfaceName)
+    context.growObject?.propertiesChanged(changed, on: GrowBusAPI.doNotDisturbInterface)
     // The server's own state alone is no news for other plugins (DoNotDisturbChanged).
     if serverOnly { return }
     context.publish(
@@ -602,7 +584,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     guard let object = context.growObject else { return }
     object.add(
       BusInterface(
-        name: Self.interfaceName,
+        name: GrowBusAPI.doNotDisturbInterface,
         methods: [
           .init("Enable", inputs: [.init("seconds", "u")]) { [weak self] arguments, _ in
             guard case .uint32(let seconds)? = arguments.first else { return [] }

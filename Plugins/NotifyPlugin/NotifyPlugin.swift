@@ -61,7 +61,7 @@ public final class NotifyPlugin: GrowPlugin {
   private var suggestionIndex = 0
   private var warningTimer: (any Alarm)?
   private var reminderTimer: (any Alarm)?
-  /// Grow's own Do-Not-Disturb, as the dnd plugin last announced it (`dnd-changed`).
+  /// Grow's own Do-Not-Disturb, as the dnd plugin last announced it (`DoNotDisturbChanged`).
   private var doNotDisturb = DoNotDisturbState()
 
   struct Content {
@@ -118,7 +118,10 @@ public final class NotifyPlugin: GrowPlugin {
     }
     context.subscribe(DistractionStarted.self) { [weak self] event in self?.distraction(event) }
     context.subscribe(AwayResumed.self) { [weak self] event in self?.welcomeBack(event) }
-    context.subscribeToAll { [weak self] event in self?.other(event) }
+    context.subscribe(DoNotDisturbChanged.self) { [weak self] event in
+      self?.doNotDisturb = DoNotDisturbState(
+        enabled: event.enabled, silencesServer: event.silencesServer, backend: event.backend)
+    }
   }
 
   public func stop() {
@@ -164,23 +167,6 @@ public final class NotifyPlugin: GrowPlugin {
       focusOver(next: .shortBreak, length: card?.shortBreak ?? 0, waiting: true)
     case .longBreak:
       focusOver(next: .longBreak, length: card?.longBreak ?? 0, waiting: true)
-    }
-  }
-
-  /// Events of other plugins, known by name only (their types live in their own libraries).
-  private func other(_ event: any GrowEvent) {
-    let name = type(of: event).eventName
-    let fields = (event as? any JSONLineEvent)?.jsonFields() ?? [:]
-    switch name {
-    case "dnd-changed":
-      // Published by the dnd plugin (Plugins/DoNotDisturbPlugin/DoNotDisturbPlugin.swift).
-      doNotDisturb = DoNotDisturbState(
-        enabled: fields["enabled"] == .bool(true),
-        silencesServer: fields["silences_server"] == .bool(true),
-        backend: fields["backend"].flatMap { if case .string(let name) = $0 { name } else { nil } }
-          ?? "")
-    default:
-      break
     }
   }
 

@@ -30,7 +30,7 @@ public final class StatusBarPlugin: GrowPlugin {
   private var tick: (any Alarm)?
 
   public init(context: PluginContext) throws {
-    guard let runtime = context.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else {
+    guard let runtime = XDGDirectories(environment: context.environment).runtimeDirectory else {
       throw PluginError.unavailable("XDG_RUNTIME_DIR is not set; there is nowhere to keep the file")
     }
     try context.config.checkKeys(["template", "icons"])

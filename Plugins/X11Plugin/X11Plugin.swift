@@ -206,14 +206,12 @@ public final class X11Plugin: GrowPlugin {
     context.setNote((sessionFacts + switchedOff).joined(separator: "; "))
   }
 
-  /// `org.grow.Grow1.Attention` on Grow's object: what distracts the person right now, for
-  /// status bars and other apps (PropertiesChanged when it changes).
-  static let attentionInterface = "org.grow.Grow1.Attention"
-
+  // `GrowBusAPI.attentionInterface` on Grow's object: what distracts the person right now,
+  // for status bars and other apps (PropertiesChanged when it changes).
   private func exportAttention() {
     context.growObject?.add(
       BusInterface(
-        name: Self.attentionInterface,
+        name: GrowBusAPI.attentionInterface,
         properties: [
           .init("Distraction", "s") { [weak self] in
             .string(self?.distraction.flatMap { $0.flagged ? $0.window.app : nil } ?? "")
@@ -222,11 +220,11 @@ public final class X11Plugin: GrowPlugin {
   }
 
   private func announceAttention() {
-    context.growObject?.propertiesChanged(["Distraction"], on: Self.attentionInterface)
+    context.growObject?.propertiesChanged(["Distraction"], on: GrowBusAPI.attentionInterface)
   }
 
   public func stop() {
-    context.growObject?.remove(interface: Self.attentionInterface)
+    context.growObject?.remove(interface: GrowBusAPI.attentionInterface)
     graceWork?.cancel()
     titleWork?.cancel()
     reconnectWork?.cancel()

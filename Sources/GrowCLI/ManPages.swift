@@ -1,5 +1,5 @@
 import GrowConfig
-import GrowDaemon
+import GrowPluginKit
 
 /// grow(1) and grow.ini(5) in roff (man(7) macros), generated from the command table and the
 /// config schema so that `man grow` says exactly what `grow help` says.
@@ -121,7 +121,7 @@ enum ManPages {
     case .timer: "The defaults of every card, and which card grow start uses."
     case .card: "One focus card named NAME (letters, digits, - and _)."
     case .plugins:
-      "Which plugins run. Built-in: " + PluginHost.builtInIDs.joined(separator: ", ")
+      "Which plugins run. Built-in: " + builtInPluginIDs.joined(separator: ", ")
         + ". Without enable, every plugin found runs."
     case .plugin: "Settings of plugin ID; each plugin reads its own keys. Every plugin knows:"
     }

@@ -1,5 +1,5 @@
 import GrowDBus
-import GrowDaemon
+import GrowPluginKit
 
 /// A plugin as `grow plugins` shows it.
 struct PluginReport: Encodable {

@@ -27,10 +27,7 @@ public struct PluginDirectories: Sendable, Equatable {
       ((binDirectory as NSString).appendingPathComponent("../lib/grow/plugins")
       as NSString).standardizingPath
     var user = (environment["GROW_PLUGIN_PATH"] ?? "").split(separator: ":").map(String.init)
-    let dataHome =
-      environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
-    user.append(dataHome + "/grow/plugins")
+    user.append(XDGDirectories(environment: environment).growData + "/plugins")
     return PluginDirectories(builtIn: [binDirectory, installed], user: user)
   }
 }
@@ -106,7 +103,7 @@ public final class PluginHost {
   }
 
   /// The plugins that ship with Grow.
-  public static let builtInIDs = ["notify", "dnd", "x11", "statusbar"]
+  public static let builtInIDs = builtInPluginIDs
 
   /// Called whenever a record changes (for PropertiesChanged-style announcements).
   public var onChange: (() -> Void)?

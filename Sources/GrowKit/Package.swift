@@ -3,7 +3,7 @@
 // library. Plugins are loaded at run time with dlopen; Swift type identity (protocol
 // conformances, `as?` casts, event types) only works when these modules exist once in the
 // process, so they live in their own package whose `.dynamic` product both the `grow`
-// executable and each plugin link (see ../../shared notes, "Loadable plugins").
+// executable and each plugin link (Tests/GrowDaemonTests/PluginHostTests.swift loads them so).
 import PackageDescription
 
 let package = Package(

@@ -147,26 +147,13 @@ import Testing
 }
 
 extension NotificationLifecycleTests {
-  /// Grow's own Do-Not-Disturb on, as the dnd plugin announces it (its event type lives in
-  /// the dnd plugin's library; the notify plugin reads it by name, as here).
-  struct DNDChanged: JSONLineEvent {
-    static let eventName = "dnd-changed"
-    let backend: String
-    var silencesServer = true
-    func jsonFields() -> [String: JSONValue] {
-      [
-        "enabled": .bool(true), "backend": .string(backend),
-        "silences_server": .bool(silencesServer),
-      ]
-    }
-  }
-
   /// Whether "Welcome back" during focus reaches the server, and with which urgency.
   func welcomeBackDuringFocus(backend: String, silencesServer: Bool = true) throws
     -> NotificationHint?
   {
     try timer.start()
-    bus.publish(DNDChanged(backend: backend, silencesServer: silencesServer))
+    bus.publish(
+      DoNotDisturbChanged(enabled: true, backend: backend, silencesServer: silencesServer))
     bus.publish(AwayResumed(card: "work", awaySeconds: 60))
     return server.request(titled: "Welcome back").map { $0.hints["urgency"] ?? .string("none") }
   }
@@ -187,7 +174,7 @@ extension NotificationLifecycleTests {
     card.autoStartBreaks = false
     timer.replaceDeck(CardDeck(cards: [card], defaultCardName: "work"))
     try timer.start()
-    bus.publish(DNDChanged(backend: "dunst"))
+    bus.publish(DoNotDisturbChanged(enabled: true, backend: "dunst", silencesServer: true))
     clock.advance(by: 25 * 60)
     #expect(timer.status.next == .shortBreak)
     #expect(server.onScreen == [])

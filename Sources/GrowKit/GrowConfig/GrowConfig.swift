@@ -61,14 +61,7 @@ public struct GrowConfig: Sendable, Equatable {
   public static func defaultPath(
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> String {
-    let base: String
-    if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
-      base = xdg
-    } else {
-      let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-      base = (home.hasSuffix("/") ? String(home.dropLast()) : home) + "/.config"
-    }
-    return (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/grow/config.ini"
+    XDGDirectories(environment: environment).growConfig + "/config.ini"
   }
 
   /// Reads and checks the config file.

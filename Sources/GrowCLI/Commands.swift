@@ -347,7 +347,9 @@ enum Commands {
     let configPath = arguments.value("config")
     let daemon = Daemon(
       config: try loadConfigurationOrExplain(configPath), log: log,
-      reloadConfig: { @Sendable () throws in try loadConfiguration(configPath) })
+      reloadConfig: { @Sendable pluginSettings throws in
+        try readConfiguration(configPath, pluginSettings: pluginSettings)
+      })
     do {
       try daemon.run()
     } catch {

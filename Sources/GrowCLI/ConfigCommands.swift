@@ -3,10 +3,19 @@ import GrowConfig
 import GrowCore
 import GrowDaemon
 
-/// Reads the config (the default path when `path` is nil). Errors come out as they are: one
+/// Reads the config (the default path when `path` is nil), checking `[plugin.ID]` sections
+/// against what the plugins found declare. Errors come out as they are: one
 /// `FILE:LINE: message` per problem.
+@MainActor
 func loadConfiguration(_ path: String?) throws(ConfigError) -> GrowConfig {
-  try GrowConfig.load(path: path)
+  try readConfiguration(path, pluginSettings: PluginHost.declaredSettings(directories: .standard()))
+}
+
+/// Reads the config, checking `[plugin.ID]` sections against `pluginSettings`; on any thread.
+func readConfiguration(
+  _ path: String?, pluginSettings: [String: [PluginSetting]]
+) throws(ConfigError) -> GrowConfig {
+  try GrowConfig.load(path: path, pluginSettings: pluginSettings)
 }
 
 extension Commands {
@@ -63,7 +72,8 @@ extension Commands {
   /// shell completion works before the daemon runs.
   static func printCardNames() throws(CLIError) {
     do {
-      say(try loadConfiguration(nil).deck.names.joined(separator: "\n"))
+      // Without opening plugin libraries: completion runs this on every Tab.
+      say(try GrowConfig.load().deck.names.joined(separator: "\n"))
     } catch {
       throw .failed(error.description)
     }

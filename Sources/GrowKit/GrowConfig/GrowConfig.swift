@@ -76,13 +76,17 @@ public struct GrowConfig: Sendable, Equatable {
   /// - Parameter path: the file to read; nil for `defaultPath(environment:)`. A missing file at
   ///   the default path means the defaults; a missing file given explicitly is an error.
   /// - Throws: `ConfigError` listing every problem in the file.
+  /// - Parameter pluginSettings: what each plugin declares (`GrowPlugin.settings`) by id; a
+  ///   `[plugin.ID]` section is checked against it unless it runs a program (`exec`), whose own
+  ///   keys are not known. Sections of plugins not listed are not checked.
   public static func load(
-    path: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
+    path: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
+    pluginSettings: [String: [PluginSetting]] = [:]
   ) throws(ConfigError) -> GrowConfig {
     let target = path ?? defaultPath(environment: environment)
     switch RawFile.contents(of: target, limit: maximumFileSize) {
     case .bytes(let bytes):
-      return try parse(bytes: bytes, path: target)
+      return try parse(bytes: bytes, path: target, pluginSettings: pluginSettings)
     case .missing:
       if path == nil { return .defaults }
       throw ConfigError(ConfigProblem(path: target, line: nil, issue: .fileNotFound))
@@ -98,8 +102,10 @@ public struct GrowConfig: Sendable, Equatable {
 
   /// Checks `text` as the contents of the config file at `path` (used in messages only).
   /// - Throws: `ConfigError` listing every problem.
-  public static func parse(_ text: String, path: String) throws(ConfigError) -> GrowConfig {
-    try parse(bytes: Array(text.utf8), path: path)
+  public static func parse(
+    _ text: String, path: String, pluginSettings: [String: [PluginSetting]] = [:]
+  ) throws(ConfigError) -> GrowConfig {
+    try parse(bytes: Array(text.utf8), path: path, pluginSettings: pluginSettings)
   }
 
   /// Checks raw file contents, which need not be valid UTF-8.
@@ -108,12 +114,14 @@ public struct GrowConfig: Sendable, Equatable {
     try parse(bytes: [UInt8](data), path: path)
   }
 
-  static func parse(bytes: [UInt8], path: String) throws(ConfigError) -> GrowConfig {
+  static func parse(
+    bytes: [UInt8], path: String, pluginSettings: [String: [PluginSetting]] = [:]
+  ) throws(ConfigError) -> GrowConfig {
     guard bytes.count <= maximumFileSize else {
       throw ConfigError(
         ConfigProblem(path: path, line: nil, issue: .fileTooLarge(limit: maximumFileSize)))
     }
-    var builder = ConfigBuilder(path: path)
+    var builder = ConfigBuilder(path: path, pluginSettings: pluginSettings)
     builder.readLines(bytes)
     let config = builder.build()
     if !builder.problems.isEmpty { throw builder.error }
@@ -129,6 +137,7 @@ private struct ConfigBuilder {
   static let sectionNameLimit = 48
 
   let path: String
+  let pluginSettings: [String: [PluginSetting]]
   private(set) var problems: [ConfigProblem] = []
   private(set) var warnings: [ConfigProblem] = []
   private var sections: [ConfigSection] = []
@@ -136,8 +145,9 @@ private struct ConfigBuilder {
   /// header with every one before it.
   private var sectionIndex: [String: Int] = [:]
 
-  init(path: String) {
+  init(path: String, pluginSettings: [String: [PluginSetting]]) {
     self.path = path
+    self.pluginSettings = pluginSettings
   }
 
   var error: ConfigError {
@@ -296,6 +306,24 @@ private struct ConfigBuilder {
       }
       deck.append(card)
     }
+    let cardNames = deck.map(\.name)
+    // A default card named in [timer] must be one of the [card.NAME] sections when there are
+    // any: `default-card = mth` beside [card.math] is a typo, not a new card.
+    if !cards.isEmpty, !cardNames.contains(defaultName),
+      let entry = timer?["default-card"]
+    {
+      let guess = closestMatch(to: defaultName, in: cardNames).map { "did you mean '\($0)'? " }
+      report(
+        entry.line,
+        .invalidValue(
+          key: entry.key, value: entry.value, section: "timer",
+          reason: "there is no [card.\(defaultName)]; \(guess ?? "")cards: "
+            + cardNames.joined(separator: ", ")))
+    }
+    for (id, section) in pluginSections where section["exec"] == nil {
+      guard let declared = pluginSettings[id] else { continue }
+      problems += section.problems(against: declared, cards: cardNames)
+    }
     if !deck.contains(where: { $0.name == defaultName }) {
       var card = base
       card.name = defaultName
@@ -369,12 +397,11 @@ private struct ConfigBuilder {
         for id in ids { _ = try ValueReader.name(id, what: "plugin id") }
         var seen = Set<String>()
         return .names(ids.filter { seen.insert($0).inserted })
-      case .choice(let words):
-        guard let word = words.first(where: { $0 == text.lowercased() }) else {
-          throw ValueError(
-            reason: "'\(text)' is not one of \(words.joined(separator: ", "))")
-        }
-        return .text(word)
+      case .choice(let words): return .text(try ValueReader.choice(text, words))
+      case .textList, .choiceList, .durationOr:
+        // Kinds of plugin settings only (see PluginSettings.swift).
+        try ValueReader.check(text, as: key.kind)
+        return .text(text)
       case .windowPatterns:
         let items = WindowPattern.split(text)
         for item in items {

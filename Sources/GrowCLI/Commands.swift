@@ -183,6 +183,15 @@ enum Commands {
           fish   grow completions fish > ~/.config/fish/completions/grow.fish
         """, run: runCompletions),
     Command(
+      name: "reload", synopsis: "",
+      summary: "make the daemon read config.ini again (as SIGHUP does) and say what changed",
+      details: """
+        Cards take effect at once (a running phase keeps its length). Plugins whose [plugin.ID]
+        settings changed are restarted with them, added ones start, removed or disabled ones
+        stop; the others keep running untouched. A file with problems is not applied: they are
+        printed and the old config is kept (exit status 1).
+        """, run: runReload),
+    Command(
       name: "manpage", synopsis: "1|5", summary: "print the man page grow(1) or grow.ini(5)",
       details: "Roff, generated from this command table and the config schema.", hidden: true,
       run: runManpage),
@@ -356,6 +365,38 @@ enum Commands {
       throw .failed(error.description)
     }
   }
+
+  /// `grow reload`: the daemon reads the file off its loop, so this asks, then asks again
+  /// until that reload is done (at most `reloadWait`).
+  private static func runReload(_ words: [String]) throws(CLIError) {
+    let arguments = try parse(words, usage: "reload")
+    try expect(arguments, atMost: 0, "reload")
+    let client = try Client()
+    let answer = try client.call("Reload", interface: GrowBusAPI.configInterface)
+    guard case .uint32(let request)? = answer.first else {
+      throw .failed("the daemon gave no answer to Reload")
+    }
+    let deadline = Date().addingTimeInterval(reloadWait)
+    while Date() < deadline {
+      let reply = try client.call(
+        "ReloadResult", [.uint32(request)], interface: GrowBusAPI.configInterface)
+      guard reply.count == 3, case .bool(let done) = reply[0], case .bool(let ok) = reply[1],
+        case .array(_, let lines) = reply[2]
+      else { throw .failed("the daemon's ReloadResult reply is malformed") }
+      if done {
+        let text = lines.compactMap(\.stringValue).joined(separator: "\n")
+        guard ok else { throw .failed(text) }
+        return say(text)
+      }
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    throw .failed(
+      "the daemon did not finish reloading within \(DurationText.format(reloadWait)); "
+        + "'grow logs' says what it is doing")
+  }
+
+  /// How long `grow reload` waits for the daemon to read the file.
+  static let reloadWait: TimeInterval = 15
 
   private static func runHelp(_ words: [String]) throws(CLIError) {
     guard let name = words.first else { return say(usageText) }

@@ -394,7 +394,7 @@ public final class Daemon {
       let names = timer.deck.names
       if names != oldNames || config.deck != newConfig.deck {
         let more = names.count > 20 ? " and \(names.count - 20) more" : ""
-        report.append("cards: \(names.prefix(20).joined(separator: ", "))\(more)")
+        report.append("cards \(names.prefix(20).joined(separator: ", "))\(more)")
       }
       if config.sleepLimit != newConfig.sleepLimit {
         report.append("sleep-limit: \(DurationText.format(newConfig.sleepLimit))")

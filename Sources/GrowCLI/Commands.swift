@@ -91,7 +91,8 @@ enum Commands {
         it is running, disabled, unavailable or failed, and why.
           --json      a JSON array: id, source, location, state, error, summary, note,
                       last_output (an external plugin's last lines on stderr)
-          reload ID   stop the plugin and start it again (after its server came back)
+          reload ID   read config.ini again (see grow reload), then stop the plugin and
+                      start it again with its settings (after its server came back)
         """, run: runPlugins),
     Command(
       name: "logs", synopsis: "[-f] [--plugin ID] [-n N]",
@@ -371,7 +372,11 @@ enum Commands {
   private static func runReload(_ words: [String]) throws(CLIError) {
     let arguments = try parse(words, usage: "reload")
     try expect(arguments, atMost: 0, "reload")
-    let client = try Client()
+    say(try reloadConfiguration(Client()).joined(separator: "\n"))
+  }
+
+  /// Has the daemon read config.ini again; returns what changed, or throws the file's problems.
+  static func reloadConfiguration(_ client: Client) throws(CLIError) -> [String] {
     let answer = try client.call("Reload", interface: GrowBusAPI.configInterface)
     guard case .uint32(let request)? = answer.first else {
       throw .failed("the daemon gave no answer to Reload")
@@ -384,9 +389,9 @@ enum Commands {
         case .array(_, let lines) = reply[2]
       else { throw .failed("the daemon's ReloadResult reply is malformed") }
       if done {
-        let text = lines.compactMap(\.stringValue).joined(separator: "\n")
-        guard ok else { throw .failed(text) }
-        return say(text)
+        let changes = lines.compactMap(\.stringValue)
+        guard ok else { throw .failed(changes.joined(separator: "\n")) }
+        return changes
       }
       Thread.sleep(forTimeInterval: 0.05)
     }

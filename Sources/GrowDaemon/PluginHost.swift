@@ -456,8 +456,7 @@ public final class PluginHost {
   /// `GrowConfig.load(pluginSettings:)`. Libraries are opened (dlopen, as `probe` does) but
   /// never set up; one that cannot be opened is left out (its section goes unchecked, and
   /// `grow plugins` and `grow doctor` say why it does not load).
-  public static func declaredSettings(directories: PluginDirectories) -> [String: [PluginSetting]]
-  {
+  public static func declaredSettings(directories: PluginDirectories) -> [String: [PluginSetting]] {
     var declared: [String: [PluginSetting]] = [:]
     for (id, source) in discover(in: directories) {
       switch source {

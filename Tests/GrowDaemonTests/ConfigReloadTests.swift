@@ -96,7 +96,8 @@ import Testing
     let harness = try DaemonHarness(
       config: "[timer]\nfocus = 25m\n\n[card.math]\nfocus = 50m\n", environment: ["DISPLAY": ""])
     try harness.writeConfig(
-      "[timer]\ndefault-card = mth\n\n[card.math]\nfocus = 50m\n\n[plugin.statusbar]\nicon = ascii\n")
+      "[timer]\ndefault-card = mth\n\n[card.math]\nfocus = 50m\n\n[plugin.statusbar]\nicon = ascii\n"
+    )
     let reload = try harness.grow("reload")
     #expect(reload.status == 1)
     let path = harness.configPath

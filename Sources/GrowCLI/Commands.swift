@@ -1,4 +1,5 @@
 import Foundation
+import GrowConfig
 import GrowCore
 import GrowDBus
 import GrowDaemon
@@ -357,9 +358,7 @@ enum Commands {
     let configPath = arguments.value("config")
     let daemon = Daemon(
       config: try loadConfigurationOrExplain(configPath), log: log,
-      reloadConfig: { @Sendable pluginSettings throws in
-        try readConfiguration(configPath, pluginSettings: pluginSettings)
-      })
+      reloadConfig: { @Sendable () throws in try GrowConfig.load(path: configPath) })
     do {
       try daemon.run()
     } catch {

@@ -8,14 +8,19 @@ import GrowDaemon
 /// `FILE:LINE: message` per problem.
 @MainActor
 func loadConfiguration(_ path: String?) throws(ConfigError) -> GrowConfig {
-  try readConfiguration(path, pluginSettings: PluginHost.declaredSettings(directories: .standard()))
+  try GrowConfig.load(path: path, pluginSettings: declaredPluginSettings())
 }
 
-/// Reads the config, checking `[plugin.ID]` sections against `pluginSettings`; on any thread.
-func readConfiguration(
-  _ path: String?, pluginSettings: [String: [PluginSetting]]
-) throws(ConfigError) -> GrowConfig {
-  try GrowConfig.load(path: path, pluginSettings: pluginSettings)
+/// What the plugins found in the standard directories declare, opened only when asked.
+@MainActor
+func declaredPluginSettings(
+  environment: [String: String] = ProcessInfo.processInfo.environment
+) -> PluginSettingsLookup {
+  let directories = PluginDirectories.standard(environment: environment)
+  // The config is parsed on this thread, the main one.
+  return { id in
+    MainActor.assumeIsolated { PluginHost.declaredSettings(of: id, directories: directories) }
+  }
 }
 
 extension Commands {

@@ -83,12 +83,10 @@ enum ManPages {
       }
     }
     // Each plugin's own keys, as the plugin declares them (GrowPlugin.settings).
-    let declared = PluginHost.declaredSettings(directories: .standard())
-    let ids =
-      PluginHost.builtInIDs.filter { declared[$0] != nil }
-      + declared.keys.filter { !PluginHost.builtInIDs.contains($0) }.sorted()
-    for id in ids {
-      guard let settings = declared[id], !settings.isEmpty else { continue }
+    for id in PluginHost.builtInIDs {
+      guard let settings = PluginHost.declaredSettings(of: id, directories: .standard()),
+        !settings.isEmpty
+      else { continue }
       lines.append(".SH [plugin.\(escape(id))]")
       for setting in settings {
         lines += entry(setting.key, setting.kind, setting.defaultValue, setting.help)
@@ -129,7 +127,7 @@ enum ManPages {
         + ". Without enable, every plugin found runs."
     case .plugin:
       "Settings of plugin ID, checked against the keys the plugin declares (listed below for "
-        + "each plugin found); a program's own keys (exec) are not checked. Every plugin knows:"
+        + "each built-in plugin); a program's own keys (exec) are not checked. Every plugin knows:"
     }
   }
 

@@ -55,9 +55,8 @@ public final class Daemon {
   private var clockWatch: ClockWatch?
   /// The system bus, for logind's PrepareForSleep; nil where there is none.
   private var systemBus: BusConnection?
-  /// Reads the config, checking `[plugin.ID]` sections against the settings given by id.
-  public typealias ConfigReader =
-    @Sendable (_ pluginSettings: [String: [PluginSetting]]) throws -> GrowConfig
+  /// Reads the config file; `[plugin.ID]` sections are checked on the loop afterwards.
+  public typealias ConfigReader = @Sendable () throws -> GrowConfig
   private let reloadConfig: ConfigReader?
   /// A reload is being read; another SIGHUP meanwhile only asks for one more after it.
   private var reloading = false
@@ -368,12 +367,10 @@ public final class Daemon {
     }
     reloading = true
     let requested = reloadsRequested
-    // Opened on the loop (dlopen of libraries mostly loaded already), read on the thread.
-    let declared = plugins.declaredSettings()
     let reader = Thread {
       // On Linux the nice value belongs to the thread, and `0` names the calling one.
       setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
-      let result = Result { try reloadConfig(declared) }
+      let result = Result { try reloadConfig() }
       DispatchQueue.main.async {
         MainActor.assumeIsolated { [weak self] in self?.apply(result, upTo: requested) }
       }
@@ -383,8 +380,16 @@ public final class Daemon {
     return requested
   }
 
-  private func apply(_ result: Result<GrowConfig, any Error>, upTo requested: UInt32) {
+  private func apply(_ read: Result<GrowConfig, any Error>, upTo requested: UInt32) {
     reloading = false
+    // Plugin sections against what the plugins to start declare: on the loop, as opening a
+    // library must be (mostly loaded already; a section holds a few keys).
+    let result = read.flatMap { config -> Result<GrowConfig, any Error> in
+      let problems = config.pluginProblems(declared: { [plugins] id in
+        MainActor.assumeIsolated { plugins.declaredSettings(of: id) }
+      })
+      return problems.isEmpty ? .success(config) : .failure(ConfigError(problems))
+    }
     var report: [String] = []
     switch result {
     case .success(let newConfig):

@@ -447,27 +447,26 @@ public final class PluginHost {
     var decision: Decision
   }
 
-  /// `declaredSettings(directories:)` for this host's directories.
-  public func declaredSettings() -> [String: [PluginSetting]] {
-    Self.declaredSettings(directories: directories)
+  /// What plugin `id` declares about its `[plugin.ID]` keys (`GrowPlugin.settings`), read by
+  /// opening its library (dlopen, as `probe` does) without setting it up; nil for a program,
+  /// an unknown id, a plugin that declares no settings, or a library that cannot be opened (`grow plugins` and `grow doctor` say
+  /// why). Ask only for plugins that are to start: a disabled plugin is never loaded.
+  public static func declaredSettings(of id: String, directories: PluginDirectories)
+    -> [PluginSetting]?
+  {
+    switch discover(in: directories)[id] {
+    case .builtIn(let path), .library(let path):
+      // A plugin that declares nothing keeps its section unchecked (GrowPlugin.settings).
+      (try? PluginLibrary.load(path: path, expectedID: id)).flatMap {
+        $0.settings.isEmpty ? nil : $0.settings
+      }
+    case .executable, .unknown, nil: nil
+    }
   }
 
-  /// What each plugin library found declares about its `[plugin.ID]` keys, by id, for
-  /// `GrowConfig.load(pluginSettings:)`. Libraries are opened (dlopen, as `probe` does) but
-  /// never set up; one that cannot be opened is left out (its section goes unchecked, and
-  /// `grow plugins` and `grow doctor` say why it does not load).
-  public static func declaredSettings(directories: PluginDirectories) -> [String: [PluginSetting]] {
-    var declared: [String: [PluginSetting]] = [:]
-    for (id, source) in discover(in: directories) {
-      switch source {
-      case .builtIn(let path), .library(let path):
-        if let type = try? PluginLibrary.load(path: path, expectedID: id) {
-          declared[id] = type.settings
-        }
-      case .executable, .unknown: break
-      }
-    }
-    return declared
+  /// `declaredSettings(of:directories:)` in this host's directories.
+  public func declaredSettings(of id: String) -> [PluginSetting]? {
+    Self.declaredSettings(of: id, directories: directories)
   }
 
   /// What `grow config check` reports about plugins, without loading any: ids that name no

@@ -97,7 +97,7 @@ import Testing
     #expect(
       check.stderr == """
         grow: \(path):2: default-card = 'mth' in [timer]: there is no [card.mth]; did you mean \
-        'math'? cards: math
+        'math'? (cards: math; a name of its own makes a card from [timer] alone)
         \(path):8: unknown key 'grac' in [plugin.x11]; did you mean 'grace'?
         \(path):11: warn-before = 'soon' in [plugin.notify]: 'soon' is not a duration; write it \
         like 25m, 90s or 1h30m

@@ -96,18 +96,51 @@ import Testing
     let harness = try DaemonHarness(
       config: "[timer]\nfocus = 25m\n\n[card.math]\nfocus = 50m\n", environment: ["DISPLAY": ""])
     try harness.writeConfig(
-      "[timer]\ndefault-card = mth\n\n[card.math]\nfocus = 50m\n\n[plugin.statusbar]\nicon = ascii\n"
-    )
+      "[timer]\ndefault-card = mth\n\n[card.math]\nfocus = 50m\n")
     let reload = try harness.grow("reload")
     #expect(reload.status == 1)
     let path = harness.configPath
     #expect(reload.stderr.contains("config not reloaded, keeping the old one:"))
     #expect(reload.stderr.contains("\(path):2: default-card = 'mth' in [timer]"))
-    #expect(
-      reload.stderr.contains(
-        "\(path):8: unknown key 'icon' in [plugin.statusbar]; did you mean 'icons'?"))
+    try harness.writeConfig(
+      "[timer]\nfocus = 25m\n\n[card.math]\nfocus = 50m\n\n[plugin.statusbar]\nicon = ascii\n"
+        + "template = {icon}\n\n[plugin.notify]\nurgency = loud\n")
     let again = try harness.grow("reload")
     #expect(again.status == 1)
+    #expect(
+      again.stderr.contains(
+        "\(path):8: unknown key 'icon' in [plugin.statusbar]; did you mean 'icons'?"))
+    #expect(again.stderr.contains("\(path):12: urgency = 'loud' in [plugin.notify]"))
     #expect(try harness.grow("start", "math").status == 0)
+  }
+
+  /// Restarting the dnd plugin with new settings during focus keeps the server silenced, and
+  /// it is put back when the session ends: the old instance put it back and removed its
+  /// record before the new one started and silenced it again. A plugin whose section did not
+  /// change is not restarted at all.
+  @Test(.enabled(if: NotificationServers.haveDisplay, "dunst needs an X display"))
+  func dndRestartedDuringFocusKeepsTheServerSilenced() throws {
+    let config = "[timer]\nfocus = 10m\n\n[plugins]\nenable = dnd, statusbar\n\n[plugin.dnd]\n"
+    let harness = try DaemonHarness(config: config + "dnd = focus\n", startDaemon: false)
+    let dunst = try NotificationServers.dunst(harness)
+    defer { _ = dunst }
+    try harness.start()
+    #expect(try harness.eventually { try harness.dndStatus()["backend"] as? String == "dunst" })
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+
+    try harness.writeConfig(config + "dnd = always\n")
+    let reload = try harness.grow("reload")
+    #expect(reload.status == 0, "\(reload.stderr)")
+    #expect(reload.stdout == "restarted plugin 'dnd' with new settings: dnd\n")
+    #expect(
+      try harness.eventually {
+        try harness.dndStatus()["enabled"] as? Bool == true && harness.dunstIsPaused() == true
+      })
+    #expect(try harness.status()["state"] as? String == "focus")
+    let again = try harness.grow("reload")
+    #expect(again.stdout == "nothing changed\n")
+    try harness.grow("stop")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == false })
   }
 }

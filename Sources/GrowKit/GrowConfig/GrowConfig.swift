@@ -76,12 +76,11 @@ public struct GrowConfig: Sendable, Equatable {
   /// - Parameter path: the file to read; nil for `defaultPath(environment:)`. A missing file at
   ///   the default path means the defaults; a missing file given explicitly is an error.
   /// - Throws: `ConfigError` listing every problem in the file.
-  /// - Parameter pluginSettings: what each plugin declares (`GrowPlugin.settings`) by id; a
-  ///   `[plugin.ID]` section is checked against it unless it runs a program (`exec`), whose own
-  ///   keys are not known. Sections of plugins not listed are not checked.
+  /// - Parameter pluginSettings: what a plugin declares (`GrowPlugin.settings`), asked only for
+  ///   the plugins that would start (see `pluginProblems`); nil leaves its section unchecked.
   public static func load(
     path: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
-    pluginSettings: [String: [PluginSetting]] = [:]
+    pluginSettings: @escaping PluginSettingsLookup = { _ in nil }
   ) throws(ConfigError) -> GrowConfig {
     let target = path ?? defaultPath(environment: environment)
     switch RawFile.contents(of: target, limit: maximumFileSize) {
@@ -103,7 +102,7 @@ public struct GrowConfig: Sendable, Equatable {
   /// Checks `text` as the contents of the config file at `path` (used in messages only).
   /// - Throws: `ConfigError` listing every problem.
   public static func parse(
-    _ text: String, path: String, pluginSettings: [String: [PluginSetting]] = [:]
+    _ text: String, path: String, pluginSettings: @escaping PluginSettingsLookup = { _ in nil }
   ) throws(ConfigError) -> GrowConfig {
     try parse(bytes: Array(text.utf8), path: path, pluginSettings: pluginSettings)
   }
@@ -115,7 +114,7 @@ public struct GrowConfig: Sendable, Equatable {
   }
 
   static func parse(
-    bytes: [UInt8], path: String, pluginSettings: [String: [PluginSetting]] = [:]
+    bytes: [UInt8], path: String, pluginSettings: @escaping PluginSettingsLookup = { _ in nil }
   ) throws(ConfigError) -> GrowConfig {
     guard bytes.count <= maximumFileSize else {
       throw ConfigError(
@@ -129,6 +128,33 @@ public struct GrowConfig: Sendable, Equatable {
   }
 }
 
+/// What a plugin declares about its `[plugin.ID]` keys, by id; nil when it is not known.
+public typealias PluginSettingsLookup = (_ id: String) -> [PluginSetting]?
+
+extension GrowConfig {
+  /// The problems of the `[plugin.ID]` sections of the plugins that would start (enabled, not
+  /// `enabled = false`, not a program run with `exec`, whose own keys are not known), measured
+  /// against what each declares. A disabled plugin is never opened to ask.
+  public func pluginProblems(declared: PluginSettingsLookup) -> [ConfigProblem] {
+    Self.pluginProblems(
+      sections: pluginSections, enabled: enabledPlugins, cards: deck.names, declared: declared)
+  }
+
+  static func pluginProblems(
+    sections: [String: ConfigSection], enabled: [String]?, cards: [String],
+    declared: PluginSettingsLookup
+  ) -> [ConfigProblem] {
+    sections.sorted { $0.value.line < $1.value.line }.flatMap { id, section -> [ConfigProblem] in
+      let wanted = enabled?.contains(id) ?? true
+      guard wanted, section["exec"] == nil,
+        (try? section.bool("enabled", default: true)) ?? true,
+        let settings = declared(id)
+      else { return [] }
+      return section.problems(against: settings, cards: cards)
+    }
+  }
+}
+
 /// One pass over the file: lines to sections (through inih), sections to settings.
 private struct ConfigBuilder {
   /// More than this many problems are summed up in one last line.
@@ -137,7 +163,7 @@ private struct ConfigBuilder {
   static let sectionNameLimit = 48
 
   let path: String
-  let pluginSettings: [String: [PluginSetting]]
+  let pluginSettings: PluginSettingsLookup
   private(set) var problems: [ConfigProblem] = []
   private(set) var warnings: [ConfigProblem] = []
   private var sections: [ConfigSection] = []
@@ -145,7 +171,7 @@ private struct ConfigBuilder {
   /// header with every one before it.
   private var sectionIndex: [String: Int] = [:]
 
-  init(path: String, pluginSettings: [String: [PluginSetting]]) {
+  init(path: String, pluginSettings: @escaping PluginSettingsLookup) {
     self.path = path
     self.pluginSettings = pluginSettings
   }
@@ -307,22 +333,19 @@ private struct ConfigBuilder {
       deck.append(card)
     }
     let cardNames = deck.map(\.name)
-    // A default card named in [timer] must be one of the [card.NAME] sections when there are
-    // any: `default-card = mth` beside [card.math] is a typo, not a new card.
-    if !cards.isEmpty, !cardNames.contains(defaultName),
-      let entry = timer?["default-card"]
+    // A default card with no [card.NAME] of its own is made from [timer] alone (documented),
+    // but one whose name is a near miss of a card's is a typo: `default-card = mth` beside
+    // [card.math] silently made a new card "mth".
+    if !cardNames.contains(defaultName), let entry = timer?["default-card"],
+      let guess = closestMatch(to: defaultName, in: cardNames)
     {
-      let guess = closestMatch(to: defaultName, in: cardNames).map { "did you mean '\($0)'? " }
       report(
         entry.line,
         .invalidValue(
           key: entry.key, value: entry.value, section: "timer",
-          reason: "there is no [card.\(defaultName)]; \(guess ?? "")cards: "
-            + cardNames.joined(separator: ", ")))
-    }
-    for (id, section) in pluginSections where section["exec"] == nil {
-      guard let declared = pluginSettings[id] else { continue }
-      problems += section.problems(against: declared, cards: cardNames)
+          reason: "there is no [card.\(defaultName)]; did you mean '\(guess)'? (cards: "
+            + cardNames.joined(separator: ", ")
+            + "; a name of its own makes a card from [timer] alone)"))
     }
     if !deck.contains(where: { $0.name == defaultName }) {
       var card = base
@@ -337,6 +360,8 @@ private struct ConfigBuilder {
       }
     }
 
+    problems += GrowConfig.pluginProblems(
+      sections: pluginSections, enabled: enabled, cards: cardNames, declared: pluginSettings)
     return GrowConfig(
       deck: CardDeck(cards: deck, defaultCardName: defaultName), enabledPlugins: enabled,
       pluginSections: pluginSections, path: path, sleepLimit: sleepLimit, warnings: warnings)

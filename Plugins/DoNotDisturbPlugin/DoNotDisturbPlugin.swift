@@ -26,6 +26,16 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     "Do-Not-Disturb during focus through the notification server's own switch (dunst, "
     + "xfce4-notifyd, swaync, mako, GNOME, KDE); org.grow.Grow1.DoNotDisturb, 'grow dnd'"
 
+  public static let settings = [
+    PluginSetting(
+      "dnd", .choice(DndPolicy.allCases.map(\.rawValue)), default: DndPolicy.focus.rawValue,
+      help: "focus: Do-Not-Disturb during focus; always: the whole session; never: only on request."
+    ),
+    PluginSetting(
+      "card.NAME", .choice(DndPolicy.allCases.map(\.rawValue)), default: "",
+      help: "The same for one card, NAME a card of the deck.", perCard: true),
+  ]
+
 
   private enum Reason { case focus, request, byHand }
 
@@ -127,7 +137,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   static func readPolicies(_ section: ConfigSection, deck: CardDeck) throws(ConfigError)
     -> (DndPolicy, [String: DndPolicy])
   {
-    try section.checkKeys(["dnd"] + deck.names.map { "card." + $0 })
+    try section.check(against: settings, cards: deck.names)
     func policy(_ entry: ConfigEntry) throws(ConfigError) -> DndPolicy {
       guard let policy = DndPolicy(rawValue: entry.value.lowercased()) else {
         throw ConfigError([

@@ -1,4 +1,5 @@
 import Foundation
+import GrowConfig
 import GrowCore
 import GrowDBus
 import GrowLoop
@@ -13,6 +14,7 @@ import GrowPluginKit
 /// (see `FreedesktopNotifications`): a stopped server delays no phase end and no API call.
 public final class NotifyPlugin: GrowPlugin {
   public static let id = "notify"
+  public static let settings = NotifySettings.declared
   public static let summary =
     "desktop notifications: focus over, break over, long break due, distraction, "
     + "warning before a phase ends; action buttons drive the timer"

@@ -1,4 +1,5 @@
 import Foundation
+import GrowConfig
 import GrowCore
 import GrowLoop
 import GrowPluginKit
@@ -17,6 +18,14 @@ public final class StatusBarPlugin: GrowPlugin {
   public static let id = "statusbar"
   public static let summary =
     "writes status.json and status.txt to $XDG_RUNTIME_DIR/grow/ on change"
+  public static let settings = [
+    PluginSetting(
+      "template", .text, default: defaultTemplate,
+      help: "The line of status.txt, fields in braces as for grow status --template."),
+    PluginSetting(
+      "icons", .choice(IconSet.allCases.map(\.rawValue)), default: IconSet.unicode.rawValue,
+      help: "ascii for any font, unicode for stock fonts, nerd for Nerd Fonts."),
+  ]
   /// status.txt's line unless `template` says otherwise.
   public static let defaultTemplate = "{icon} {remaining_min}"
 
@@ -33,7 +42,7 @@ public final class StatusBarPlugin: GrowPlugin {
     guard let runtime = XDGDirectories(environment: context.environment).runtimeDirectory else {
       throw PluginError.unavailable("XDG_RUNTIME_DIR is not set; there is nowhere to keep the file")
     }
-    try context.config.checkKeys(["template", "icons"])
+    try context.config.check(against: Self.settings, cards: [])
     let iconsName = context.config.string("icons", default: IconSet.unicode.rawValue)
     guard let icons = IconSet(rawValue: iconsName) else {
       throw PluginError.unavailable(

@@ -19,7 +19,20 @@ public final class X11Plugin: GrowPlugin {
   public static let id = "x11"
   public static let summary = "flags distracting windows during focus and pauses when you are away"
 
-  private static let keys = ["grace", "idle-pause", "record-titles", "idle-respects-inhibitors"]
+  public static let settings = [
+    PluginSetting(
+      "grace", .duration(minimum: 0), default: "10s",
+      help: "How long a distracting window may stay active before it is flagged."),
+    PluginSetting(
+      "idle-pause", .duration(minimum: 1), default: "3m",
+      help: "Pause focus after this long without keyboard or mouse."),
+    PluginSetting(
+      "record-titles", .bool, default: "false",
+      help: "Keep distracting windows' titles in the history (only their names otherwise)."),
+    PluginSetting(
+      "idle-respects-inhibitors", .bool, default: "true",
+      help: "Do not pause while a program inhibits idleness (a video playing)."),
+  ]
 
   private let context: PluginContext
   private let grace: TimeInterval
@@ -91,7 +104,7 @@ public final class X11Plugin: GrowPlugin {
   ) throws {
     self.context = context
     self.connect = connect
-    try context.config.checkKeys(Self.keys)
+    try context.config.check(against: Self.settings, cards: [])
     grace = try context.config.duration("grace", default: 10)
     idlePause = try context.config.duration("idle-pause", default: 180, minimum: 1)
     recordTitles = try context.config.bool("record-titles", default: false)

@@ -259,7 +259,11 @@ struct Doctor {
   // MARK: Config, data, plugins
 
   private func loadConfig() -> Result<GrowConfig, ConfigError> {
-    Result { () throws(ConfigError) in try GrowConfig.load(environment: environment) }
+    Result { () throws(ConfigError) in
+      try GrowConfig.load(
+        environment: environment,
+        pluginSettings: declaredPluginSettings(environment: environment))
+    }
   }
 
   private func checkConfig() -> DoctorCheck {

@@ -138,7 +138,7 @@ extension Commands {
   /// The default card's daily goal from the config; none when the config cannot be read
   /// (`grow config check` is where its problems are explained).
   static func dailyGoal() -> TimeInterval? {
-    guard let config = try? loadConfiguration(nil) else { return nil }
+    guard let config = try? GrowConfig.load() else { return nil }
     return try? config.deck.card(named: nil).dailyGoal
   }
 

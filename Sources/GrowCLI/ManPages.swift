@@ -1,4 +1,5 @@
 import GrowConfig
+import GrowDaemon
 import GrowPluginKit
 
 /// grow(1) and grow.ini(5) in roff (man(7) macros), generated from the command table and the

@@ -251,10 +251,9 @@ public final class Daemon {
       MainActor.assumeIsolated {
         guard let self else { return }
         self.flushScheduled = false
-        do {
-          try self.sessions?.flush()
-        } catch {
-          self.log.error("cannot flush the session to disk: \(error)")
+        guard let path = self.sessions?.path else { return }
+        PrivateFiles.flushInBackground(path) { [log = self.log] error in
+          log.error("cannot flush the session to disk: \(error)")
         }
       }
     }

@@ -39,7 +39,7 @@ extension PhaseRecord {
 /// session (`$XDG_STATE_HOME/grow/pending-history.json`), so that neither a locked or full
 /// database nor a `kill -9` loses one: the next daemon writes them.
 ///
-/// The file is replaced whole and fsynced on every change (one per phase end, rarely more),
+/// The file is replaced whole on every change (one per phase end, rarely more; synced off the loop),
 /// and removed when nothing is pending. It lives with the session and not with the database:
 /// a full disk under the history is why phases wait here in the first place.
 public struct PendingPhases {
@@ -118,7 +118,9 @@ public struct PendingPhases {
     encoder.outputFormatting = [.sortedKeys]
     // Encoding plain values cannot fail.
     let data = (try? encoder.encode(phases)) ?? Data("[]".utf8)
-    try PrivateFiles.replace(path, with: data, flush: true)
+    // Whole on disk for every process at the rename; the sync waits off the loop.
+    try PrivateFiles.replace(path, with: data, flush: false)
+    PrivateFiles.flushInBackground(path) { _ in }
   }
 }
 

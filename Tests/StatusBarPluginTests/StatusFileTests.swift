@@ -95,7 +95,9 @@ import Testing
     #expect {
       try plugin("icons = emoji2")
     } throws: { error in
-      "\(error)".contains("unknown icon set 'emoji2'")
+      // The plugin's declared settings name the choices, with file and line.
+      "\(error)".contains("test.ini:2: icons = 'emoji2'")
+        && "\(error)".contains("is not one of ascii, unicode, nerd")
     }
   }
 }

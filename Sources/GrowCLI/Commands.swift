@@ -136,8 +136,10 @@ enum Commands {
         Every ended phase is kept in $XDG_DATA_HOME/grow/history.sqlite; nothing leaves the
         machine. Without a range, the last 7 days.
           --json, --csv                      the raw phases for scripts and spreadsheets
-          delete --from DATE --to DATE       deletes those days' phases, without asking
-          edit ID --card NAME                moves a phase to another card
+          delete ID [ID…]                    deletes those phases (all or none)
+          delete --from DATE --to DATE       deletes those days' phases; asks on a terminal,
+                                             and from a script needs --yes
+          edit ID --card NAME                moves a phase to another card of config.ini
           edit ID --outcome OUTCOME          completed, skipped, stopped or abandoned
         """, run: runHistory),
     Command(

@@ -42,7 +42,12 @@ public final class HistoryStore {
     pendingPath: String? = nil
   ) throws(HistoryError) {
     self.path = path
-    kept = ((try? PendingPhases(path: pendingPath))?.phases ?? []).map(\.phase)
+    kept = ((try? PendingPhases(path: pendingPath))?.phases ?? []).map { pending in
+      var phase = pending.phase
+      phase.distractionCount = pending.distractions.count
+      phase.distractionSeconds = pending.distractions.reduce(0) { $0 + $1.seconds }
+      return phase
+    }
     if create {
       try Self.prepareFile(at: path)
     } else if !FileManager.default.fileExists(atPath: path) {
@@ -174,6 +179,26 @@ public final class HistoryStore {
     }
   }
 
+  /// How many recorded phases count for the days in `days` (what `delete(days:)` would remove).
+  public func count(days: ClosedRange<LocalDay>) throws(HistoryError) -> Int {
+    try database.query(
+      "SELECT count(*) FROM phases WHERE day BETWEEN ? AND ?",
+      [.integer(Int64(days.lowerBound.number)), .integer(Int64(days.upperBound.number))]
+    ) { row in row.int(0) }.first ?? 0
+  }
+
+  /// Deletes the phases with these ids (and their distractions), all or none: an id that is
+  /// not there throws `noSuchPhase` and leaves every phase where it was.
+  public func delete(ids: [Int64]) throws(HistoryError) {
+    try database.transaction { () throws(HistoryError) in
+      for id in Set(ids).sorted() {
+        guard try database.run("DELETE FROM phases WHERE id = ?", [.integer(id)]) == 1 else {
+          throw .noSuchPhase(id: id)
+        }
+      }
+    }
+  }
+
   /// Changes a phase's card or outcome (people fix a phase started on the wrong card).
   public func edit(id: Int64, card: String? = nil, outcome: HistoryOutcome? = nil)
     throws(HistoryError)
@@ -201,7 +226,9 @@ public final class HistoryStore {
     let recorded = try database.query(
       """
       SELECT id, card, kind, planned_seconds, actual_seconds, started_at, start_offset,
-        ended_at, end_offset, outcome, pause_count, paused_seconds, away_seconds, intention
+        ended_at, end_offset, outcome, pause_count, paused_seconds, away_seconds, intention,
+        (SELECT count(*) FROM distractions WHERE phase_id = phases.id),
+        (SELECT total(seconds) FROM distractions WHERE phase_id = phases.id)
       FROM phases \(filter) ORDER BY started_at, id
       """, values, Self.readPhase)
     let waiting = try keptButNotRecorded().filter { phase in
@@ -316,6 +343,8 @@ public final class HistoryStore {
       intention: row.text(13))
     phase.startOffset = row.int(6)
     phase.endOffset = row.int(8)
+    phase.distractionCount = row.int(14)
+    phase.distractionSeconds = row.double(15)
     return phase
   }
 

@@ -42,6 +42,10 @@ public struct PhaseRecord: Sendable, Equatable {
   /// Seconds away from the computer during the phase (filled in by the X11 monitor).
   public var awaySeconds: Double
   public var intention: String?
+  /// The distractions recorded for the phase (rows of the distractions table), and their
+  /// seconds in all; filled in by `HistoryStore.phases`, not written by `record`.
+  public var distractionCount = 0
+  public var distractionSeconds: Double = 0
 
   /// - Parameter timeZone: gives the UTC offsets at the start and the end.
   public init(

@@ -102,7 +102,8 @@ import Testing
   /// end on both sides of midnight.
   func seededMonth() throws -> DaemonHarness {
     let harness = try DaemonHarness(
-      startDaemon: false, environment: ["TZ": "America/New_York", "NO_COLOR": "1"])
+      config: "[card.math]\nfocus = 50m\n", startDaemon: false,
+      environment: ["TZ": "America/New_York", "NO_COLOR": "1"])
     let zone = try #require(TimeZone(identifier: "America/New_York"))
     let formatter = DateFormatter()
     formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -184,11 +185,11 @@ import Testing
     let csv = try harness.grow("history", "--from", "2026-03-08", "--to", "2026-03-08", "--csv")
     #expect(csv.stdout.contains("\r\n8,math,focus,1500,1500,2026-03-08T09:35:00-04:00,"))
     let deleted = try harness.grow(
-      "history", "delete", "--from", "2026-03-01", "--to", "2026-03-08")
+      "history", "delete", "--from", "2026-03-01", "--to", "2026-03-08", "--yes")
     #expect(deleted.stdout == "deleted 10 phases from 2026-03-01 to 2026-03-08\n")
     #expect(try phases(harness).count == 24)
 
-    let missing = try harness.grow("history", "edit", "999", "--card", "x")
+    let missing = try harness.grow("history", "edit", "999", "--card", "math")
     #expect(missing.status == 1)
     #expect(
       missing.stderr == "grow: no phase with id 999; 'grow history' lists them with their ids\n")
@@ -198,6 +199,104 @@ import Testing
       badDate.stderr
         == "grow: --from: '2026-02-30' is not a date; write it as YYYY-MM-DD, like 2026-03-08 "
         + "(see 'grow help')\n")
+  }
+
+  @Test func editingToACardTheConfigDoesNotHaveIsRefusedWithTheKnownCards() throws {
+    let harness = try seededMonth()
+    let typo = try harness.grow("history", "edit", "8", "--card", "mtah")
+    #expect(typo.status == 1)
+    #expect(
+      typo.stderr
+        == "grow: no card named 'mtah'; did you mean 'math'? (cards: work, math); "
+        + "nothing was changed\n")
+    let unknown = try harness.grow("history", "edit", "8", "--card", "nosuch")
+    #expect(unknown.status == 1)
+    #expect(unknown.stderr.hasPrefix("grow: no card named 'nosuch' (cards: work, math)"))
+    let row = try phases(harness).first { $0["id"] as? Int == 8 }
+    #expect(row?["card"] as? String == "work")
+  }
+
+  @Test func deletingPhasesByIdRemovesOnlyThoseAndAMissingIdDeletesNothing() throws {
+    let harness = try seededMonth()
+    let deleted = try harness.grow("history", "delete", "27", "33")
+    #expect(deleted.status == 0, "\(deleted.stderr)")
+    #expect(deleted.stdout == "deleted phases 27, 33\n")
+    let left = try phases(harness).compactMap { $0["id"] as? Int }
+    #expect(left.count == 32)
+    #expect(!left.contains(27) && !left.contains(33) && left.contains(8))
+
+    let missing = try harness.grow("history", "delete", "8", "999")
+    #expect(missing.status == 1)
+    #expect(
+      missing.stderr == "grow: no phase with id 999; 'grow history' lists them with their ids\n")
+    #expect(try phases(harness).count == 32, "all or none: phase 8 is still there")
+    let word = try harness.grow("history", "delete", "eight")
+    #expect(word.status == 2)
+    #expect(word.stderr.hasPrefix("grow: grow history delete: 'eight' is not a phase id"))
+  }
+
+  @Test func aRangeDeleteAsksOnATerminalAndNeedsYesFromAScript() throws {
+    let harness = try seededMonth()
+    let range = ["history", "delete", "--from", "2026-03-01", "--to", "2026-03-08"]
+    let script = try harness.run(Binaries.grow, range)
+    #expect(script.status == 1)
+    #expect(
+      script.stderr
+        == "grow: not deleting 10 phases from 2026-03-01 to 2026-03-08 without asking: stdin is "
+        + "not a terminal; add --yes to delete them from a script\n")
+    #expect(try phases(harness).count == 34)
+
+    // script(1) gives grow a real terminal for stdin and stdout.
+    func onATerminal(answer: String) throws -> String {
+      let command = ([Binaries.grow] + range).joined(separator: " ")
+      let result = try Command.run(
+        "script", ["-qec", command, "/dev/null"], environment: harness.environment,
+        stdin: answer + "\n")
+      #expect(result.status == 0, "\(result.stdout)")
+      return result.stdout
+    }
+    let declined = try onATerminal(answer: "n")
+    #expect(declined.contains("Delete 10 phases from 2026-03-01 to 2026-03-08? [y/N] "))
+    #expect(declined.contains("nothing deleted"))
+    #expect(try phases(harness).count == 34)
+    let accepted = try onATerminal(answer: "y")
+    #expect(accepted.contains("deleted 10 phases from 2026-03-01 to 2026-03-08"))
+    #expect(try phases(harness).count == 24)
+  }
+
+  @Test func exportsCarryEachPhasesDistractionsAndAwayTime() throws {
+    let harness = try seededMonth()
+    let store = try HistoryStore(path: databasePath(harness))
+    let phase = try #require(try store.phases(days: nil).first { $0.id == 8 })
+    var away = phase
+    away.startedAt = phase.endedAt.addingTimeInterval(60)
+    away.endedAt = away.startedAt.addingTimeInterval(1500)
+    away.awaySeconds = 95
+    let awayID = try store.record(away)
+    try store.record(Distraction(phaseID: 8, appClass: "firefox", seconds: 30.4))
+    try store.record(Distraction(phaseID: 8, appClass: "Slack", seconds: 12))
+
+    let range = ["history", "--from", "2026-03-08", "--to", "2026-03-08"]
+    let csv = try harness.run(Binaries.grow, range + ["--csv"]).stdout
+    let rows = csv.components(separatedBy: "\r\n").map { $0.components(separatedBy: ",") }
+    let header = try #require(rows.first)
+    let column = { (name: String) in header.firstIndex(of: name) ?? -1 }
+    let row8 = try #require(rows.first { $0.first == "8" })
+    let rowAway = try #require(rows.first { $0.first == "\(awayID)" })
+    #expect(row8[column("distractions")] == "2")
+    #expect(row8[column("distraction_seconds")] == "42")
+    #expect(row8[column("away_seconds")] == "0")
+    #expect(rowAway[column("away_seconds")] == "95")
+    #expect(rowAway[column("distractions")] == "0")
+
+    let json = try harness.run(Binaries.grow, range + ["--json"]).stdout
+    let objects = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+    let object8 = try #require(objects.first { $0["id"] as? Int == 8 })
+    #expect(object8["distractions"] as? Int == 2)
+    #expect(object8["distraction_seconds"] as? Int == 42)
+    let objectAway = try #require(objects.first { $0["id"] as? Int == Int(awayID) })
+    #expect(objectAway["away_seconds"] as? Int == 95)
   }
 
   @Test func reportWritesAnSVGThatRendersToAPNG() throws {

@@ -57,7 +57,9 @@ enum Commands {
           --json            one JSON object: state (idle, waiting, focus, short-break,
                             long-break), paused, card, duration, remaining, elapsed
                             (seconds), started_at, ends_at (ISO 8601), cycle, long_break_after,
-                            next (the phase that waits), completed_today, focus_today,
+                            next (the phase that waits), completed_today, focus_today
+                            (completed focus and the running one: what the goal counts),
+                            cut_short_today (focus stopped, skipped or cut short),
                             daily_goal, intention
           --format FORMAT   one line in a status bar's protocol: plain (tmux, lemonbar, xmobar,
                             scripts), i3blocks, polybar, waybar (return-type json), i3bar

@@ -72,6 +72,7 @@ extension Commands {
         ids.append(id)
       }
       try withHistory { store throws(HistoryError) in try store.delete(ids: ids) }
+      tellTheDaemon()
       let noun = ids.count == 1 ? "phase" : "phases"
       return say("deleted \(noun) \(ids.map(String.init).joined(separator: ", "))")
     }
@@ -95,6 +96,7 @@ extension Commands {
       guard answer == "y" || answer == "yes" else { return say("nothing deleted") }
     }
     let deleted = try withHistory { store throws(HistoryError) in try store.delete(days: days) }
+    if deleted > 0 { tellTheDaemon() }
     let noun = deleted == 1 ? "phase" : "phases"
     say("deleted \(deleted) \(noun) \(range)")
   }
@@ -119,10 +121,26 @@ extension Commands {
     try withHistory { store throws(HistoryError) in
       try store.edit(id: id, card: card, outcome: outcome)
     }
+    tellTheDaemon()
     var changes: [String] = []
     if let card { changes.append("card '\(card)'") }
     if let outcome { changes.append("outcome \(outcome.rawValue)") }
     say("phase \(id): \(changes.joined(separator: ", "))")
+  }
+
+  /// Tells a running daemon the history file changed, so its today figures (`grow status`)
+  /// follow it (GrowBusAPI.historyInterface). Without a daemon there is nothing to tell; a
+  /// daemon that does not answer catches up when it starts next, which is said.
+  private static func tellTheDaemon() {
+    guard let client = try? Client(), client.daemonIsRunning() else { return }
+    do {
+      try client.call("Changed", interface: GrowBusAPI.historyInterface)
+    } catch {
+      FileHandle.standardError.write(
+        Data(
+          ("grow: the history is changed, but the running daemon was not told (\(error)); "
+            + "its today figures catch up when it starts next\n").utf8))
+    }
   }
 
   /// Refuses a card config.ini does not have (a typo would otherwise file the phase under a

@@ -269,13 +269,15 @@ public final class HistoryStore {
   public func dailyActivity() throws(HistoryError) -> [LocalDay: DayActivity] {
     let rows = try database.query(
       """
-      SELECT day, sum(actual_seconds), sum(outcome = 'completed')
+      SELECT day, total(iif(outcome = 'completed', actual_seconds, 0)),
+        sum(outcome = 'completed'), total(iif(outcome = 'completed', 0, actual_seconds))
       FROM phases WHERE kind = 'focus' GROUP BY day
       """
     ) { row in
       (
         LocalDay(number: row.int(0)),
-        DayActivity(focusSeconds: row.double(1), completedFocus: row.int(2))
+        DayActivity(
+          focusSeconds: row.double(1), completedFocus: row.int(2), cutShortSeconds: row.double(3))
       )
     }
     var daily = Dictionary(rows) { first, _ in first }
@@ -290,10 +292,15 @@ public final class HistoryStore {
     var activity =
       try database.query(
         """
-        SELECT coalesce(sum(actual_seconds), 0), coalesce(sum(outcome = 'completed'), 0)
+        SELECT total(iif(outcome = 'completed', actual_seconds, 0)),
+          coalesce(sum(outcome = 'completed'), 0),
+          total(iif(outcome = 'completed', 0, actual_seconds))
         FROM phases WHERE kind = 'focus' AND day = ?
         """, [.integer(Int64(day.number))]
-      ) { DayActivity(focusSeconds: $0.double(0), completedFocus: $0.int(1)) }.first
+      ) {
+        DayActivity(
+          focusSeconds: $0.double(0), completedFocus: $0.int(1), cutShortSeconds: $0.double(2))
+      }.first
       ?? DayActivity()
     for phase in try keptButNotRecorded() where phase.kind == .focus && phase.day == day {
       activity.add(phase)

@@ -99,20 +99,29 @@ public struct Distraction: Sendable, Equatable {
 }
 
 /// Focus on one local day, over every card: what streaks and today's goal are judged on.
+/// Only completed focus counts toward them; the rest is `cutShortSeconds`, shown apart.
 public struct DayActivity: Sendable, Equatable {
+  /// Seconds of completed focus.
   public var focusSeconds: Double
   public var completedFocus: Int
+  /// Seconds of focus in phases stopped, skipped or abandoned.
+  public var cutShortSeconds: Double
 
-  public init(focusSeconds: Double = 0, completedFocus: Int = 0) {
+  public init(focusSeconds: Double = 0, completedFocus: Int = 0, cutShortSeconds: Double = 0) {
     self.focusSeconds = focusSeconds
     self.completedFocus = completedFocus
+    self.cutShortSeconds = cutShortSeconds
   }
 }
 
 extension DayActivity {
   /// Counts focus `phase` in.
   mutating func add(_ phase: PhaseRecord) {
-    focusSeconds += phase.actualSeconds
-    if phase.outcome == .completed { completedFocus += 1 }
+    if phase.outcome == .completed {
+      focusSeconds += phase.actualSeconds
+      completedFocus += 1
+    } else {
+      cutShortSeconds += phase.actualSeconds
+    }
   }
 }

@@ -299,6 +299,87 @@ import Testing
     #expect(objectAway["away_seconds"] as? Int == 95)
   }
 
+  /// Today's phases as the history has them, ended a minute or two ago: one completed 25m
+  /// focus and one 12m focus that was stopped.
+  func seedToday(_ harness: DaemonHarness) throws {
+    let now = Date()
+    func focus(_ minutes: Double, endedAgo: TimeInterval, _ outcome: HistoryOutcome)
+      -> PhaseRecord
+    {
+      let end = now.addingTimeInterval(-endedAgo)
+      return PhaseRecord(
+        card: "work", kind: .focus, plannedSeconds: 1500, actualSeconds: minutes * 60,
+        startedAt: end.addingTimeInterval(-minutes * 60), endedAt: end, outcome: outcome)
+    }
+    try HistoryStore(path: databasePath(harness)).record(all: [
+      focus(25, endedAgo: 120, .completed), focus(12, endedAgo: 60, .stopped),
+    ])
+  }
+
+  @Test func onlyCompletedFocusCountsTowardTodayAndTheGoalAndCutShortFocusIsShownApart() throws {
+    let harness = try DaemonHarness(
+      config: "[timer]\nfocus = 1s\ndaily-goal = 2h\nauto-start-breaks = false\n",
+      startDaemon: false)
+    try seedToday(harness)
+    try harness.start()
+    var status = try harness.status()
+    #expect(status["completed_today"] as? Int == 1)
+    #expect(status["focus_today"] as? Int == 1500)
+    #expect(status["cut_short_today"] as? Int == 720)
+    #expect(
+      try harness.grow("status").stdout.contains("  today: 1 completed, 25m focus, 12m cut short\n")
+    )
+
+    // A 1s focus completes: the session waits for its break, with the card's goal.
+    #expect(try harness.grow("start").status == 0)
+    _ = try harness.waitForStatus { $0["state"] as? String == "waiting" }
+    #expect(
+      try harness.grow("status").stdout.contains(
+        "  today: 2 completed, 25m1s focus (20% of the 2h goal), 12m cut short\n"))
+    #expect(try harness.grow("stop").status == 0)
+
+    // A stopped focus goes to the cut-short time, not toward the goal.
+    #expect(try harness.grow("start", "--focus", "10m").status == 0)
+    #expect(try harness.grow("stop").status == 0)
+    status = try harness.status()
+    #expect(status["focus_today"] as? Int == 1501)
+    let cutShort = status["cut_short_today"] as? Int ?? 0
+    #expect(cutShort >= 720 && cutShort < 730, "\(cutShort)")
+  }
+
+  @Test func theDaemonsTodayFollowsTheHistoryAfterDeletesAndEdits() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    try seedToday(harness)
+    try harness.start()
+    #expect(try harness.status()["completed_today"] as? Int == 1)
+
+    // Phase 2, the stopped one, was completed after all.
+    #expect(try harness.grow("history", "edit", "2", "--outcome", "completed").status == 0)
+    var status = try harness.waitForStatus { $0["completed_today"] as? Int == 2 }
+    #expect(status["focus_today"] as? Int == 1500 + 720)
+    #expect(status["cut_short_today"] as? Int == 0)
+
+    #expect(try harness.grow("history", "delete", "1").status == 0)
+    status = try harness.waitForStatus { $0["completed_today"] as? Int == 1 }
+    #expect(status["focus_today"] as? Int == 720)
+
+    let today = LocalDay.today().text
+    let deleted = try harness.grow("history", "delete", "--from", today, "--to", today, "--yes")
+    #expect(deleted.stdout == "deleted 1 phase from \(today) to \(today)\n")
+    status = try harness.waitForStatus { $0["completed_today"] as? Int == 0 }
+    #expect(status["focus_today"] as? Int == 0)
+    #expect(try harness.grow("status").stdout.contains("  today: 0 completed, 0s focus\n"))
+
+    // Without a daemon, the history changes all the same and no daemon is started.
+    #expect(harness.daemon?.terminate() == 0)
+    try seedToday(harness)
+    let id = try #require(try phases(harness).first?["id"] as? Int)
+    let alone = try harness.grow("history", "delete", "\(id)")
+    #expect(alone.status == 0, "\(alone.stderr)")
+    #expect(alone.stderr == "")
+    #expect(try harness.grow("status").status != 0, "no daemon was activated")
+  }
+
   @Test func reportWritesAnSVGThatRendersToAPNG() throws {
     let harness = try seededMonth()
     let svg = harness.bus.directory.appendingPathComponent("week.svg").path

@@ -280,14 +280,17 @@ import Testing
     let csv = try harness.run(Binaries.grow, range + ["--csv"]).stdout
     let rows = csv.components(separatedBy: "\r\n").map { $0.components(separatedBy: ",") }
     let header = try #require(rows.first)
-    let column = { (name: String) in header.firstIndex(of: name) ?? -1 }
+    #expect(header.contains("distractions") && header.contains("distraction_seconds"))
+    let field = { (row: [String], name: String) in
+      header.firstIndex(of: name).flatMap { $0 < row.count ? row[$0] : nil }
+    }
     let row8 = try #require(rows.first { $0.first == "8" })
     let rowAway = try #require(rows.first { $0.first == "\(awayID)" })
-    #expect(row8[column("distractions")] == "2")
-    #expect(row8[column("distraction_seconds")] == "42")
-    #expect(row8[column("away_seconds")] == "0")
-    #expect(rowAway[column("away_seconds")] == "95")
-    #expect(rowAway[column("distractions")] == "0")
+    #expect(field(row8, "distractions") == "2")
+    #expect(field(row8, "distraction_seconds") == "42")
+    #expect(field(row8, "away_seconds") == "0")
+    #expect(field(rowAway, "away_seconds") == "95")
+    #expect(field(rowAway, "distractions") == "0")
 
     let json = try harness.run(Binaries.grow, range + ["--json"]).stdout
     let objects = try #require(

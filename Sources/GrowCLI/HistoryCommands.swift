@@ -3,6 +3,7 @@ import GrowConfig
 import GrowCore
 import GrowDaemon
 import GrowHistory
+import GrowPluginKit
 
 extension Commands {
   /// `grow history [--from DATE] [--to DATE] [--card NAME] [--all] [--json|--csv]`,
@@ -206,7 +207,7 @@ extension Commands {
   /// The default card's daily goal from the config; none when the config cannot be read
   /// (`grow config check` is where its problems are explained).
   static func dailyGoal() -> TimeInterval? {
-    guard let config = try? loadConfiguration(nil) else { return nil }
+    guard let config = try? GrowConfig.load() else { return nil }
     return try? config.deck.card(named: nil).dailyGoal
   }
 

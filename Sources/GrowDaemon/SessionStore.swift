@@ -16,10 +16,7 @@ public struct SessionStore {
   public static func defaultPath(
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> String {
-    let state =
-      environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
-    return state + "/grow/session.json"
+    XDGDirectories(environment: environment).growState + "/session.json"
   }
 
   enum LoadError: Error, CustomStringConvertible {

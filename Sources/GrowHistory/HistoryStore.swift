@@ -17,14 +17,7 @@ public final class HistoryStore {
   public static func defaultPath(
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> String {
-    let base: String
-    if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-      base = xdg
-    } else {
-      let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-      base = (home.hasSuffix("/") ? String(home.dropLast()) : home) + "/.local/share"
-    }
-    return (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/grow/history.sqlite"
+    XDGDirectories(environment: environment).growData + "/history.sqlite"
   }
 
   /// Opens the database at `path`, creating it and its directory when missing, and brings

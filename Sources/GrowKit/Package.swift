@@ -3,7 +3,7 @@
 // library. Plugins are loaded at run time with dlopen; Swift type identity (protocol
 // conformances, `as?` casts, event types) only works when these modules exist once in the
 // process, so they live in their own package whose `.dynamic` product both the `grow`
-// executable and each plugin link (see ../../shared notes, "Loadable plugins").
+// executable and each plugin link (Tests/GrowDaemonTests/PluginHostTests.swift loads them so).
 import PackageDescription
 
 let package = Package(
@@ -11,7 +11,10 @@ let package = Package(
   products: [
     .library(
       name: "GrowKit", type: .dynamic,
-      targets: ["GrowCore", "GrowConfig", "GrowLoop", "GrowDBus", "GrowPluginKit"])
+      targets: ["GrowCore", "GrowConfig", "GrowLoop", "GrowDBus", "GrowPluginKit"]),
+    // The plugin test kit: a manual event loop, a recording timer, an event recorder, log
+    // capture and a settings builder, for a plugin's own fast tests.
+    .library(name: "GrowPluginTesting", targets: ["GrowPluginTesting"]),
   ],
   targets: [
     // C libraries, each behind a thin Swift wrapper.
@@ -26,8 +29,9 @@ let package = Package(
     .target(name: "GrowCore", path: "GrowCore"),
     // config.ini, read with libinih.
     .target(name: "GrowConfig", dependencies: ["GrowCore", "CInih"], path: "GrowConfig"),
-    // Descriptor readiness on the daemon's event loop (one epoll, one DispatchSource).
-    .target(name: "GrowLoop", dependencies: ["CLinux"], path: "GrowLoop"),
+    // The event loop as a service (`EventLoop`): descriptor readiness (one epoll, one
+    // DispatchSource), alarms and clocks. GrowCore for `TimeSource`, which it extends.
+    .target(name: "GrowLoop", dependencies: ["CLinux", "GrowCore"], path: "GrowLoop"),
     // libdbus on the daemon's event loop.
     // GrowCore for its text helpers (shortened names in error messages).
     .target(name: "GrowDBus", dependencies: ["CDBus", "GrowCore", "GrowLoop"], path: "GrowDBus"),
@@ -35,5 +39,9 @@ let package = Package(
     .target(
       name: "GrowPluginKit", dependencies: ["GrowCore", "GrowConfig", "GrowLoop", "GrowDBus"],
       path: "GrowPluginKit"),
+    .target(
+      name: "GrowPluginTesting",
+      dependencies: ["GrowCore", "GrowConfig", "GrowLoop", "GrowPluginKit"],
+      path: "GrowPluginTesting"),
   ]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import GrowCore
+import GrowDaemon
 import GrowHistory
 import GrowTestSupport
 import Testing
@@ -46,6 +47,17 @@ import Testing
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .secondsSince1970
     return try decoder.decode(FocusTimer.SavedSession.self, from: data).runningPhase
+  }
+
+  /// The session file and the plugin folder come from the one XDG lookup (XDGDirectories):
+  /// a trailing slash or an empty HOME once gave `//` paths or none.
+  @Test func theSessionAndPluginPathsFollowTheOneXDGLookup() {
+    #expect(
+      SessionStore.defaultPath(environment: ["XDG_STATE_HOME": "/s/", "HOME": "/home/u"])
+        == "/s/grow/session.json")
+    #expect(
+      PluginDirectories.standard(environment: ["XDG_DATA_HOME": "/d/", "HOME": "/home/u"]).user
+        == ["/d/grow/plugins"])
   }
 
   func history(_ harness: DaemonHarness) throws -> HistoryStore {

@@ -36,7 +36,6 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
       help: "The same for one card, NAME a card of the deck.", perCard: true),
   ]
 
-
   private enum Reason { case focus, request, byHand }
 
   private let context: PluginContext

@@ -112,6 +112,41 @@ public final class DaemonHarness {
     }
   }
 
+  /// A second session bus, as a login's, whose one service directory is `services` (it need
+  /// not exist yet), so D-Bus activation can be tested; the harness's own bus activates
+  /// nothing. Returns it with this harness's environment pointed at it (and no DISPLAY): an
+  /// activated daemon gets the address from dbus-daemon, not from us.
+  public func activatingBus(services: String) throws -> (BackgroundProcess, [String: String]) {
+    let configPath = bus.directory.appendingPathComponent("activating-bus.conf").path
+    try """
+    <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+     "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+    <busconfig>
+      <type>session</type>
+      <listen>unix:tmpdir=/tmp</listen>
+      <auth>EXTERNAL</auth>
+      <servicedir>\(services)</servicedir>
+      <policy context="default">
+        <allow send_destination="*" eavesdrop="true"/>
+        <allow eavesdrop="true"/>
+        <allow own="*"/>
+      </policy>
+    </busconfig>
+    """.write(toFile: configPath, atomically: true, encoding: .utf8)
+    var environment = self.environment
+    environment["DISPLAY"] = ""
+    environment["DBUS_SESSION_BUS_ADDRESS"] = ""
+    let daemon = try BackgroundProcess(
+      "dbus-daemon", ["--config-file=\(configPath)", "--nofork", "--print-address=1"],
+      environment: environment)
+    guard daemon.waitUntil(timeout: 10, { daemon.stdout.contains("\n") }) else {
+      daemon.kill()
+      throw HarnessError("the activating bus did not start: \(daemon.stderr)")
+    }
+    environment["DBUS_SESSION_BUS_ADDRESS"] = String(daemon.stdout.prefix { $0 != "\n" })
+    return (daemon, environment)
+  }
+
   /// Runs the `grow` CLI against this bus.
   @discardableResult
   public func grow(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String)

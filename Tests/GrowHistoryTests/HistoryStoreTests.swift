@@ -41,8 +41,6 @@ import Testing
         {
           var kept = phase
           kept.id = first
-          kept.distractionCount = 1
-          kept.distractionSeconds = 30
           return kept
         }()
       ])

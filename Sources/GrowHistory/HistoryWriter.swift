@@ -32,6 +32,11 @@ final class HistoryWriter: @unchecked Sendable {
     /// Phases the history had confirmed were missing from it: the write-ahead log that held
     /// them was lost. They are being written again.
     case lost(count: Int, reason: String)
+    /// The focus per day as the file has it now, read for `reread(request:)` (after
+    /// `grow history` changed the file), with the phases still waiting counted in.
+    case reread([LocalDay: DayActivity], request: Int)
+    /// That read failed; the figures stay as they were.
+    case rereadFailed(HistoryError, request: Int)
   }
 
   let path: String
@@ -86,6 +91,22 @@ final class HistoryWriter: @unchecked Sendable {
         }
       }
       writeWaiting()
+    }
+  }
+
+  /// Reads the focus per day again, behind everything queued before it: another program
+  /// (`grow history delete`, `edit`) changed the file.
+  func reread(request: Int) {
+    queue.async { [self] in
+      do throws(HistoryError) {
+        var daily = try openStore().dailyActivity()
+        for phase in waiting where phase.phase.kind == .focus {
+          daily[phase.phase.day, default: DayActivity()].add(phase.phase)
+        }
+        report(.reread(daily, request: request))
+      } catch {
+        report(.rereadFailed(error, request: request))
+      }
     }
   }
 

@@ -51,11 +51,20 @@ final class HistoryWriter: @unchecked Sendable {
   private var unsettled: [PendingPhase] = []
   private var failure: HistoryError?
   private var retryDelay: TimeInterval = 0
+  /// Counts scheduled retries; a retry whose number is no longer current was overtaken (by
+  /// `finish(within:)`, which tries at once) and does nothing.
+  private var retryGeneration = 0
   private var retryScheduled = false
   private var settleScheduled = false
-  /// A retry waits this long at first, doubling up to `longestRetry`.
-  static let firstRetry: TimeInterval = 0.25
-  static let longestRetry: TimeInterval = 4
+  /// A retry after a failure other than a lock waits this long at first, doubling up to
+  /// `longestRetry`. Short enough that the history catches up with the timer within about a
+  /// second of the disk having room again (the soak's today check depends on it).
+  static let firstRetry: TimeInterval = 0.1
+  static let longestRetry: TimeInterval = 1
+  /// A locked database is tried again this soon: each try already waits `busyTimeout` inside
+  /// SQLite, which polls the lock, so the phases are written moments after the other program
+  /// lets go. (Backing off to 4 s here let the history lag the timer by seconds.)
+  static let lockedRetry: TimeInterval = 0.05
   /// How long one statement waits for another program's lock before the writer gives up and
   /// retries later. Short, so that `finish(within:)` at shutdown stays short too.
   static let busyTimeout: Int32 = 250
@@ -115,7 +124,12 @@ final class HistoryWriter: @unchecked Sendable {
   func finish(within seconds: TimeInterval) {
     let done = DispatchSemaphore(value: 0)
     queue.async { [self] in
-      if !waiting.isEmpty { writeWaiting() }
+      // At once, even while a retry is scheduled: the lock may be gone already, and waiting
+      // out the backoff would leave the phases for the next daemon.
+      if !waiting.isEmpty {
+        cancelRetry()
+        writeWaiting()
+      }
       done.signal()
     }
     _ = done.wait(timeout: .now() + seconds)
@@ -227,16 +241,28 @@ final class HistoryWriter: @unchecked Sendable {
   }
 
   private func retryLater(after error: HistoryError) {
-    retryDelay = min(Self.longestRetry, max(Self.firstRetry, retryDelay * 2))
+    if case .locked = error {
+      retryDelay = Self.lockedRetry
+    } else {
+      retryDelay = min(Self.longestRetry, max(Self.firstRetry, retryDelay * 2))
+    }
     if failure != error {
       failure = error
       report(.failing(error, waiting: waiting.count))
     }
     retryScheduled = true
+    retryGeneration += 1
+    let generation = retryGeneration
     // Weak: a writer given up (a test's) stops retrying.
     queue.asyncAfter(deadline: .now() + retryDelay) { [weak self] in
-      self?.retryScheduled = false
-      self?.writeWaiting()
+      guard let self, generation == retryGeneration else { return }
+      retryScheduled = false
+      writeWaiting()
     }
+  }
+
+  private func cancelRetry() {
+    retryGeneration += 1
+    retryScheduled = false
   }
 }

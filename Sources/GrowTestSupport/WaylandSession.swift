@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Testing
 
 /// A private Wayland session for one test suite: a real headless sway 1.7 (wlroots headless
 /// backend, pixman renderer, lazy Xwayland) and a private session bus, both run as an
@@ -448,5 +449,38 @@ public final class WaylandSession: @unchecked Sendable {
       killProcesses(of: uid)
       _ = try? Command.run("userdel", [String(fields[0])])
     }
+  }
+}
+
+/// `@Suite(.waylandSession)`: one `WaylandSession` for the whole suite (sway starts in about a
+/// second, but a suite of many tests should not pay it each time), stopped when the suite ends;
+/// its tests find it as `WaylandSession.current`.
+public struct WaylandSessionTrait: SuiteTrait, TestScoping {
+  public var isRecursive: Bool { false }
+
+  public func provideScope(
+    for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+  ) async throws {
+    let session = try WaylandSession()
+    defer { session.stop() }
+    try await WaylandSession.$current.withValue(session) { try await function() }
+  }
+}
+
+extension Trait where Self == WaylandSessionTrait {
+  /// A headless sway session shared by the suite's tests (`WaylandSession.current`).
+  public static var waylandSession: Self { WaylandSessionTrait() }
+}
+
+extension WaylandSession {
+  /// The suite's session, inside a suite marked `.waylandSession`.
+  @TaskLocal public static var current: WaylandSession?
+
+  /// The suite's session, or an error that says the suite lacks the trait.
+  public static func required() throws -> WaylandSession {
+    guard let current else {
+      throw HarnessError("no Wayland session: mark the suite @Suite(.waylandSession)")
+    }
+    return current
   }
 }

@@ -200,4 +200,104 @@ struct WaylandDoNotDisturbTests {
     #expect(try harness.eventually(timeout: 5) { try serverDnd(server, harness) == false })
     #expect(try harness.eventually { !FileManager.default.fileExists(atPath: record) })
   }
+
+  // MARK: Grow's own notifications during focus (issue 15, item 1, on Wayland servers)
+
+  /// Focus with the warning due halfway, the notify and dnd plugins on.
+  static let warnedFocus = """
+    [timer]
+    focus = 4s
+    auto-start-breaks = false
+
+    [plugins]
+    enable = notify, dnd
+
+    [plugin.notify]
+    timeout = never
+    warn-before = 2s
+
+    """
+
+  /// swaync 0.7.3's DND hides popups but still shows critical ones (seen on screen; its
+  /// notiDaemon.vala says so too), so during focus Grow's warning goes as critical and pops up
+  /// at once: a popup is drawn in swaync's #303030 while DND is on.
+  @Test func duringFocusSwayncShowsTheWarningAsCritical() throws {
+    let session = try WaylandSession.required()
+    let (harness, swaync) = try start(.swaync, config: Self.warnedFocus)
+    defer { swaync.terminate() }
+    #expect(try session.screenshot().count(of: "#303030", tolerance: 0) == 0)
+    try harness.grow("start")
+    #expect(try harness.eventually { try serverDnd(.swaync, harness) == true })
+    #expect(
+      try harness.eventually(timeout: 4) {
+        try session.screenshot().count(of: "#303030", tolerance: 0) > 1000
+          && harness.status()["state"] as? String == "focus"
+      }, "the warning pops up during focus")
+    #expect(try serverDnd(.swaync, harness) == true, "through DND, which stays on")
+  }
+
+  /// mako's do-not-disturb mode (`invisible=1`) hides critical ones too and keeps them for
+  /// when the mode goes: Grow's warning would surface at the break, out of date. So during
+  /// focus mako is sent nothing, and only "Focus done" shows, at the break.
+  @Test func duringFocusMakoIsSentNothingToKeep() throws {
+    let session = try WaylandSession.required()
+    let (harness, mako) = try start(.mako, config: Self.warnedFocus)
+    defer { mako.terminate() }
+    func summaries() throws -> [String] {
+      let listed =
+        try gdbus(
+          harness, "org.freedesktop.Notifications", "/fr/emersion/Mako",
+          "fr.emersion.Mako.ListNotifications") ?? ""
+      return listed.matches(of: /'summary': <'([^']*)'>/).map { String($0.output.1) }
+    }
+    try harness.grow("start")
+    #expect(try harness.eventually { try serverDnd(.mako, harness) == true })
+    var keptDuringFocus: [String] = []
+    while try harness.status()["state"] as? String == "focus" {
+      keptDuringFocus += try summaries()
+      Thread.sleep(forTimeInterval: 0.1)
+    }
+    #expect(keptDuringFocus.isEmpty, "nothing of Grow's waited in mako during focus")
+    #expect(try harness.eventually { try serverDnd(.mako, harness) == false })
+    #expect(try harness.eventually { try summaries() == ["Focus done"] })
+    // And mako draws it (its default background, #285577).
+    #expect(
+      try harness.eventually { try session.screenshot().count(of: "#285577", tolerance: 0) > 1000 })
+  }
+
+  // MARK: grow doctor and mako's config
+
+  /// The doctor's do-not-disturb line, run with the mako user's config directory.
+  private func doctorLine(makoConfig: String) throws -> String {
+    let session = try WaylandSession.required()
+    let mako = try NotificationServers.mako(session, config: makoConfig)
+    defer { mako.terminate() }
+    let harness = try DaemonHarness(
+      startDaemon: false,
+      environment: session.environment.merging(
+        ["XDG_CONFIG_HOME": session.userEnvironment["XDG_CONFIG_HOME", default: ""]]) { $1 })
+    let doctor = try harness.grow("doctor").stdout
+    return doctor.split(separator: "\n").first { $0.contains("do not disturb:") }.map(String.init)
+      ?? doctor
+  }
+
+  @Test func theDoctorAcceptsAMakoConfigWithTheMode() throws {
+    #expect(
+      try doctorLine(makoConfig: NotificationServers.makoConfig)
+        == "✔ do not disturb: backend mako (implied by the notification server); mako paused "
+        + "for focus would queue Grow's own notifications to show them late, so during focus "
+        + "Grow sends it none: a distraction shows in the status bar only")
+  }
+
+  /// Without `invisible=1` for the mode, switching it hides nothing: the doctor says what to add.
+  @Test func theDoctorSaysWhatAMakoConfigLacks() throws {
+    let session = try WaylandSession.required()
+    let file = session.userEnvironment["XDG_CONFIG_HOME", default: ""] + "/mako/config"
+    #expect(
+      try doctorLine(makoConfig: "default-timeout=0\n[mode=do-not-disturb]\nborder-size=4\n")
+        == "! do not disturb: backend mako, but \(file) gives its do-not-disturb mode no "
+        + "'invisible=1', so that mode hides nothing and notifications still show while you "
+        + "focus; fix: add the two lines '[mode=do-not-disturb]' and 'invisible=1' to \(file), "
+        + "then run 'makoctl reload'")
+  }
 }

@@ -277,14 +277,19 @@ public final class WaylandSession: @unchecked Sendable {
     }
   }
 
-  /// The output's pixels now (grim, as PPM); also saved as a PNG at `pngPath` when given, for a
-  /// person to look at.
-  public func screenshot(savingPNGTo pngPath: String? = nil) throws -> Screenshot {
+  /// The output's pixels now (grim, as PPM), or a rectangle of them (`x`, `y`, `width`,
+  /// `height`); also saved as a PNG at `pngPath` when given, for a person to look at.
+  public func screenshot(
+    x: Int = 0, y: Int = 0, width: Int? = nil, height: Int? = nil,
+    savingPNGTo pngPath: String? = nil
+  ) throws -> Screenshot {
     let ppm = directory.appendingPathComponent("shot-\(UUID().uuidString).ppm").path
     defer { try? FileManager.default.removeItem(atPath: ppm) }
+    let region = ["-g", "\(x),\(y) \(width ?? self.width)x\(height ?? self.height)"]
     for (type, path) in [("ppm", ppm), ("png", pngPath)] {
       guard let path else { continue }
-      let result = try Command.run("grim", ["-t", type, path], environment: environment)
+      let result = try Command.run(
+        "grim", region + ["-t", type, path], environment: environment)
       guard result.status == 0 else { throw HarnessError("grim: \(result)") }
     }
     return try Screenshot(ppm: Data(contentsOf: URL(fileURLWithPath: ppm)))

@@ -75,12 +75,17 @@ public final class VirtualPointer: @unchecked Sendable {
       guard flags.status == 0 else { throw HarnessError("pkg-config wayland-client: \(flags)") }
       // Into a file of its own, then renamed: another test process may run the old one.
       let temporary = output + ".\(getpid())"
+      // The Swift toolchain's clang is there wherever the tests build; cc may not be.
+      let compiler =
+        ["clang", "cc"].first {
+          (try? Command.resolve($0, in: ProcessInfo.processInfo.environment)) != nil
+        } ?? "clang"
       let compiled = try Command.run(
-        "cc",
+        compiler,
         ["-O1", "-o", temporary, source]
           + flags.stdout.split(whereSeparator: \.isWhitespace).map(String.init), timeout: 60)
       guard compiled.status == 0, rename(temporary, output) == 0 else {
-        throw HarnessError("cc virtual-pointer.c: \(compiled)")
+        throw HarnessError("\(compiler) virtual-pointer.c: \(compiled)")
       }
       path = output
       return output

@@ -214,10 +214,11 @@ struct Doctor {
           + "'makoctl reload'")
     }
     guard config.modeShowsCritical else { return result }
+    let backend = result.message.prefix { $0 != ";" }
     return .ok(
       result.check,
-      result.message + " (\(file) shows critical notifications in that mode; Grow still sends "
-        + "mako none during focus)")
+      backend + "; during focus Grow's own notifications go as critical, which \(file) shows "
+        + "in mako's do-not-disturb mode")
   }
 
   private func checkDoNotDisturbBackend() -> DoctorCheck {

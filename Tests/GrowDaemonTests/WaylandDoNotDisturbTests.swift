@@ -218,21 +218,40 @@ struct WaylandDoNotDisturbTests {
 
     """
 
+  /// A focus whose warning comes 2 s in, with time left to see it on screen on a loaded machine.
+  static let warnedLongFocus = """
+    [timer]
+    focus = 30s
+
+    [plugins]
+    enable = notify, dnd
+
+    [plugin.notify]
+    timeout = never
+    warn-before = 28s
+
+    """
+
+  /// Where both servers put their popups: the output's top right.
+  private func popups(_ session: WaylandSession) throws -> Screenshot {
+    try session.screenshot(x: session.width / 2, y: 0, width: session.width / 2, height: 120)
+  }
+
   /// swaync 0.7.3's DND hides popups but still shows critical ones (seen on screen; its
   /// notiDaemon.vala says so too), so during focus Grow's warning goes as critical and pops up
   /// at once: a popup is drawn in swaync's #303030 while DND is on.
   @Test func duringFocusSwayncShowsTheWarningAsCritical() throws {
     let session = try WaylandSession.required()
-    let (harness, swaync) = try start(.swaync, config: Self.warnedFocus)
+    let (harness, swaync) = try start(.swaync, config: Self.warnedLongFocus)
     defer { swaync.terminate() }
-    #expect(try session.screenshot().count(of: "#303030", tolerance: 0) == 0)
+    #expect(try popups(session).count(of: "#303030", tolerance: 0) == 0)
     try harness.grow("start")
     #expect(try harness.eventually { try serverDnd(.swaync, harness) == true })
     #expect(
-      try harness.eventually(timeout: 4) {
-        try session.screenshot().count(of: "#303030", tolerance: 0) > 1000
-          && harness.status()["state"] as? String == "focus"
+      try harness.eventually(timeout: 15) {
+        try popups(session).count(of: "#303030", tolerance: 0) > 1000
       }, "the warning pops up during focus")
+    #expect(try harness.status()["state"] as? String == "focus")
     #expect(try serverDnd(.swaync, harness) == true, "through DND, which stays on")
   }
 
@@ -262,7 +281,35 @@ struct WaylandDoNotDisturbTests {
     #expect(try harness.eventually { try summaries() == ["Focus done"] })
     // And mako draws it (its default background, #285577).
     #expect(
-      try harness.eventually { try session.screenshot().count(of: "#285577", tolerance: 0) > 1000 })
+      try harness.eventually { try popups(session).count(of: "#285577", tolerance: 0) > 1000 })
+  }
+
+  /// mako with a section that shows critical ones in its do-not-disturb mode: Grow's warning
+  /// goes as critical during focus and mako draws it at once (its #285577), the mode still on.
+  @Test func duringFocusMakoThatShowsCriticalOnesGetsTheWarningAsCritical() throws {
+    let session = try WaylandSession.required()
+    let mako = try NotificationServers.mako(
+      session,
+      config: NotificationServers.makoConfig
+        + "\n[mode=do-not-disturb urgency=critical]\ninvisible=0\n")
+    defer { mako.terminate() }
+    // The daemon reads mako's config where mako does: the session user's config directory.
+    let userConfig = session.userEnvironment["XDG_CONFIG_HOME", default: ""]
+    try session.writeUserConfig("grow/config.ini", Self.warnedLongFocus)
+    defer { try? FileManager.default.removeItem(atPath: userConfig + "/grow/config.ini") }
+    let harness = try DaemonHarness(
+      startDaemon: false,
+      environment: session.environment.merging(["XDG_CONFIG_HOME": userConfig]) { $1 })
+    try harness.start()
+    #expect(try harness.eventually { try harness.dndStatus()["backend"] as? String == "mako" })
+    try harness.grow("start")
+    #expect(try harness.eventually { try serverDnd(.mako, harness) == true })
+    #expect(
+      try harness.eventually(timeout: 15) {
+        try popups(session).count(of: "#285577", tolerance: 0) > 1000
+      }, "the warning shows during focus")
+    #expect(try harness.status()["state"] as? String == "focus")
+    #expect(try serverDnd(.mako, harness) == true, "through the mode, which stays on")
   }
 
   // MARK: grow doctor and mako's config
@@ -287,6 +334,18 @@ struct WaylandDoNotDisturbTests {
         == "✔ do not disturb: backend mako (implied by the notification server); mako paused "
         + "for focus would queue Grow's own notifications to show them late, so during focus "
         + "Grow sends it none: a distraction shows in the status bar only")
+  }
+
+  @Test func theDoctorSaysWhenMakosModeShowsCriticalOnes() throws {
+    let session = try WaylandSession.required()
+    let file = session.userEnvironment["XDG_CONFIG_HOME", default: ""] + "/mako/config"
+    #expect(
+      try doctorLine(
+        makoConfig: NotificationServers.makoConfig
+          + "[mode=do-not-disturb urgency=critical]\ninvisible=0\n")
+        == "✔ do not disturb: backend mako (implied by the notification server); during focus "
+        + "Grow's own notifications go as critical, which \(file) shows in mako's "
+        + "do-not-disturb mode")
   }
 
   /// Without `invisible=1` for the mode, switching it hides nothing: the doctor says what to add.

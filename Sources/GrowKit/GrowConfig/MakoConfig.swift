@@ -1,27 +1,40 @@
 import Foundation
 import GrowCore
 
-/// What `grow doctor` needs from a mako config: whether its `do-not-disturb` mode hides
-/// anything. Grow's DND for mako adds that mode (Plugins/DoNotDisturbPlugin/DndBackends.swift),
-/// which does nothing unless the config gives it `invisible=1`.
-struct MakoConfig: Equatable {
+/// What Grow needs from a mako config: whether its `do-not-disturb` mode hides anything, and
+/// whether it still shows critical notifications. Grow's DND for mako adds that mode
+/// (Plugins/DoNotDisturbPlugin/DndBackends.swift), which does nothing unless the config gives
+/// it `invisible=1`; `grow doctor` says so, and the notify plugin sends its own notifications
+/// during focus as critical only where a section lets critical ones through.
+public struct MakoConfig: Equatable, Sendable {
+  /// mako configs are a few lines; a larger file is not read (the notify plugin reads it on
+  /// the daemon's loop).
+  public static let maximumFileSize = 256 * 1024
+
   /// The file mako 1.7 reads: `$XDG_CONFIG_HOME/mako/config` (`~/.config` without it), else
   /// `~/.mako/config`; nil when neither exists (mako then runs on its defaults).
-  let path: String?
+  public let path: String?
   /// A `[mode=do-not-disturb]` section sets `invisible=1`.
-  let modeHidesNotifications: Bool
+  public let modeHidesNotifications: Bool
   /// A section for that mode and `urgency=critical` sets `invisible=0`: critical ones show.
-  let modeShowsCritical: Bool
+  public let modeShowsCritical: Bool
 
-  init(environment: [String: String]) {
+  public init(environment: [String: String]) {
     let directories = XDGDirectories(environment: environment)
-    let candidates = [directories.configHome + "/mako/config", directories.home + "/.mako/config"]
-    let path = candidates.first { FileManager.default.fileExists(atPath: $0) }
-    let text = path.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
-    self.init(path: path, text: text)
+    var found: (path: String, text: String)?
+    for path in [directories.configHome + "/mako/config", directories.home + "/.mako/config"] {
+      switch RawFile.contents(of: path, limit: Self.maximumFileSize) {
+      case .missing: continue
+      case .bytes(let bytes): found = (path, String(decoding: bytes, as: UTF8.self))
+      // mako would fail on it too; nothing in it counts.
+      default: found = (path, "")
+      }
+      break
+    }
+    self.init(path: found?.path, text: found?.text ?? "")
   }
 
-  init(path: String?, text: String) {
+  public init(path: String?, text: String) {
     self.path = path
     var hides = false
     var showsCritical = false

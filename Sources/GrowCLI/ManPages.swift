@@ -49,7 +49,9 @@ enum ManPages {
         "grow doctor checks that. swaync still shows critical notifications in its "
           + "Do-Not-Disturb, so during focus Grow's own are sent as critical; mako in that mode "
           + "hides them too and shows them when it ends, so it is sent none during focus and a "
-          + "distraction shows in the status bar only. For waybar, use a custom module with "
+          + "distraction shows in the status bar only, unless a [mode=do-not-disturb "
+          + "urgency=critical] section with invisible=0 lets critical ones through (then they "
+          + "go as critical). For waybar, use a custom module with "
           + "\"exec\": \"exec grow status --follow --format waybar\" and "
           + "\"return-type\": \"json\"; its on-click, on-click-right, on-click-middle and "
           + "on-scroll-up can run grow toggle, skip, stop and extend 1m."),

@@ -201,6 +201,55 @@ struct WaylandDoNotDisturbTests {
     #expect(try harness.eventually { !FileManager.default.fileExists(atPath: record) })
   }
 
+  /// A Swift plugin whose handler never returns: SIGTERM's normal path runs on the stuck loop,
+  /// so the emergency exit puts the server back from the record on disk, mako's modes read
+  /// first (its other modes stay), and the daemon exits within 3 s.
+  @Test(arguments: Server.allCases)
+  func aPluginStuckInAHandlerStillLetsSIGTERMPutTheServerBack(_ server: Server) throws {
+    let session = try WaylandSession.required()
+    let process =
+      switch server {
+      case .mako: try NotificationServers.mako(session)
+      case .swaync: try NotificationServers.swaync(session)
+      }
+    defer { process.terminate() }
+    let harness = try DaemonHarness(
+      config: Self.longFocus.replacingOccurrences(
+        of: "enable = dnd", with: "enable = dnd, hangs-in-handler"),
+      startDaemon: false, environment: session.environment)
+    try harness.installPlugin(library: "libgrowtest-hangs-in-handler.so", as: "hangs-in-handler")
+    try harness.start()
+    #expect(
+      try harness.eventually { try harness.dndStatus()["backend"] as? String == server.rawValue })
+    if server == .mako {
+      _ = try gdbus(
+        harness, "org.freedesktop.Notifications", "/fr/emersion/Mako",
+        "fr.emersion.Mako.SetModes", "['default', 'away']")
+    }
+    try harness.grow("start")
+    #expect(try harness.eventually { try serverDnd(server, harness) == true })
+    // Sent without waiting for an answer: the daemon will never give one.
+    try harness.run(
+      "dbus-send",
+      [
+        "--session", "--type=method_call", "--dest=org.grow.Grow1", "/org/grow/Grow1",
+        "org.grow.Grow1.Timer.Pause",
+      ])
+    let daemon = try #require(harness.daemon)
+    #expect(
+      daemon.waitUntil(timeout: 10) {
+        daemon.stderr.contains("plugin 'hangs-in-handler' has been stuck in its 'phase-paused'")
+      })
+    let sent = Date()
+    #expect(daemon.terminate(timeout: 3) == 1, "\(daemon.stderr)")
+    print(
+      "\(server): SIGTERM -> exit with a hung plugin: "
+        + String(format: "%.3f", Date().timeIntervalSince(sent)) + " s")
+    #expect(try serverDnd(server, harness) == false)
+    if server == .mako { #expect(try makoModes(harness) == ["default", "away"]) }
+    #expect(!FileManager.default.fileExists(atPath: restoreRecord(harness)))
+  }
+
   // MARK: Grow's own notifications during focus (issue 15, item 1, on Wayland servers)
 
   /// Focus with the warning due halfway, the notify and dnd plugins on.

@@ -34,15 +34,17 @@ func makeBackend(serverName: String, bus: BusConnection) -> (any DndBackend)? {
 }
 
 /// The one call that switches `backend` back to `enabled`, for the emergency exit (from any
-/// thread, on a connection of its own): dunst, xfce4-notifyd and swaync take one call. KDE
-/// releases its inhibition when the daemon's connection closes; mako and GNOME are left to
-/// the next start, which finds the restore record.
-func emergencyWrite(backend: String, enabled: Bool) -> BusMessage? {
+/// thread, on a connection of its own): dunst, xfce4-notifyd and swaync take one call; mako's
+/// modes are a list, so its current one is read first (`MakoBackend.emergencyWriteCall`). KDE
+/// releases its inhibition when the daemon's connection closes; GNOME is left to the next
+/// start, which finds the restore record.
+func emergencyWrite(backend: String, enabled: Bool, busAddress: String) -> BusMessage? {
   switch DoNotDisturbBackend(rawValue: backend) {
   case .dunst: DunstBackend.writeCall(enabled)
   case .xfce: XfceBackend.writeCall(enabled)
   case .swaync: SwayncBackend.writeCall(enabled)
-  case .mako, .kde, .gnome, nil: nil
+  case .mako: MakoBackend.emergencyWriteCall(enabled, busAddress: busAddress)
+  case .kde, .gnome, nil: nil
   }
 }
 
@@ -199,10 +201,37 @@ final class SwayncBackend: DndBackend {
 final class MakoBackend: DndBackend {
   let name = DoNotDisturbBackend.mako.rawValue
   private let bus: BusConnection
-  private static let interface = "fr.emersion.Mako"
-  private static let path = "/fr/emersion/Mako"
-  private static let mode = "do-not-disturb"
+  nonisolated private static let interface = "fr.emersion.Mako"
+  nonisolated private static let path = "/fr/emersion/Mako"
+  nonisolated private static let mode = "do-not-disturb"
+  /// The emergency exit's read: short, so that read and write stay within the exit's budget.
+  nonisolated static let emergencyReadTimeout: Int32 = 500
   init(bus: BusConnection) { self.bus = bus }
+
+  /// `modes` with Grow's mode added at the end, or taken out.
+  nonisolated private static func modes(_ modes: [String], with enabled: Bool) -> [String] {
+    modes.filter { $0 != mode } + (enabled ? [mode] : [])
+  }
+
+  nonisolated private static func setModesCall(_ modes: [String]) -> BusMessage? {
+    try? BusMessage.methodCall(
+      destination: notificationsName, path: path, interface: interface, member: "SetModes",
+      arguments: [.array(element: "s", modes.map(BusValue.string))])
+  }
+
+  /// For the emergency exit (any thread): reads mako's modes on a connection of its own and
+  /// returns the SetModes call that puts Grow's mode as `enabled`; nil when mako does not answer
+  /// in `emergencyReadTimeout` (the record then waits for the next start).
+  nonisolated static func emergencyWriteCall(_ enabled: Bool, busAddress: String) -> BusMessage? {
+    guard
+      let list = try? BusMessage.methodCall(
+        destination: notificationsName, path: path, interface: interface, member: "ListModes"),
+      let reply = try? BusConnection.callOnce(
+        list, address: busAddress, timeout: emergencyReadTimeout),
+      case .array(_, let items)? = reply.arguments.first
+    else { return nil }
+    return setModesCall(modes(items.compactMap(\.stringValue), with: enabled))
+  }
 
   private func modes(timeout: Int32, _ done: @escaping ([String]?) -> Void) {
     call(bus, notificationsName, Self.path, Self.interface, "ListModes", timeout: timeout) {
@@ -217,13 +246,10 @@ final class MakoBackend: DndBackend {
 
   func write(_ enabled: Bool, timeout: Int32, _ done: @escaping (Bool) -> Void) {
     modes(timeout: timeout) { [bus] current in
-      guard var modes = current else { return done(false) }
-      modes.removeAll { $0 == Self.mode }
-      if enabled { modes.append(Self.mode) }
-      call(
-        bus, notificationsName, Self.path, Self.interface, "SetModes",
-        [.array(element: "s", modes.map(BusValue.string))], timeout: timeout
-      ) { done($0 != nil) }
+      guard let current else { return done(false) }
+      call(bus, Self.setModesCall(Self.modes(current, with: enabled)), timeout: timeout) {
+        done($0 != nil)
+      }
     }
   }
 

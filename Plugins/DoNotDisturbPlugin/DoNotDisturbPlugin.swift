@@ -119,9 +119,12 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   /// disk says, without reading it first. The record exists only while Grow's change stands
   /// as far as Grow knows (a change by hand removes it), and a read would double the time a
   /// stopped server can hold the exit up. A server that answers late still applies the write.
+  /// mako is the exception: its modes are a list, read first (at most 0.5 s) so that the
+  /// person's other modes stay.
   nonisolated static func emergencyRestore(from file: RestoreFile, busAddress: String?) {
     guard let record = file.load(), let busAddress,
-      let message = emergencyWrite(backend: record.backend, enabled: record.previous)
+      let message = emergencyWrite(
+        backend: record.backend, enabled: record.previous, busAddress: busAddress)
     else { return }
     if (try? BusConnection.callOnce(message, address: busAddress, timeout: 1000)) != nil {
       file.remove()

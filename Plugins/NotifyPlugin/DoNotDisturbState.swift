@@ -10,6 +10,8 @@ struct DoNotDisturbState: Equatable {
   var silencesServer = false
   /// The dnd plugin's backend: dunst, xfce4-notifyd, swaync, mako, kde, gnome.
   var backend = ""
+  /// mako's config shows critical notifications in its do-not-disturb mode (MakoConfig).
+  var makoShowsCritical = false
 
   enum Passage: Equatable {
     case asIs
@@ -25,7 +27,12 @@ struct DoNotDisturbState: Equatable {
     guard enabled else { return .asIs }
     // Nothing silenced the server: Grow's Do-Not-Disturb is Grow holding its own back.
     guard silencesServer else { return .withheld }
-    // Which servers let critical ones through: `DoNotDisturbBackend.passesCritical`.
-    return DoNotDisturbBackend(rawValue: backend)?.passesCritical == true ? .critical : .withheld
+    // Which servers let critical ones through: `DoNotDisturbBackend.passesCritical`, and mako
+    // where its config says so.
+    let server = DoNotDisturbBackend(rawValue: backend)
+    if server?.passesCritical == true || (server == .mako && makoShowsCritical) {
+      return .critical
+    }
+    return .withheld
   }
 }

@@ -120,9 +120,16 @@ public final class NotifyPlugin: GrowPlugin {
     }
     context.subscribe(DistractionStarted.self) { [weak self] event in self?.distraction(event) }
     context.subscribe(AwayResumed.self) { [weak self] event in self?.welcomeBack(event) }
-    context.subscribe(DoNotDisturbChanged.self) { [weak self] event in
+    context.subscribe(DoNotDisturbChanged.self) {
+      [weak self, environment = context.environment] event in
+      // mako shows critical notifications in its do-not-disturb mode only if its config says
+      // so; read when the mode goes on (a small file, its size bounded by MakoConfig).
+      let makoShowsCritical =
+        event.enabled && event.backend == DoNotDisturbBackend.mako.rawValue
+        && MakoConfig(environment: environment).modeShowsCritical
       self?.doNotDisturb = DoNotDisturbState(
-        enabled: event.enabled, silencesServer: event.silencesServer, backend: event.backend)
+        enabled: event.enabled, silencesServer: event.silencesServer, backend: event.backend,
+        makoShowsCritical: makoShowsCritical)
     }
   }
 

@@ -195,6 +195,34 @@ struct Doctor {
 
   private func checkDoNotDisturb() -> DoctorCheck {
     let check = "do not disturb"
+    let result = checkDoNotDisturbBackend()
+    guard result.status == .ok, result.message.hasPrefix("backend mako ") else { return result }
+    return checkMakoMode(result)
+  }
+
+  /// mako's do-not-disturb mode is what the person's config makes it: without `invisible=1`
+  /// Grow switches a mode that hides nothing.
+  private func checkMakoMode(_ result: DoctorCheck) -> DoctorCheck {
+    let config = MakoConfig(environment: environment)
+    let file = config.path ?? XDGDirectories(environment: environment).configHome + "/mako/config"
+    guard config.modeHidesNotifications else {
+      return .warning(
+        result.check,
+        "backend mako, but \(file) gives its do-not-disturb mode no 'invisible=1', so that "
+          + "mode hides nothing and notifications still show while you focus",
+        fix: "add the two lines '[mode=do-not-disturb]' and 'invisible=1' to \(file), then run "
+          + "'makoctl reload'")
+    }
+    guard config.modeShowsCritical else { return result }
+    let backend = result.message.prefix { $0 != ";" }
+    return .ok(
+      result.check,
+      backend + "; during focus Grow's own notifications go as critical, which \(file) shows "
+        + "in mako's do-not-disturb mode")
+  }
+
+  private func checkDoNotDisturbBackend() -> DoctorCheck {
+    let check = "do not disturb"
     if daemonRuns,
       let reply = call(
         GrowBusAPI.busName, GrowBusAPI.objectPath, "org.freedesktop.DBus.Properties", "Get",

@@ -38,6 +38,23 @@ enum ManPages {
       }
     }
     lines += [
+      ".SH WAYLAND",
+      text(
+        "On sway and other wlroots compositors the dnd plugin drives SwayNotificationCenter "
+          + "(SetDnd; its Subscribe signal tells of a change by hand) and mako (the "
+          + "do-not-disturb mode, through ListModes and SetModes, keeping your other modes). "
+          + "mako's mode hides nothing unless its config has it:"),
+      ".RS", ".nf", "[mode=do-not-disturb]", "invisible=1", ".fi", ".RE",
+      text(
+        "grow doctor checks that. swaync still shows critical notifications in its "
+          + "Do-Not-Disturb, so during focus Grow's own are sent as critical; mako in that mode "
+          + "hides them too and shows them when it ends, so it is sent none during focus and a "
+          + "distraction shows in the status bar only, unless a [mode=do-not-disturb "
+          + "urgency=critical] section with invisible=0 lets critical ones through (then they "
+          + "go as critical). For waybar, use a custom module with "
+          + "\"exec\": \"exec grow status --follow --format waybar\" and "
+          + "\"return-type\": \"json\"; its on-click, on-click-right, on-click-middle and "
+          + "on-scroll-up can run grow toggle, skip, stop and extend 1m."),
       ".SH EXIT STATUS",
       ".TP", "0", "done", ".TP", "1", "refused or failed; the message says why",
       ".TP", "2", "wrong command line", ".TP", "3", "no daemon or no session bus to talk to",

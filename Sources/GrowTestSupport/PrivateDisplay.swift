@@ -216,7 +216,7 @@ public final class PrivateDisplay: @unchecked Sendable {
 }
 
 /// Pixels grabbed from a display (binary PPM, as ImageMagick writes it).
-public struct Screenshot: Sendable {
+public struct Screenshot: Sendable, Equatable {
   public let width: Int
   public let height: Int
   /// Red, green, blue, a byte each, row by row.

@@ -180,6 +180,38 @@ extension NotificationLifecycleTests {
     #expect(server.onScreen == [])
   }
 
+  /// mako's do-not-disturb mode shows critical ones where the person's mako config has a
+  /// `[mode=do-not-disturb urgency=critical]` section with `invisible=0`: then "Welcome back"
+  /// goes as critical; with the plain mode (critical ones hidden and kept), not at all.
+  @Test(arguments: [(true, NotificationHint?.some(.byte(2))), (false, nil)])
+  func makoGetsItCriticalOnlyWhereItsConfigShowsCriticalOnes(
+    showsCritical: Bool, expected: NotificationHint?
+  ) throws {
+    let home = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "grow-mako-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: home) }
+    try FileManager.default.createDirectory(
+      at: home.appendingPathComponent("mako"), withIntermediateDirectories: true)
+    try
+      ("[mode=do-not-disturb]\ninvisible=1\n"
+      + (showsCritical ? "\n[mode=do-not-disturb urgency=critical]\ninvisible=0\n" : ""))
+      .write(to: home.appendingPathComponent("mako/config"), atomically: true, encoding: .utf8)
+    let bed = PluginTestBed()
+    let timer = FocusTimer(deck: .standard, bus: bed.events, time: bed.loop)
+    let server = RecordingServer()
+    let plugin = try NotifyPlugin(
+      context: bed.context(
+        "notify", environment: ["XDG_CONFIG_HOME": home.path, "HOME": home.path], timer: timer),
+      server: server)
+    _ = plugin
+    try timer.start()
+    bed.events.publish(DoNotDisturbChanged(enabled: true, backend: "mako", silencesServer: true))
+    bed.events.publish(AwayResumed(card: "work", awaySeconds: 60))
+    #expect(
+      server.request(titled: "Welcome back").map { $0.hints["urgency"] ?? .string("none") }
+        == expected)
+  }
+
   @Test func withoutAServerSwitchGrowHoldsItsOwnBack() throws {
     #expect(try welcomeBackDuringFocus(backend: "none", silencesServer: false) == nil)
   }

@@ -36,10 +36,12 @@ public enum DoNotDisturbBackend: String, CaseIterable, Sendable {
 
   /// Whether the server's Do-Not-Disturb still shows critical notifications, so the notify
   /// plugin can send its own as critical during focus instead of holding them back.
-  /// xfce4-notifyd: run (Tests/GrowDaemonTests/NotifyPluginTests.swift); GNOME Shell 43
-  /// (`messageTray.js`: banners off, critical ones still shown), KDE Plasma and
-  /// SwayNotificationCenter: their sources, not run here. dunst 1.9 queues critical ones too
-  /// while paused; mako's do-not-disturb mode is whatever the person's config makes it.
+  /// xfce4-notifyd and SwayNotificationCenter 0.7.3: run (Tests/GrowDaemonTests/
+  /// NotifyPluginTests.swift, WaylandDoNotDisturbTests.swift); GNOME Shell 43
+  /// (`messageTray.js`: banners off, critical ones still shown) and KDE Plasma: their sources,
+  /// not run here. dunst 1.9 queues critical ones too while paused; mako's do-not-disturb mode
+  /// is whatever the person's config makes it, and the mode `grow doctor` suggests
+  /// (`invisible=1`) hides critical ones too and shows them when it ends.
   public var passesCritical: Bool {
     switch self {
     case .xfce, .gnome, .kde, .swaync: true

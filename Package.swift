@@ -23,6 +23,7 @@ let package = Package(
     .library(name: "grow-plugin-dnd", type: .dynamic, targets: ["DoNotDisturbPlugin"]),
     .library(name: "grow-plugin-x11", type: .dynamic, targets: ["X11Plugin"]),
     .library(name: "grow-plugin-statusbar", type: .dynamic, targets: ["StatusBarPlugin"]),
+    .library(name: "grow-plugin-wayland", type: .dynamic, targets: ["WaylandPlugin"]),
     // Test fixtures: broken plugins. Named so the daemon never finds them by itself; tests
     // copy them into a private plugin directory under a plugin's name.
     .library(name: "growtest-throws-on-init", type: .dynamic, targets: ["ThrowsOnInitPlugin"]),
@@ -71,6 +72,9 @@ let package = Package(
     ),
     .target(name: "X11Plugin", dependencies: [kit, "CX11"], path: "Plugins/X11Plugin"),
     .target(name: "StatusBarPlugin", dependencies: [kit], path: "Plugins/StatusBarPlugin"),
+    // Wayland sessions: the compositors' window sources (sway/i3 IPC, Hyprland) feeding the
+    // kit's DistractionWatch, as the x11 plugin does under X.
+    .target(name: "WaylandPlugin", dependencies: [kit], path: "Plugins/WaylandPlugin"),
 
     // The parsers' promises under hostile input, and their driver: libFuzzer for `make fuzz`
     // (built with -DGROW_LIBFUZZER), a replay of saved inputs otherwise.
@@ -118,6 +122,11 @@ let package = Package(
       linkerSettings: onePluginEntry),
     .testTarget(
       name: "X11PluginTests", dependencies: [kit, testKit, "X11Plugin"],
+      linkerSettings: onePluginEntry),
+    // The wayland plugin's sources against real i3 (Xvfb) and a Hyprland stand-in; sway under
+    // GrowDaemonTests.
+    .testTarget(
+      name: "WaylandPluginTests", dependencies: [kit, testKit, "WaylandPlugin", "GrowTestSupport"],
       linkerSettings: onePluginEntry),
     .testTarget(
       name: "DoNotDisturbPluginTests", dependencies: [kit, testKit, "DoNotDisturbPlugin"],

@@ -1,4 +1,5 @@
 import Foundation
+import GrowCore
 import GrowLoop
 
 /// Why a compositor socket cannot be used.
@@ -56,7 +57,8 @@ final class UnixStream {
       raw[bytes.count] = 0
     }
     descriptor = socket(
-      AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+      AF_UNIX,
+      Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         | Int32(SOCK_NONBLOCK.rawValue), 0)
     guard descriptor >= 0 else {
       throw .cannotConnect(path: path, reason: String(cString: strerror(errno)))
@@ -69,7 +71,7 @@ final class UnixStream {
     // A Unix socket whose backlog is full says EAGAIN: writable once accepted.
     if connected != 0, errno != EAGAIN, errno != EINPROGRESS {
       let reason = String(cString: strerror(errno))
-      close(descriptor)
+      Glibc.close(descriptor)
       throw .cannotConnect(path: path, reason: reason)
     }
     watch = loop.watch(descriptor, for: connected == 0 ? .readable : [.readable, .writable]) {

@@ -1,0 +1,129 @@
+import Foundation
+import GrowConfig
+import GrowCore
+import GrowLoop
+import GrowPluginKit
+
+/// The Wayland desktop monitor: flags distracting windows during focus and pauses when nobody
+/// is there, like the x11 plugin, through the same `DistractionWatch`. It runs when
+/// `WAYLAND_DISPLAY` is set (the x11 plugin stands down then) and picks its sources from the
+/// session:
+/// - the focused window: sway's or i3's IPC (`$SWAYSOCK`, `$I3SOCK`), Hyprland's event socket
+///   (`$HYPRLAND_INSTANCE_SIGNATURE`); GNOME and KDE give a plain client no active window,
+///   and the plugin says so rather than pretend;
+/// - idle and return: the compositor's idle protocol (WaylandIdle).
+/// Every source is a socket on the daemon's loop with a reply deadline and a reconnect.
+public final class WaylandPlugin: GrowPlugin {
+  public static let id = "wayland"
+  public static let summary =
+    "flags distracting windows during focus and pauses when you are away (Wayland)"
+  public static let settings = DistractionWatch.settings
+
+  private let context: PluginContext
+  private var watch: DistractionWatch!
+  private var windows: (any WindowSource)?
+  /// What the session gives the monitor, for `grow plugins` and `grow doctor`.
+  private var facts: [String] = []
+  private var windowTrouble: String?
+
+  public init(context: PluginContext) throws {
+    self.context = context
+    try context.config.check(against: Self.settings, cards: [])
+    let environment = context.environment
+    guard let display = environment["WAYLAND_DISPLAY"], !display.isEmpty else {
+      throw PluginError.unavailable(
+        "not a Wayland session (WAYLAND_DISPLAY is not set); the x11 plugin watches X sessions")
+    }
+    let session = WaylandSession(environment: environment)
+    watch = try DistractionWatch(context: context) { [weak self] window in
+      self?.windows?.block(window)
+    }
+    var facts = ["compositor: \(session.compositor)"]
+    switch session.windowSource {
+    case .i3IPC(let path, let compositor):
+      let source = I3WindowSource(
+        path: path, compositor: compositor, loop: context.loop, log: context.log)
+      windows = source
+      source.start()
+    case .hyprland(let events, let requests):
+      windows = HyprlandWindowSource(
+        events: events, requests: requests, loop: context.loop, log: context.log)
+    case .none(let why):
+      facts.append(why)
+    }
+    if let windows {
+      facts.append("active window from \(windows.name)")
+      facts.append(windows.blockFact)
+      windows.onWindow = { [weak self] window in self?.watch.windowChanged(window) }
+      windows.onTrouble = { [weak self] trouble in self?.windowTroubleChanged(trouble) }
+    }
+    self.facts = facts
+    watch.sessionFacts = facts
+    context.log.info("watching Wayland display \(display): " + facts.joined(separator: "; "))
+  }
+
+  public func stop() {
+    windows?.stop()
+    windows = nil
+    watch.stop()
+  }
+
+  private func windowTroubleChanged(_ trouble: String?) {
+    windowTrouble = trouble
+    if let trouble {
+      context.setUnavailable(trouble)
+    } else {
+      context.setAvailable()
+    }
+  }
+}
+
+/// Which Wayland session this is and what it offers a plain client, from the environment the
+/// compositor gave the daemon.
+struct WaylandSession {
+  enum WindowSourceChoice: Equatable {
+    case i3IPC(path: String, compositor: String)
+    case hyprland(events: String, requests: String)
+    /// No source: why, as the note says it.
+    case none(String)
+  }
+
+  let compositor: String
+  let windowSource: WindowSourceChoice
+
+  init(environment: [String: String]) {
+    func value(_ name: String) -> String? {
+      environment[name].flatMap { $0.isEmpty ? nil : $0 }
+    }
+    let desktop = value("XDG_CURRENT_DESKTOP")?.uppercased() ?? ""
+    if let sway = value("SWAYSOCK") {
+      compositor = "sway"
+      windowSource = .i3IPC(path: sway, compositor: "sway")
+    } else if let i3 = value("I3SOCK") {
+      compositor = "i3"
+      windowSource = .i3IPC(path: i3, compositor: "i3")
+    } else if let signature = value("HYPRLAND_INSTANCE_SIGNATURE") {
+      compositor = "Hyprland"
+      // Hyprland 0.40 and later keep the sockets in the runtime directory; older ones in /tmp.
+      let base =
+        value("XDG_RUNTIME_DIR").map { "\($0)/hypr/\(signature)" } ?? "/tmp/hypr/\(signature)"
+      windowSource = .hyprland(events: base + "/.socket2.sock", requests: base + "/.socket.sock")
+    } else if desktop.split(separator: ":").contains("GNOME") {
+      compositor = "GNOME Shell (Mutter)"
+      windowSource = .none(
+        "GNOME gives a plain client no active window: distractions are not flagged")
+    } else if desktop.split(separator: ":").contains("KDE") {
+      compositor = "KDE Plasma (KWin)"
+      windowSource = .none(
+        "KWin gives a plain client no active window: distractions are not flagged")
+    } else {
+      compositor = desktop.isEmpty ? "unknown compositor" : desktop.lowercased()
+      windowSource = .none(
+        "no window source: neither SWAYSOCK, I3SOCK nor HYPRLAND_INSTANCE_SIGNATURE is set, "
+          + "so distractions are not flagged")
+    }
+  }
+}
+
+@_cdecl("grow_plugin")
+public func growPlugin() -> UnsafeRawPointer { growPluginDescriptor(WaylandPlugin.self) }

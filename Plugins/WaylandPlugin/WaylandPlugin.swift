@@ -34,7 +34,7 @@ public final class WaylandPlugin: GrowPlugin {
       throw PluginError.unavailable(
         "not a Wayland session (WAYLAND_DISPLAY is not set); the x11 plugin watches X sessions")
     }
-    let session = WaylandSession(environment: environment)
+    let session = CompositorSession(environment: environment)
     watch = try DistractionWatch(context: context) { [weak self] window in
       self?.windows?.block(window)
     }
@@ -80,7 +80,7 @@ public final class WaylandPlugin: GrowPlugin {
 
 /// Which Wayland session this is and what it offers a plain client, from the environment the
 /// compositor gave the daemon.
-struct WaylandSession {
+struct CompositorSession {
   enum WindowSourceChoice: Equatable {
     case i3IPC(path: String, compositor: String)
     case hyprland(events: String, requests: String)

@@ -36,6 +36,31 @@ public enum NotificationServers {
     return notifyd
   }
 
+  /// A mako config whose `do-not-disturb` mode hides everything, as Grow's DND asks mako users
+  /// to write it (`grow doctor`); notifications never expire by themselves, so a screenshot
+  /// still shows them.
+  public static let makoConfig = "default-timeout=0\n\n[mode=do-not-disturb]\ninvisible=1\n"
+
+  /// Starts mako 1.7 in a Wayland session, with `config` as its config file, and waits until it
+  /// owns org.freedesktop.Notifications on the session's bus.
+  public static func mako(_ session: WaylandSession, config: String = makoConfig) throws
+    -> BackgroundProcess
+  {
+    try session.writeUserConfig("mako/config", config)
+    let mako = try session.start("mako")
+    try session.waitForBusName("org.freedesktop.Notifications", process: mako)
+    return mako
+  }
+
+  /// Starts SwayNotificationCenter 0.7 in a Wayland session (its stock config) and waits until
+  /// it owns both its control name and org.freedesktop.Notifications.
+  public static func swaync(_ session: WaylandSession) throws -> BackgroundProcess {
+    let swaync = try session.start("swaync")
+    try session.waitForBusName("org.erikreider.swaync.cc", process: swaync)
+    try session.waitForBusName("org.freedesktop.Notifications", process: swaync)
+    return swaync
+  }
+
   /// A dbusmock notification server that says it is `name` (GetServerInformation), with
   /// `extraMethods` as `(name, in, out, python code)` for AddMethods.
   public static func mock(
@@ -84,13 +109,21 @@ public enum NotificationServers {
   public static func waitForName(
     _ name: String, _ harness: DaemonHarness, process: BackgroundProcess, timeout: TimeInterval = 15
   ) throws {
+    try waitForName(name, environment: harness.environment, process: process, timeout: timeout)
+  }
+
+  /// Waits until `name` has an owner on the bus that `environment` names.
+  public static func waitForName(
+    _ name: String, environment: [String: String], process: BackgroundProcess,
+    timeout: TimeInterval = 15
+  ) throws {
     let owned = try process.waitUntil(timeout: timeout, interval: 0.1) {
-      try harness.run(
+      try Command.run(
         "dbus-send",
         [
           "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
           "org.freedesktop.DBus.NameHasOwner", "string:\(name)",
-        ]
+        ], environment: environment
       ).stdout.contains("boolean true")
     }
     guard owned else {

@@ -1,0 +1,132 @@
+import Foundation
+import Glibc
+import GrowTestSupport
+import Testing
+
+/// The wayland plugin in a real headless sway 1.7 (GrowTestSupport's WaylandSession): the
+/// daemon runs with the session's environment (WAYLAND_DISPLAY, SWAYSOCK and Xwayland's
+/// DISPLAY), and the events an external plugin receives are what a person's other plugins see.
+// Serialized: each test runs its own daemon in the suite's one compositor.
+@Suite(.serialized, .waylandSession)
+struct WaylandPluginTests {
+  static let config = """
+    [timer]
+    distractions = grow-game, DistractXterm
+    allow = grow-game:/grow docs/
+
+    [plugin.wayland]
+    grace = 1s
+    idle-pause = 2s
+    idle-respects-inhibitors = false
+
+    """
+
+  final class Desktop {
+    let session: WaylandSession
+    let harness: DaemonHarness
+    let eventsPath: String
+
+    init(_ config: String = WaylandPluginTests.config) throws {
+      session = try WaylandSession.required()
+      harness = try DaemonHarness(startDaemon: false, environment: session.environment)
+      let home = harness.bus.environment["HOME", default: ""]
+      eventsPath = home + "/events.jsonl"
+      let recorder = home + "/record-events.sh"
+      try writeExecutable("#!/bin/sh\nexec cat >> \(eventsPath)\n", to: recorder)
+      try harness.writeConfig(config + "\n[plugin.events]\nexec = \(recorder)\n")
+      try harness.start()
+      let running = try harness.daemon?.waitUntil(timeout: 10) {
+        try harness.plugins()["wayland"]?["state"] == "running"
+      }
+      guard running == true else {
+        throw HarnessError("wayland not running: \(try harness.plugins())")
+      }
+    }
+
+    func events(_ type: String) -> [[String: Any]] {
+      let text = (try? String(contentsOfFile: eventsPath, encoding: .utf8)) ?? ""
+      return text.split(separator: "\n").compactMap {
+        try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+      }.filter { $0["type"] as? String == type }
+    }
+
+    func waitFor(
+      _ type: String, timeout: TimeInterval = 10, _ matches: ([String: Any]) -> Bool = { _ in true }
+    ) -> [String: Any]? {
+      let deadline = Date().addingTimeInterval(timeout)
+      while Date() < deadline {
+        if let found = events(type).last(where: matches) { return found }
+        Thread.sleep(forTimeInterval: 0.02)
+      }
+      return nil
+    }
+  }
+
+  /// Xwayland is there (DISPLAY is set) but no view of the session: the x11 plugin stands down
+  /// and says why; the wayland plugin names the compositor and what it does there.
+  @Test func underSwayTheWaylandPluginRunsAndTheX11OneSaysWhyItStandsDown() throws {
+    let desktop = try Desktop()
+    let plugins = try desktop.harness.plugins()
+    #expect(plugins["x11"]?["state"] == "unavailable")
+    #expect(
+      plugins["x11"]?["error"]?.hasPrefix("this is a Wayland session (WAYLAND_DISPLAY=") == true,
+      "\(plugins)")
+    let human = try desktop.harness.grow("plugins").stdout
+    #expect(
+      human.contains(
+        "note: compositor: sway; active window from sway IPC; "
+          + "block = minimize moves the window to the scratchpad"), "\(human)")
+    #expect(human.contains("the wayland plugin watches it"), "\(human)")
+  }
+
+  /// Native (foot, app_id) and Xwayland (xterm, WM_CLASS) windows both come through sway's
+  /// IPC; a distracting one is flagged after the grace period; closing the last window says
+  /// nothing has focus.
+  @Test func nativeAndXwaylandWindowsAreFollowedAndADistractionIsFlagged() throws {
+    let desktop = try Desktop()
+    let session = desktop.session
+    #expect(try desktop.harness.grow("start").status == 0)
+    let game = try session.openNativeWindow(appID: "grow-game", title: "Level 3")
+    let native = desktop.waitFor("active-window-changed") { $0["class"] as? String == "grow-game" }
+    #expect(native?["title"] as? String == "Level 3", "\(desktop.events("active-window-changed"))")
+    #expect(native?["instance"] as? String == "")
+    #expect((native?["pid"] as? Int ?? 0) > 0)
+    let started = desktop.waitFor("distraction-started")
+    #expect(started?["app"] as? String == "grow-game")
+
+    let xterm = try session.openXwaylandWindow(class: "DistractXterm", title: "Time sink")
+    let x = desktop.waitFor("active-window-changed") { $0["class"] as? String == "DistractXterm" }
+    #expect(x?["title"] as? String == "Time sink")
+    #expect(desktop.waitFor("distraction-ended") != nil, "left the game: that distraction ends")
+
+    game.kill()
+    xterm.kill()
+    let nothing = desktop.waitFor("active-window-changed") {
+      $0["class"] as? String == "" && $0["title"] as? String == ""
+    }
+    #expect(nothing != nil, "\(desktop.events("active-window-changed"))")
+  }
+
+  /// `block = minimize` on sway: the flagged window goes to the scratchpad.
+  @Test func blockMinimizeMovesTheWindowToTheScratchpad() throws {
+    let desktop = try Desktop(Self.config + "[card.work]\nblock = minimize\n")
+    let session = desktop.session
+    #expect(try desktop.harness.grow("start").status == 0)
+    let game = try session.openNativeWindow(appID: "grow-game", title: "Level 3")
+    defer { game.kill() }
+    #expect(desktop.waitFor("distraction-started") != nil)
+    // sway keeps scratchpad windows as floating nodes of its hidden `__i3_scratch` workspace.
+    func inScratchpad() throws -> Bool {
+      func workspaces(_ node: [String: Any]) -> [[String: Any]] {
+        let children = node["nodes"] as? [[String: Any]] ?? []
+        return (node["type"] as? String == "workspace" ? [node] : []) + children.flatMap(workspaces)
+      }
+      let scratch = workspaces(try session.tree()).first { $0["name"] as? String == "__i3_scratch" }
+      return (scratch?["floating_nodes"] as? [[String: Any]] ?? []).contains {
+        $0["app_id"] as? String == "grow-game"
+      }
+    }
+    let hidden = try desktop.harness.daemon?.waitUntil(timeout: 5) { try inScratchpad() }
+    #expect(hidden == true, "\((try? session.tree()) ?? [:])")
+  }
+}

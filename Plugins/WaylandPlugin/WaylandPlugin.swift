@@ -22,6 +22,7 @@ public final class WaylandPlugin: GrowPlugin {
   private let context: PluginContext
   private var watch: DistractionWatch!
   private var windows: (any WindowSource)?
+  private var idle: WaylandIdle?
   /// What the session gives the monitor, for `grow plugins` and `grow doctor`.
   private var facts: [String] = []
   private var windowTrouble: String?
@@ -60,12 +61,55 @@ public final class WaylandPlugin: GrowPlugin {
     self.facts = facts
     watch.sessionFacts = facts
     context.log.info("watching Wayland display \(display): " + facts.joined(separator: "; "))
+    startIdle(display: display)
   }
 
   public func stop() {
     windows?.stop()
     windows = nil
+    idle?.close()
+    idle = nil
     watch.stop()
+  }
+
+  // MARK: Away
+
+  /// The compositor's idle notification, armed at `idle-pause`: "idle" once that long passed
+  /// without input, "resumed" at the next input.
+  private func startIdle(display: String) {
+    let milliseconds = UInt32(min(watch.idlePause * 1000, Double(UInt32.max)))
+    let idle: WaylandIdle
+    do {
+      idle = try WaylandIdle(
+        display: display, timeoutMilliseconds: milliseconds, loop: context.loop)
+    } catch {
+      return addFact("\(error): away detection is off")
+    }
+    self.idle = idle
+    idle.onReady = { [weak self] idleProtocol in
+      self?.addFact(
+        idleProtocol.map { "idle from \($0.rawValue)" }
+          ?? "the compositor offers neither ext_idle_notifier_v1 nor org_kde_kwin_idle: "
+          + "away detection is off")
+    }
+    idle.onIdle = { [weak self] in
+      guard let self else { return }
+      watch.becameIdle(idleSeconds: watch.idlePause)
+    }
+    idle.onActive = { [weak self] in self?.watch.becameActive() }
+    idle.onLost = { [weak self] reason in
+      guard let self else { return }
+      self.idle = nil
+      watch.becameActive()
+      context.log.warning(reason)
+      context.setUnavailable("\(reason); 'grow plugins reload wayland' connects again")
+    }
+  }
+
+  private func addFact(_ fact: String) {
+    facts.append(fact)
+    watch.sessionFacts = facts
+    context.log.info(fact)
   }
 
   private func windowTroubleChanged(_ trouble: String?) {

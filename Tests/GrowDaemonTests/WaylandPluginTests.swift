@@ -16,8 +16,7 @@ struct WaylandPluginTests {
 
     [plugin.wayland]
     grace = 1s
-    idle-pause = 2s
-    idle-respects-inhibitors = false
+    idle-pause = 10m
 
     """
 
@@ -71,11 +70,15 @@ struct WaylandPluginTests {
     #expect(
       plugins["x11"]?["error"]?.hasPrefix("this is a Wayland session (WAYLAND_DISPLAY=") == true,
       "\(plugins)")
+    let note =
+      "note: compositor: sway; active window from sway IPC; "
+      + "block = minimize moves the window to the scratchpad; idle from org_kde_kwin_idle"
+    // The idle protocol is known once the compositor listed its globals, a moment after start.
+    _ = try desktop.harness.daemon?.waitUntil(timeout: 5) {
+      try desktop.harness.grow("plugins").stdout.contains(note)
+    }
     let human = try desktop.harness.grow("plugins").stdout
-    #expect(
-      human.contains(
-        "note: compositor: sway; active window from sway IPC; "
-          + "block = minimize moves the window to the scratchpad"), "\(human)")
+    #expect(human.contains(note), "\(human)")
     #expect(human.contains("the wayland plugin watches it"), "\(human)")
   }
 
@@ -128,5 +131,22 @@ struct WaylandPluginTests {
     }
     let hidden = try desktop.harness.daemon?.waitUntil(timeout: 5) { try inScratchpad() }
     #expect(hidden == true, "\((try? session.tree()) ?? [:])")
+  }
+
+  /// Nobody at the headless seat: sway's org_kde_kwin_idle says idle after `idle-pause`, focus
+  /// pauses; input (`swaymsg seat - cursor move`, compositor-side) says resumed, focus goes on.
+  @Test func awayOnSwayPausesFocusAndInputResumesIt() throws {
+    let desktop = try Desktop(
+      Self.config.replacingOccurrences(of: "idle-pause = 10m", with: "idle-pause = 2s")
+        + "idle-respects-inhibitors = false\n")
+    #expect(try desktop.harness.grow("start").status == 0)
+    let paused = desktop.waitFor("away-paused")
+    #expect(
+      (paused?["away_seconds"] as? Double).map { $0 >= 2 } == true, "\(String(describing: paused))")
+    #expect(try desktop.harness.status()["paused"] as? Bool == true)
+    try desktop.session.swaymsg("seat", "-", "cursor", "move", "3", "3")
+    #expect(desktop.waitFor("user-active") != nil)
+    #expect(desktop.waitFor("away-resumed") != nil)
+    #expect(try desktop.harness.status()["paused"] as? Bool == false)
   }
 }

@@ -80,6 +80,23 @@ struct WaylandPluginTests {
     let human = try desktop.harness.grow("plugins").stdout
     #expect(human.contains(note), "\(human)")
     #expect(human.contains("the wayland plugin watches it"), "\(human)")
+
+    // grow doctor names the compositor and what works there.
+    let doctor = try desktop.harness.grow("doctor").stdout
+    let lines = doctor.split(separator: "\n").map(String.init)
+    let socket = desktop.session.waylandSocket
+    #expect(
+      lines.contains(
+        "✔ display: Wayland (WAYLAND_DISPLAY=\(socket), \(socket) answers); the wayland plugin "
+          + "watches it (compositor and what works: plugin wayland below)"), "\(doctor)")
+    #expect(
+      lines.contains {
+        $0.hasPrefix("✔ plugin wayland: running") && $0.hasSuffix(note.dropFirst(6))
+      },
+      "\(doctor)")
+    #expect(
+      lines.contains { $0.hasPrefix("✔ plugin x11: stands down: this is a Wayland session") },
+      "\(doctor)")
   }
 
   /// Native (foot, app_id) and Xwayland (xterm, WM_CLASS) windows both come through sway's

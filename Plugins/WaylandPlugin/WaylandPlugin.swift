@@ -23,6 +23,7 @@ public final class WaylandPlugin: GrowPlugin {
   private var watch: DistractionWatch!
   private var windows: (any WindowSource)?
   private var idle: WaylandIdle?
+  private var mutterIdle: MutterIdle?
   /// What the session gives the monitor, for `grow plugins` and `grow doctor`.
   private var facts: [String] = []
   private var windowTrouble: String?
@@ -61,7 +62,11 @@ public final class WaylandPlugin: GrowPlugin {
     self.facts = facts
     watch.sessionFacts = facts
     context.log.info("watching Wayland display \(display): " + facts.joined(separator: "; "))
-    startIdle(display: display)
+    if session.isGNOME {
+      startMutterIdle()
+    } else {
+      startIdle(display: display)
+    }
   }
 
   public func stop() {
@@ -69,6 +74,8 @@ public final class WaylandPlugin: GrowPlugin {
     windows = nil
     idle?.close()
     idle = nil
+    mutterIdle?.stop()
+    mutterIdle = nil
     watch.stop()
   }
 
@@ -106,6 +113,27 @@ public final class WaylandPlugin: GrowPlugin {
     }
   }
 
+  /// GNOME: Mutter's idle monitor over the session bus (any Mutter version; the Wayland idle
+  /// protocol came to Mutter only in 47).
+  private func startMutterIdle() {
+    guard let bus = context.sessionBus else {
+      return addFact("no session bus for \(MutterIdle.service): away detection is off")
+    }
+    let idle = MutterIdle(
+      bus: bus, milliseconds: UInt64(watch.idlePause * 1000), log: context.log)
+    mutterIdle = idle
+    idle.onReady = { [weak self] problem in
+      self?.addFact(
+        problem.map { "\($0): away detection is off" } ?? "idle from \(MutterIdle.service)")
+    }
+    idle.onIdle = { [weak self] in
+      guard let self else { return }
+      watch.becameIdle(idleSeconds: watch.idlePause)
+    }
+    idle.onActive = { [weak self] in self?.watch.becameActive() }
+    idle.start()
+  }
+
   private func addFact(_ fact: String) {
     facts.append(fact)
     watch.sessionFacts = facts
@@ -134,6 +162,8 @@ struct CompositorSession {
 
   let compositor: String
   let windowSource: WindowSourceChoice
+  /// GNOME Shell: idle comes from Mutter's D-Bus idle monitor.
+  var isGNOME: Bool { compositor.hasPrefix("GNOME") }
 
   init(environment: [String: String]) {
     func value(_ name: String) -> String? {

@@ -52,7 +52,8 @@ import Testing
     #expect(plugins["notfy"]?["state"] == "failed")
     #expect(
       plugins["notfy"]?["error"]
-        == "unknown plugin 'notfy'; did you mean 'notify'? (known: dnd, notify, statusbar, wayland, x11)")
+        == "unknown plugin 'notfy'; did you mean 'notify'? (known: dnd, notify, statusbar, wayland, x11)"
+    )
     #expect(plugins["statusbar"]?["state"] == "running")
   }
 

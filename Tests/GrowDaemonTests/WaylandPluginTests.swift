@@ -167,3 +167,78 @@ struct WaylandPluginTests {
     #expect(try desktop.harness.status()["paused"] as? Bool == false)
   }
 }
+
+/// GNOME on Wayland, with a dbusmock stand-in for Mutter's idle monitor (GNOME Shell cannot run
+/// here): the wayland plugin says it has no active window there, and pauses and resumes on
+/// the monitor's WatchFired signals.
+@Suite struct GnomeWaylandTests {
+  static let service = "org.gnome.Mutter.IdleMonitor"
+  static let path = "/org/gnome/Mutter/IdleMonitor/Core"
+
+  @Test func awayComesFromMutterAndDoctorSaysThereIsNoActiveWindow() throws {
+    let harness = try DaemonHarness(
+      config: "[plugin.wayland]\nidle-pause = 2s\nidle-respects-inhibitors = false\n",
+      startDaemon: false,
+      environment: ["WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "GNOME"])
+    let mutter = try BackgroundProcess(
+      "/usr/bin/python3", ["-m", "dbusmock", "--session", Self.service, Self.path, Self.service],
+      environment: harness.environment)
+    defer { mutter.kill() }
+    try NotificationServers.waitForName(Self.service, harness, process: mutter)
+    for (method, inSignature, outSignature, code) in [
+      ("AddIdleWatch", "t", "u", "ret = 1"), ("AddUserActiveWatch", "", "u", "ret = 2"),
+      ("RemoveWatch", "u", "", ""),
+    ] {
+      let result = try harness.run(
+        "gdbus",
+        [
+          "call", "--session", "-d", Self.service, "-o", Self.path, "-m",
+          "org.freedesktop.DBus.Mock.AddMethod", Self.service, method, inSignature, outSignature,
+          code,
+        ])
+      #expect(result.status == 0, "\(result)")
+    }
+    func fire(_ id: Int) throws {
+      let result = try harness.run(
+        "gdbus",
+        [
+          "call", "--session", "-d", Self.service, "-o", Self.path, "-m",
+          "org.freedesktop.DBus.Mock.EmitSignal", Self.service, "WatchFired", "u",
+          "[<uint32 \(id)>]",
+        ])
+      #expect(result.status == 0, "\(result)")
+    }
+    func calls() throws -> String {
+      try harness.run(
+        "gdbus",
+        [
+          "call", "--session", "-d", Self.service, "-o", Self.path, "-m",
+          "org.freedesktop.DBus.Mock.GetCalls",
+        ]
+      ).stdout
+    }
+    try harness.start()
+    let note =
+      "compositor: GNOME Shell (Mutter); GNOME gives a plain client no active window: "
+      + "distractions are not flagged; idle from org.gnome.Mutter.IdleMonitor"
+    let ready = try harness.daemon?.waitUntil(timeout: 10) {
+      try harness.grow("plugins").stdout.contains(note)
+    }
+    #expect(ready == true, "\((try? harness.grow("plugins").stdout) ?? "")")
+    // The watch is for idle-pause, in milliseconds.
+    let asked = try calls()
+    #expect(asked.contains("'AddIdleWatch', [<uint64 2000>]"), "\(asked)")
+
+    #expect(try harness.grow("start").status == 0)
+    try fire(1)
+    #expect(try harness.eventually { try harness.status()["paused"] as? Bool == true })
+    #expect(try harness.eventually { try calls().contains("AddUserActiveWatch") })
+    try fire(2)
+    #expect(try harness.eventually { try harness.status()["paused"] as? Bool == false })
+
+    let doctor = try harness.grow("doctor").stdout
+    #expect(
+      doctor.contains("! plugin wayland: running") && doctor.contains(note)
+        && doctor.contains("nothing to fix in Grow"), "\(doctor)")
+  }
+}

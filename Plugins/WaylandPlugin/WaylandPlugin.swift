@@ -9,9 +9,10 @@ import GrowPluginKit
 /// `WAYLAND_DISPLAY` is set (the x11 plugin stands down then) and picks its sources from the
 /// session:
 /// - the focused window: sway's or i3's IPC (`$SWAYSOCK`, `$I3SOCK`), Hyprland's event socket
-///   (`$HYPRLAND_INSTANCE_SIGNATURE`); GNOME and KDE give a plain client no active window,
-///   and the plugin says so rather than pretend;
-/// - idle and return: the compositor's idle protocol (WaylandIdle).
+///   (`$HYPRLAND_INSTANCE_SIGNATURE`), else wlroots' toplevel list (WaylandDisplay); GNOME
+///   and KDE give a plain client no active window, and the plugin says so rather than pretend;
+/// - idle and return: the compositor's idle protocol (WaylandDisplay), on GNOME Mutter's idle
+///   monitor over D-Bus (MutterIdle).
 /// Every source is a socket on the daemon's loop with a reply deadline and a reconnect.
 public final class WaylandPlugin: GrowPlugin {
   public static let id = "wayland"
@@ -22,7 +23,9 @@ public final class WaylandPlugin: GrowPlugin {
   private let context: PluginContext
   private var watch: DistractionWatch!
   private var windows: (any WindowSource)?
-  private var idle: WaylandIdle?
+  private var display: WaylandDisplay?
+  /// Whether the focused window comes from the display's toplevel list.
+  private var toplevelSource = false
   private var mutterIdle: MutterIdle?
   /// What the session gives the monitor, for `grow plugins` and `grow doctor`.
   private var facts: [String] = []
@@ -38,7 +41,8 @@ public final class WaylandPlugin: GrowPlugin {
     }
     let session = CompositorSession(environment: environment)
     watch = try DistractionWatch(context: context) { [weak self] window in
-      self?.windows?.block(window)
+      guard let self else { return }
+      if toplevelSource { minimizeToplevel(window) } else { windows?.block(window) }
     }
     var facts = ["compositor: \(session.compositor)"]
     switch session.windowSource {
@@ -50,6 +54,8 @@ public final class WaylandPlugin: GrowPlugin {
     case .hyprland(let events, let requests):
       windows = HyprlandWindowSource(
         events: events, requests: requests, loop: context.loop, log: context.log)
+    case .foreignToplevel:
+      toplevelSource = true
     case .none(let why):
       facts.append(why)
     }
@@ -65,15 +71,15 @@ public final class WaylandPlugin: GrowPlugin {
     if session.isGNOME {
       startMutterIdle()
     } else {
-      startIdle(display: display)
+      connect(to: display)
     }
   }
 
   public func stop() {
     windows?.stop()
     windows = nil
-    idle?.close()
-    idle = nil
+    self.display?.close()
+    self.display = nil
     mutterIdle?.stop()
     mutterIdle = nil
     watch.stop()
@@ -81,35 +87,66 @@ public final class WaylandPlugin: GrowPlugin {
 
   // MARK: Away
 
-  /// The compositor's idle notification, armed at `idle-pause`: "idle" once that long passed
-  /// without input, "resumed" at the next input.
-  private func startIdle(display: String) {
+  /// The Wayland connection: the compositor's idle notification, armed at `idle-pause` ("idle"
+  /// once that long passed without input, "resumed" at the next input), and the toplevel list
+  /// when no IPC names the focused window.
+  private func connect(to name: String) {
     let milliseconds = UInt32(min(watch.idlePause * 1000, Double(UInt32.max)))
-    let idle: WaylandIdle
+    let display: WaylandDisplay
     do {
-      idle = try WaylandIdle(
-        display: display, timeoutMilliseconds: milliseconds, loop: context.loop)
+      display = try WaylandDisplay(
+        display: name, timeoutMilliseconds: milliseconds, watchToplevels: toplevelSource,
+        loop: context.loop)
     } catch {
+      if toplevelSource { facts.append("no window source: \(error)") }
       return addFact("\(error): away detection is off")
     }
-    self.idle = idle
-    idle.onReady = { [weak self] idleProtocol in
-      self?.addFact(
+    self.display = display
+    display.onReady = { [weak self] idleProtocol, toplevels in
+      guard let self else { return }
+      if toplevelSource {
+        facts +=
+          toplevels
+          ? [
+            "active window from zwlr_foreign_toplevel_manager_v1",
+            "block = minimize asks the compositor to minimise the window",
+          ]
+          : [
+            "no window source: no SWAYSOCK, I3SOCK or HYPRLAND_INSTANCE_SIGNATURE, and the "
+              + "compositor offers no zwlr_foreign_toplevel_manager_v1, so distractions are not "
+              + "flagged"
+          ]
+      }
+      addFact(
         idleProtocol.map { "idle from \($0.rawValue)" }
           ?? "the compositor offers neither ext_idle_notifier_v1 nor org_kde_kwin_idle: "
           + "away detection is off")
     }
-    idle.onIdle = { [weak self] in
+    display.onWindow = { [weak self] window in self?.watch.windowChanged(window) }
+    display.onIdle = { [weak self] in
       guard let self else { return }
       watch.becameIdle(idleSeconds: watch.idlePause)
     }
-    idle.onActive = { [weak self] in self?.watch.becameActive() }
-    idle.onLost = { [weak self] reason in
+    display.onActive = { [weak self] in self?.watch.becameActive() }
+    display.onLost = { [weak self] reason in
       guard let self else { return }
-      self.idle = nil
+      self.display = nil
       watch.becameActive()
+      if toplevelSource { watch.windowChanged(nil) }
       context.log.warning(reason)
       context.setUnavailable("\(reason); 'grow plugins reload wayland' connects again")
+    }
+  }
+
+  /// `set_minimized` on the toplevel, then a look whether the compositor did it: sway, for
+  /// one, has no minimised state and ignores it, which the log says rather than pretend.
+  private func minimizeToplevel(_ window: DesktopWindow) {
+    guard let display else { return }
+    display.minimize(window)
+    _ = context.loop.after(seconds: 0.5) { [weak self] in
+      guard let self, self.display === display, display.isMinimized(window) == false else { return }
+      context.log.warning(
+        "the compositor did not minimise \(window.app); block = minimize only flags it here")
     }
   }
 
@@ -156,6 +193,8 @@ struct CompositorSession {
   enum WindowSourceChoice: Equatable {
     case i3IPC(path: String, compositor: String)
     case hyprland(events: String, requests: String)
+    /// wlroots' toplevel list on the Wayland connection, if the compositor offers it.
+    case foreignToplevel
     /// No source: why, as the note says it.
     case none(String)
   }
@@ -191,10 +230,9 @@ struct CompositorSession {
       windowSource = .none(
         "KWin gives a plain client no active window: distractions are not flagged")
     } else {
+      // river, labwc, Wayfire (or sway without SWAYSOCK): the toplevel list, if offered.
       compositor = desktop.isEmpty ? "unknown compositor" : desktop.lowercased()
-      windowSource = .none(
-        "no window source: neither SWAYSOCK, I3SOCK nor HYPRLAND_INSTANCE_SIGNATURE is set, "
-          + "so distractions are not flagged")
+      windowSource = .foreignToplevel
     }
   }
 }

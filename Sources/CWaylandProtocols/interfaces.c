@@ -7,3 +7,6 @@ const struct wl_interface *grow_org_kde_kwin_idle_interface(void) {
 const struct wl_interface *grow_ext_idle_notifier_v1_interface(void) {
     return &ext_idle_notifier_v1_interface;
 }
+const struct wl_interface *grow_zwlr_foreign_toplevel_manager_v1_interface(void) {
+    return &zwlr_foreign_toplevel_manager_v1_interface;
+}

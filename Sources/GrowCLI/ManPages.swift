@@ -48,7 +48,7 @@ enum ManPages {
       text(
         "a Wayland session: the wayland plugin watches it and the x11 plugin stands down; "
           + "the active window comes from sway's or i3's IPC (SWAYSOCK, I3SOCK) or Hyprland's "
-          + "(HYPRLAND_INSTANCE_SIGNATURE), idle from ext_idle_notifier_v1 or "
+          + "(HYPRLAND_INSTANCE_SIGNATURE) or wlroots' zwlr_foreign_toplevel_manager_v1, idle from ext_idle_notifier_v1 or "
           + "org_kde_kwin_idle, on GNOME from org.gnome.Mutter.IdleMonitor; GNOME and KDE give "
           + "no active window, which grow doctor says"),
       ".TP", ".B XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_RUNTIME_DIR",

@@ -25,9 +25,10 @@ struct WaylandPluginTests {
     let harness: DaemonHarness
     let eventsPath: String
 
-    init(_ config: String = WaylandPluginTests.config) throws {
+    init(_ config: String = WaylandPluginTests.config, environment: [String: String] = [:]) throws {
       session = try WaylandSession.required()
-      harness = try DaemonHarness(startDaemon: false, environment: session.environment)
+      harness = try DaemonHarness(
+        startDaemon: false, environment: session.environment.merging(environment) { $1 })
       let home = harness.bus.environment["HOME", default: ""]
       eventsPath = home + "/events.jsonl"
       let recorder = home + "/record-events.sh"
@@ -165,6 +166,43 @@ struct WaylandPluginTests {
     #expect(desktop.waitFor("user-active") != nil)
     #expect(desktop.waitFor("away-resumed") != nil)
     #expect(try desktop.harness.status()["paused"] as? Bool == false)
+  }
+
+  /// Without sway's IPC (river, labwc, Wayfire), the focused window comes from wlroots'
+  /// toplevel list on the Wayland connection; sway 1.7 offers it too. sway has no minimised
+  /// state: `block = minimize` flags the window and the log says it was not minimised.
+  @Test func withoutTheIPCTheToplevelListNamesTheFocusedWindow() throws {
+    let desktop = try Desktop(
+      Self.config + "[card.work]\nblock = minimize\n",
+      environment: ["SWAYSOCK": "", "XDG_CURRENT_DESKTOP": "river"])
+    let session = desktop.session
+    let note =
+      "compositor: river; active window from zwlr_foreign_toplevel_manager_v1; "
+      + "block = minimize asks the compositor to minimise the window; idle from org_kde_kwin_idle"
+    _ = try desktop.harness.daemon?.waitUntil(timeout: 5) {
+      try desktop.harness.grow("plugins").stdout.contains(note)
+    }
+    let plugins = try desktop.harness.grow("plugins").stdout
+    #expect(plugins.contains(note), "\(plugins)")
+    #expect(try desktop.harness.grow("start").status == 0)
+    let editor = try session.openNativeWindow(appID: "grow-editor", title: "notes")
+    #expect(
+      desktop.waitFor("active-window-changed") { $0["class"] as? String == "grow-editor" } != nil)
+    let game = try session.openNativeWindow(appID: "grow-game", title: "Level 3")
+    let focused = desktop.waitFor("active-window-changed") { $0["class"] as? String == "grow-game" }
+    #expect(focused?["title"] as? String == "Level 3", "\(desktop.events("active-window-changed"))")
+    #expect(desktop.waitFor("distraction-started")?["app"] as? String == "grow-game")
+    let told = try desktop.harness.daemon?.waitUntil(timeout: 5) {
+      desktop.harness.daemonLog.contains("did not minimise grow-game")
+    }
+    #expect(told == true, "\(desktop.harness.daemonLog)")
+
+    try session.swaymsg("[app_id=grow-editor] focus")
+    #expect(desktop.waitFor("distraction-ended") != nil)
+    game.kill()
+    editor.kill()
+    let nothing = desktop.waitFor("active-window-changed") { $0["class"] as? String == "" }
+    #expect(nothing != nil, "\(desktop.events("active-window-changed"))")
   }
 }
 

@@ -168,6 +168,29 @@ struct WaylandPluginTests {
     #expect(try desktop.harness.status()["paused"] as? Bool == false)
   }
 
+  /// A stopped sway (`kill -STOP`) answers nothing: the daemon answers `grow` all the same
+  /// (status, pause, resume within 3 s), and once sway goes on the plugin follows windows again.
+  /// (A question left unanswered by a stopped compositor is in I3WindowSourceTests.)
+  @Test func aStoppedSwayHoldsNothingUp() throws {
+    let desktop = try Desktop(Self.config + "[card.work]\nblock = minimize\n")
+    let session = desktop.session
+    #expect(try desktop.harness.grow("start").status == 0)
+    kill(session.compositorPID, SIGSTOP)
+    var continued = false
+    defer { if !continued { kill(session.compositorPID, SIGCONT) } }
+    let started = Date()
+    #expect(try desktop.harness.grow("status").status == 0)
+    #expect(try desktop.harness.grow("pause").status == 0)
+    #expect(try desktop.harness.grow("resume").status == 0)
+    #expect(Date().timeIntervalSince(started) < 3, "grow waited on the stopped compositor")
+    kill(session.compositorPID, SIGCONT)
+    continued = true
+    let game = try session.openNativeWindow(appID: "grow-game", title: "Level 3")
+    defer { game.kill() }
+    #expect(desktop.waitFor("distraction-started") != nil)
+    #expect(try desktop.harness.plugins()["wayland"]?["state"] == "running")
+  }
+
   /// Without sway's IPC (river, labwc, Wayfire), the focused window comes from wlroots'
   /// toplevel list on the Wayland connection; sway 1.7 offers it too. sway has no minimised
   /// state: `block = minimize` flags the window and the log says it was not minimised.

@@ -6,12 +6,12 @@ import GrowPluginKit
 
 /// Why the Wayland display cannot be used.
 enum WaylandError: Error, Equatable, CustomStringConvertible {
-  case cannotConnect(String)
+  case cannotConnect(String, reason: String)
 
   var description: String {
     switch self {
-    case .cannotConnect(let name):
-      "cannot connect to the Wayland display '\(name)': \(String(cString: strerror(errno)))"
+    case .cannotConnect(let name, let reason):
+      "cannot connect to the Wayland display '\(name)': \(reason)"
     }
   }
 }
@@ -81,7 +81,9 @@ final class WaylandDisplay {
     self.name = name
     timeout = timeoutMilliseconds
     self.watchToplevels = watchToplevels
-    guard let display = wl_display_connect(name) else { throw .cannotConnect(name) }
+    guard let display = wl_display_connect(name) else {
+      throw .cannotConnect(name, reason: String(cString: strerror(errno)))
+    }
     self.display = display
     let me = Unmanaged.passUnretained(self).toOpaque()
     registry = wl_display_get_registry(display)

@@ -83,7 +83,8 @@ let package = Package(
     // Wayland sessions: the compositors' window sources (sway/i3 IPC, Hyprland) and idle
     // protocols feeding the kit's DistractionWatch, as the x11 plugin does under X.
     .target(
-      name: "WaylandPlugin", dependencies: [kit, "CWaylandProtocols"], path: "Plugins/WaylandPlugin"),
+      name: "WaylandPlugin", dependencies: [kit, "CWaylandProtocols"], path: "Plugins/WaylandPlugin"
+    ),
 
     // The parsers' promises under hostile input, and their driver: libFuzzer for `make fuzz`
     // (built with -DGROW_LIBFUZZER), a replay of saved inputs otherwise.

@@ -104,8 +104,8 @@ bench: deps bench-deps
 	$(SWIFT) build -c release --product grow
 	$(SWIFT) build -c release --product grow-bench
 	$(SWIFT) build -c release --product grow  # grow-bench times `grow stats --year` as a process
-	# compare runs `grow daemon` with the four built-in plugins, found next to `grow`
-	for plugin in notify dnd x11 statusbar; do \
+	# compare runs `grow daemon` with the built-in plugins, found next to `grow`
+	for plugin in notify dnd x11 wayland statusbar; do \
 	  $(SWIFT) build -c release --product grow-plugin-$$plugin || exit 1; \
 	done
 	.build/release/grow-bench

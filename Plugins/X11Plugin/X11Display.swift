@@ -40,8 +40,6 @@ enum X11Notice: Equatable {
   case titleChanged(XWindowID)
   /// The idle alarm fired: the IDLETIME counter reached or crossed the armed value.
   case idleAlarm(milliseconds: Int64)
-  /// The recheck alarm fired: still idle after another threshold while an inhibitor held.
-  case recheckAlarm(milliseconds: Int64)
 }
 
 /// What the window manager says of itself.
@@ -89,8 +87,6 @@ protocol X11Connection: AnyObject {
   func watchProperties(of window: XWindowID, _ watch: Bool)
   func iconify(_ window: XWindowID)
   func armIdleAlarm(becomingIdle: Bool, milliseconds: Int64)
-  func armRecheckAlarm(milliseconds: Int64)
-  func cancelRecheckAlarm()
 }
 
 /// The thin Swift face of XCB and its SYNC extension for the x11 plugin. Everything that
@@ -139,9 +135,6 @@ final class X11Display: X11Connection {
   private var syncFirstEvent: UInt8 = 0
   private var idleCounter: xcb_sync_counter_t = 0
   private var alarm: xcb_sync_alarm_t = 0
-  /// A second alarm, so that "input again" stays armed while we wait to look at the
-  /// inhibitors once more.
-  private var recheckAlarm: xcb_sync_alarm_t = 0
 
   private static let atomNames = [
     "_NET_ACTIVE_WINDOW", "_NET_SUPPORTING_WM_CHECK", "_NET_SUPPORTED", "_NET_WM_NAME",
@@ -330,9 +323,6 @@ final class X11Display: X11Connection {
       let alarmEvent = UnsafeRawPointer(event).load(as: xcb_sync_alarm_notify_event_t.self)
       let milliseconds = Self.value(alarmEvent.counter_value)
       if alarmEvent.alarm == alarm { return .idleAlarm(milliseconds: milliseconds) }
-      if recheckAlarm != 0, alarmEvent.alarm == recheckAlarm {
-        return .recheckAlarm(milliseconds: milliseconds)
-      }
     }
     // Errors of requests without replies (BadWindow for a window destroyed meanwhile) arrive
     // as events of type 0: normal, each read checks its own result.
@@ -489,19 +479,6 @@ final class X11Display: X11Connection {
   /// otherwise it fires when IDLETIME drops below it (input again).
   func armIdleAlarm(becomingIdle: Bool, milliseconds: Int64) {
     alarm = arm(alarm, positive: becomingIdle, milliseconds: milliseconds)
-  }
-
-  /// Arms the recheck alarm: fires when IDLETIME reaches `milliseconds`.
-  func armRecheckAlarm(milliseconds: Int64) {
-    recheckAlarm = arm(recheckAlarm, positive: true, milliseconds: milliseconds)
-  }
-
-  /// Destroys the recheck alarm (input came): left armed, it would fire in a later idle spell.
-  func cancelRecheckAlarm() {
-    guard recheckAlarm != 0 else { return }
-    if !connectionLost { xcb_sync_destroy_alarm(connection, recheckAlarm) }
-    recheckAlarm = 0
-    unflushed = true
   }
 
   /// Creates (`existing == 0`) or changes an absolute alarm on IDLETIME; returns its id.

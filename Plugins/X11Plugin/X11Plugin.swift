@@ -19,26 +19,11 @@ public final class X11Plugin: GrowPlugin {
   public static let id = "x11"
   public static let summary = "flags distracting windows during focus and pauses when you are away"
 
-  public static let settings = [
-    PluginSetting(
-      "grace", .duration(minimum: 0), default: "10s",
-      help: "How long a distracting window may stay active before it is flagged."),
-    PluginSetting(
-      "idle-pause", .duration(minimum: 1), default: "3m",
-      help: "Pause focus after this long without keyboard or mouse."),
-    PluginSetting(
-      "record-titles", .bool, default: "false",
-      help: "Keep distracting windows' titles in the history (only their names otherwise)."),
-    PluginSetting(
-      "idle-respects-inhibitors", .bool, default: "true",
-      help: "Do not pause while a program inhibits idleness (a video playing)."),
-  ]
+  public static let settings = DistractionWatch.settings
 
   private let context: PluginContext
-  private let grace: TimeInterval
-  private let idlePause: TimeInterval
-  private let recordTitles: Bool
-  private let respectsInhibitors: Bool
+  /// The distraction and away logic this plugin feeds (shared with the wayland plugin).
+  private var watch: DistractionWatch!
   /// `DISPLAY`, as it was when the plugin started.
   private let displayName: String
   private let connect: (String, any EventLoop) throws(X11Error) -> any X11Connection
@@ -61,7 +46,7 @@ public final class X11Plugin: GrowPlugin {
   private var turnQueued = false
   /// Whether the display answered its setup questions (atoms are known only then).
   private var displayReady = false
-  private var watch: (any DescriptorWatch)?
+  private var displayWatch: (any DescriptorWatch)?
   private var windowManager = ""
   /// While the X server is away: the socket directory, watched for the server's socket.
   private var serverWatch: DirectoryWatch?
@@ -69,26 +54,10 @@ public final class X11Plugin: GrowPlugin {
 
   /// The focused window, and the one whose title we follow.
   private var active: WindowInfo?
-  /// A distracting window that is active: `flagged` once it outlasted the grace period.
-  private var distraction: (window: WindowInfo, card: String, since: Date, flagged: Bool)?
-  private var graceWork: (any Alarm)?
   /// Whether the idle alarm waits for "idle" (true) or for "input again" (false).
   private var waitingForIdle = true
-  /// When the current idle spell began (on the wall clock), while idle.
-  private var idleSince: Date?
-  /// Set while focus is paused because nobody was there.
-  private var awayPause: (card: String, since: Date)?
-  /// Counts idle spells, so an inhibitor answer that arrives after input is dropped.
+  /// Counts idle spells, so an answer about the counter that arrives after input is dropped.
   private var idleSpell = 0
-  /// Why the last check did not pause, so the log says it once and not at every recheck.
-  private var loggedInhibitor: String?
-  /// The idle spell in which an inhibitor held (its pause counts only the last threshold).
-  private var idleSpellInhibited = -1
-  /// Each card's patterns by card name, compiled once, with those switched off for running
-  /// over their budget (see `DistractionRules.judge`).
-  private var rules: [String: DistractionRules] = [:]
-  /// What `describeSession` found, shown with the switched-off patterns in `grow plugins`.
-  private var sessionFacts: [String] = []
 
   public convenience init(context: PluginContext) throws {
     try self.init(context: context) { name, loop throws(X11Error) in
@@ -105,18 +74,16 @@ public final class X11Plugin: GrowPlugin {
     self.context = context
     self.connect = connect
     try context.config.check(against: Self.settings, cards: [])
-    grace = try context.config.duration("grace", default: 10)
-    idlePause = try context.config.duration("idle-pause", default: 180, minimum: 1)
-    recordTitles = try context.config.bool("record-titles", default: false)
-    respectsInhibitors = try context.config.bool("idle-respects-inhibitors", default: true)
-
+    // Xwayland is no view of a Wayland session: _NET_ACTIVE_WINDOW is 0 whenever a native
+    // window has focus, and its idle counter climbs while the person types into one.
+    if let wayland = context.environment["WAYLAND_DISPLAY"], !wayland.isEmpty {
+      throw PluginError.unavailable(
+        "this is a Wayland session (WAYLAND_DISPLAY=\(wayland)): the wayland plugin watches it; "
+          + "Xwayland sees neither native windows nor their input")
+    }
     let name = context.environment["DISPLAY"] ?? ""
     guard !name.isEmpty else {
-      let wayland = !(context.environment["WAYLAND_DISPLAY"] ?? "").isEmpty
-      throw PluginError.unavailable(
-        wayland
-          ? "this is a Wayland session without XWayland (DISPLAY is not set)"
-          : "DISPLAY is not set; the X11 monitor needs an X session")
+      throw PluginError.unavailable("DISPLAY is not set; the X11 monitor needs an X session")
     }
     displayName = name
     let display: any X11Connection
@@ -125,8 +92,9 @@ public final class X11Plugin: GrowPlugin {
     } catch {
       throw PluginError.unavailable(error.description)
     }
-    context.subscribe(TimerChanged.self) { [weak self] _ in self?.timerChanged() }
-    exportAttention()
+    watch = try DistractionWatch(context: context) { [weak self] window in
+      self?.minimize(window)
+    }
     connected(to: display, again: false)
   }
 
@@ -136,7 +104,7 @@ public final class X11Plugin: GrowPlugin {
     self.display = display
     displayReady = false
     display.onAnsweringChanged = { [weak self] answering in self?.answeringChanged(answering) }
-    watch = context.loop.watch(display.descriptor, for: .readable) { [weak self] _ in
+    displayWatch = context.loop.watch(display.descriptor, for: .readable) { [weak self] _ in
       self?.readX()
     }
     display.whenReady { [weak self] in
@@ -207,44 +175,20 @@ public final class X11Plugin: GrowPlugin {
     if isI3 {
       facts.append("i3 ignores minimise requests: block = minimize only flags windows here")
     }
-    sessionFacts = facts
-    showNote()
+    watch.sessionFacts = facts
     if isI3, windowManager != previous {
       context.log.warning("i3 ignores minimise requests; block = minimize only flags windows")
     }
   }
 
-  private func showNote() {
-    let switchedOff = rules.keys.sorted().flatMap { rules[$0]?.switchedOff ?? [] }
-    context.setNote((sessionFacts + switchedOff).joined(separator: "; "))
-  }
-
-  // `GrowBusAPI.attentionInterface` on Grow's object: what distracts the person right now,
-  // for status bars and other apps (PropertiesChanged when it changes).
-  private func exportAttention() {
-    context.growObject?.add(
-      BusInterface(
-        name: GrowBusAPI.attentionInterface,
-        properties: [
-          .init("Distraction", "s") { [weak self] in
-            .string(self?.distraction.flatMap { $0.flagged ? $0.window.app : nil } ?? "")
-          }
-        ]))
-  }
-
-  private func announceAttention() {
-    context.growObject?.propertiesChanged(["Distraction"], on: GrowBusAPI.attentionInterface)
-  }
-
   public func stop() {
-    context.growObject?.remove(interface: GrowBusAPI.attentionInterface)
-    graceWork?.cancel()
+    watch.stop()
     titleWork?.cancel()
     reconnectWork?.cancel()
     serverWatch?.cancel()
     serverWatch = nil
-    watch?.cancel()
-    watch = nil
+    displayWatch?.cancel()
+    displayWatch = nil
     display?.close()
     display = nil
   }
@@ -289,9 +233,6 @@ public final class X11Plugin: GrowPlugin {
         staleTitles.insert(window)
       case .idleAlarm(let milliseconds):
         idleAlarmFired(counter: milliseconds)
-      case .recheckAlarm:
-        // Only meaningful while still idle; input cancels the alarm, a late notice is dropped.
-        if idleSince != nil { pauseUnlessInhibited() }
       }
       if display.connectionLost { return serverGone() }
     }
@@ -326,9 +267,9 @@ public final class X11Plugin: GrowPlugin {
   /// Forgets the broken connection and what was seen through it. A flagged distraction ends
   /// now: nothing can say how long it went on.
   private func disconnect() {
-    endDistraction()
-    watch?.cancel()
-    watch = nil
+    watch.sourceLost()
+    displayWatch?.cancel()
+    displayWatch = nil
     display?.close()
     display = nil
     activeStale = false
@@ -340,10 +281,8 @@ public final class X11Plugin: GrowPlugin {
     titleWork?.cancel()
     titleWork = nil
     active = nil
-    idleSince = nil
     waitingForIdle = true
     idleSpell += 1
-    loggedInhibitor = nil
     context.setNote(nil)
   }
 
@@ -419,8 +358,7 @@ public final class X11Plugin: GrowPlugin {
     // change is news for the other plugins.
     if info != active {
       active = info
-      publishActive()
-      evaluate()
+      watch.windowChanged(info?.desktopWindow)
     }
     refresh()
   }
@@ -433,114 +371,36 @@ public final class X11Plugin: GrowPlugin {
       readingTitle = false
       if let title, id == active?.id, title != active?.title {
         active?.title = title
-        publishActive()
-        evaluate()
+        watch.windowChanged(active?.desktopWindow)
       }
       refresh()
     }
   }
 
-  private func publishActive() {
-    context.publish(
-      ActiveWindowChanged(
-        windowClass: active?.windowClass ?? "", instance: active?.instance ?? "",
-        title: active?.title ?? "", pid: active?.pid))
-  }
-
-  // MARK: Distractions
-
-  private func timerChanged() {
-    evaluate()
-    // Focus resumed by hand, skipped or stopped while away: the away pause is over.
-    let status = context.timer.status
-    if awayPause != nil, !(status.state == .focus && status.paused) { awayPause = nil }
-  }
-
-  /// Starts, keeps or ends a distraction after the window or the timer changed.
-  private func evaluate() {
-    let status = context.timer.status
-    var match: (card: FocusCard, window: WindowInfo)?
-    if status.state == .focus, !status.paused, let window = active,
-      let card = try? context.timer.deck.card(named: status.card),
-      isDistraction(window, on: card)
-    {
-      match = (card, window)
-    }
-    if let ongoing = distraction,
-      match == nil || match?.window.id != ongoing.window.id || match?.card.name != ongoing.card
-    {
-      endDistraction()
-    }
-    guard let match, distraction == nil else { return }
-    distraction = (match.window, match.card.name, context.loop.now, false)
-    graceWork = context.loop.after(seconds: grace) { [weak self] in
-      self?.graceEnded(block: match.card.block)
-    }
-  }
-
-  /// Matches the window against the card's patterns, compiled once per card; a pattern that
-  /// ran over its budget is switched off, and the log and `grow plugins` say which, where.
-  private func isDistraction(_ window: WindowInfo, on card: FocusCard) -> Bool {
-    var cardRules = rules[card.name] ?? DistractionRules(card: card)
-    if !cardRules.compiled(from: card) { cardRules = DistractionRules(card: card) }
-    let verdict = cardRules.judge(
-      instance: window.instance, windowClass: window.windowClass, title: window.title)
-    rules[card.name] = cardRules
-    for pattern in verdict.switchedOff { context.log.warning(pattern.description) }
-    if !verdict.switchedOff.isEmpty { showNote() }
-    return verdict.distraction != nil
-  }
-
-  private func graceEnded(block: DistractionBlock) {
-    guard var ongoing = distraction, !ongoing.flagged else { return }
-    ongoing.flagged = true
-    distraction = ongoing
-    let window = ongoing.window
-    context.log.info("distraction: \(window.app) on card '\(ongoing.card)'")
-    context.publish(
-      DistractionStarted(
-        app: window.app, title: window.title, card: ongoing.card, when: ongoing.since,
-        duration: context.loop.now.timeIntervalSince(ongoing.since)))
-    announceAttention()
-    if block == .minimize { minimize(window) }
-    readX()
-  }
-
-  private func endDistraction() {
-    graceWork?.cancel()
-    graceWork = nil
-    guard let ongoing = distraction else { return }
-    distraction = nil
-    guard ongoing.flagged else { return }
-    let window = ongoing.window
-    context.publish(
-      DistractionEnded(
-        app: window.app, title: window.title, card: ongoing.card, when: ongoing.since,
-        duration: context.loop.now.timeIntervalSince(ongoing.since), recordTitle: recordTitles))
-    announceAttention()
-  }
+  // MARK: Block
 
   /// Iconifies the window, then checks that the window manager did it: i3, for one, ignores
   /// the request, and the log should say so rather than pretend.
-  private func minimize(_ window: WindowInfo) {
-    guard let display else { return }
-    display.iconify(window.id)
+  private func minimize(_ window: DesktopWindow) {
+    guard let display, let id = XWindowID(window.id) else { return }
+    display.iconify(id)
     _ = context.loop.after(seconds: 0.5) { [weak self] in
       guard let self, let display = self.display, display.answering else { return }
-      display.readIsIconic(window.id) { [weak self] iconic in
+      display.readIsIconic(id) { [weak self] iconic in
         guard let self, !iconic else { return }
         self.context.log.warning(
           "\(self.windowManager) did not minimise \(window.app); block = minimize only flags it")
       }
       self.readX()
     }
+    readX()
   }
 
   // MARK: Away
 
   private func armIdleAlarm() {
     guard let display, display.hasIdleAlarms else { return }
-    let threshold = Int64(idlePause * 1000)
+    let threshold = Int64(watch.idlePause * 1000)
     display.armIdleAlarm(becomingIdle: waitingForIdle, milliseconds: threshold)
     guard waitingForIdle else { return }
     // An alarm armed while already past its value may not fire (pitfall 13): look too. Should
@@ -555,7 +415,7 @@ public final class X11Plugin: GrowPlugin {
   }
 
   private func idleAlarmFired(counter: Int64) {
-    let threshold = Int64(idlePause * 1000)
+    let threshold = Int64(watch.idlePause * 1000)
     if waitingForIdle {
       // The "input again" alarm can fire twice for one key press (pitfall 13); a late second
       // notice arrives after we re-armed for idle, with a counter below the threshold.
@@ -565,87 +425,27 @@ public final class X11Plugin: GrowPlugin {
       // Likewise a late "idle" notice after input: still idle, nothing changed.
       return
     } else {
-      becameActive()
+      waitingForIdle = true
+      idleSpell += 1
+      armIdleAlarm()
+      watch.becameActive()
     }
   }
 
   private func becameIdle(milliseconds: Int64) {
-    let idleSeconds = TimeInterval(milliseconds) / 1000
-    let since = context.loop.now.addingTimeInterval(-idleSeconds)
-    idleSince = since
     waitingForIdle = false
     armIdleAlarm()
-    context.publish(UserIdle(idleSeconds: idleSeconds))
-    pauseUnlessInhibited()
+    watch.becameIdle(idleSeconds: TimeInterval(milliseconds) / 1000)
+    // The inhibitor check may have asked the bus; what the watch asked of X goes out now.
+    readX()
   }
+}
 
-  /// Pauses a running focus phase, unless a player plays or an application inhibits idleness:
-  /// then it looks again after another `idle-pause` without input.
-  private func pauseUnlessInhibited() {
-    let status = context.timer.status
-    // During a break being away is fine; a paused focus is already paused.
-    guard status.state == .focus, !status.paused else { return }
-    guard respectsInhibitors, let bus = context.sessionBus else {
-      return pauseForAway(
-        idleSeconds: context.loop.now.timeIntervalSince(idleSince ?? context.loop.now))
-    }
-    let spell = idleSpell
-    IdleInhibitors.check(bus: bus) { [weak self] reason in
-      guard let self, let display, spell == idleSpell, idleSince != nil else { return }
-      guard let reason else {
-        loggedInhibitor = nil
-        // The idle spell may have lasted long while a video played; away is what came after
-        // the inhibitor ended, and that is at most the last threshold: count that.
-        let idleSeconds = min(
-          context.loop.now.timeIntervalSince(idleSince ?? context.loop.now),
-          spell == idleSpellInhibited ? idlePause : .infinity)
-        return pauseForAway(idleSeconds: idleSeconds)
-      }
-      idleSpellInhibited = spell
-      if reason != loggedInhibitor {
-        loggedInhibitor = reason
-        context.log.info("idle for \(DurationText.format(idlePause)) but \(reason): not pausing")
-      }
-      display.readIdleMilliseconds { [weak self] now in
-        guard let self, self.display === display, spell == idleSpell, let now else { return }
-        display.armRecheckAlarm(milliseconds: now + Int64(idlePause * 1000))
-      }
-      readX()
-    }
-  }
-
-  private func pauseForAway(idleSeconds: TimeInterval) {
-    let status = context.timer.status
-    guard status.state == .focus, !status.paused else { return }
-    let since = context.loop.now.addingTimeInterval(-idleSeconds)
-    do {
-      try context.timer.pause()
-    } catch {
-      return context.log.warning("could not pause focus while away: \(error)")
-    }
-    awayPause = (status.card, since)
-    context.log.info("away for \(DurationText.format(idleSeconds.rounded())): focus paused")
-    context.publish(AwayPaused(card: status.card, awaySeconds: idleSeconds))
-  }
-
-  private func becameActive() {
-    let since = idleSince ?? context.loop.now
-    idleSince = nil
-    idleSpell += 1
-    display?.cancelRecheckAlarm()
-    waitingForIdle = true
-    armIdleAlarm()
-    context.publish(UserActive(idleSeconds: context.loop.now.timeIntervalSince(since)))
-    guard let away = awayPause else { return }
-    awayPause = nil
-    let awaySeconds = context.loop.now.timeIntervalSince(away.since)
-    do {
-      try context.timer.resume()
-    } catch {
-      return context.log.warning("could not resume focus after being away: \(error)")
-    }
-    context.log.info("back after \(DurationText.format(awaySeconds.rounded())): focus resumed")
-    context.publish(AwayResumed(card: away.card, awaySeconds: awaySeconds))
+extension WindowInfo {
+  /// What the distraction logic sees of an X window.
+  var desktopWindow: DesktopWindow {
+    DesktopWindow(
+      id: String(id), windowClass: windowClass, instance: instance, title: title, pid: pid)
   }
 }
 

@@ -265,13 +265,16 @@ struct Doctor {
 
   private func checkDisplay() -> DoctorCheck {
     let check = "display"
+    if let wayland = environment["WAYLAND_DISPLAY"], !wayland.isEmpty {
+      return checkWaylandDisplay(wayland)
+    }
     guard let display = environment["DISPLAY"], !display.isEmpty else {
       return .failed(
         check, "DISPLAY is not set; idle detection and the active window need X",
         fix: "run grow in your X session; for a daemon started by systemd or D-Bus, run "
           + "'dbus-update-activation-environment --systemd DISPLAY XAUTHORITY' at login")
     }
-    guard let socket = X11Socket(display: display) else {
+    guard let socket = DisplaySocket(display: display) else {
       return .warning(
         check, "DISPLAY=\(display) is not a local display; grow cannot check it",
         fix: "use a local display (:0) for idle detection and the active window")
@@ -282,6 +285,29 @@ struct Doctor {
         fix: "start the X server, or set DISPLAY to the one your session uses")
     }
     return .ok(check, "DISPLAY=\(display); the X server answers on \(socket.path)")
+  }
+
+  /// A Wayland session: the socket answers; the wayland plugin's line says what the
+  /// compositor gives it (Xwayland's DISPLAY is no view of the session).
+  private func checkWaylandDisplay(_ name: String) -> DoctorCheck {
+    let check = "display"
+    guard
+      let socket = DisplaySocket(
+        waylandDisplay: name, runtimeDirectory: environment["XDG_RUNTIME_DIR"])
+    else {
+      return .failed(
+        check, "WAYLAND_DISPLAY=\(name), but XDG_RUNTIME_DIR is not set to find it in",
+        fix: "run grow in your Wayland session, which sets XDG_RUNTIME_DIR")
+    }
+    guard socket.answers() else {
+      return .failed(
+        check, "WAYLAND_DISPLAY=\(name), but no compositor listens on \(socket.path)",
+        fix: "start grow from the running session, or set WAYLAND_DISPLAY to its socket")
+    }
+    return .ok(
+      check,
+      "Wayland (WAYLAND_DISPLAY=\(name), \(socket.path) answers); the wayland plugin watches it "
+        + "(compositor and what works: plugin wayland below)")
   }
 
   // MARK: Config, data, plugins
@@ -380,8 +406,24 @@ struct Doctor {
             fix: "use a window manager that follows EWMH (openbox, i3, xfwm4, kwin, mutter) "
               + "and an X server with the SYNC extension")
         }
+        // On GNOME and KDE, or a compositor without an idle protocol, the wayland plugin's note
+        // says what it cannot do there.
+        if plugin.id == "wayland",
+          let note = plugin.note,
+          note.contains("are not flagged") || note.contains("away detection is off")
+        {
+          return .warning(
+            check, detail,
+            fix: "nothing to fix in Grow: this compositor does not tell plain clients that; "
+              + "the timer, away pause (where noted) and Do-Not-Disturb still work")
+        }
         return .ok(check, detail)
       case "disabled": return .ok(check, "disabled in the config")
+      // The x11 and wayland plugins each stand down in the other kind of session: as it should.
+      case "unavailable"
+      where (plugin.id == "x11" && reason.hasPrefix("this is a Wayland session"))
+        || (plugin.id == "wayland" && reason.hasPrefix("not a Wayland session")):
+        return .ok(check, "stands down: \(reason)")
       case "unavailable":
         return .warning(check, "unavailable: \(reason)", fix: "provide what it needs, \(reload)")
       default:
@@ -428,10 +470,21 @@ struct Doctor {
   }
 }
 
-/// The Unix socket of a local X display (`:0`, `:1.0`, `unix:0`), checked by connecting to it:
-/// no libX11 in the command line tool.
-struct X11Socket {
+/// The Unix socket of a local X display (`:0`, `:1.0`, `unix:0`) or a Wayland one
+/// (`wayland-1` in XDG_RUNTIME_DIR, or an absolute path), checked by connecting to it: no
+/// libX11 or libwayland in the command line tool.
+struct DisplaySocket {
   let path: String
+
+  init?(waylandDisplay name: String, runtimeDirectory: String?) {
+    if name.hasPrefix("/") {
+      path = name
+    } else if let runtimeDirectory, !runtimeDirectory.isEmpty {
+      path = runtimeDirectory + "/" + name
+    } else {
+      return nil
+    }
+  }
 
   init?(display: String) {
     var text = Substring(display)

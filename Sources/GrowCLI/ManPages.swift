@@ -61,6 +61,13 @@ enum ManPages {
       ".SH ENVIRONMENT",
       ".TP", ".B DBUS_SESSION_BUS_ADDRESS", "the session bus grow talks to",
       ".TP", ".B DISPLAY", "the X display the x11 plugin watches (idle time, active window)",
+      ".TP", ".B WAYLAND_DISPLAY",
+      text(
+        "a Wayland session: the wayland plugin watches it and the x11 plugin stands down; "
+          + "the active window comes from sway's or i3's IPC (SWAYSOCK, I3SOCK) or Hyprland's "
+          + "(HYPRLAND_INSTANCE_SIGNATURE) or wlroots' zwlr_foreign_toplevel_manager_v1, idle from ext_idle_notifier_v1 or "
+          + "org_kde_kwin_idle, on GNOME from org.gnome.Mutter.IdleMonitor; GNOME and KDE give "
+          + "no active window, which grow doctor says"),
       ".TP", ".B XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_RUNTIME_DIR",
       text("where the config, the history and plugins, and the status files live"),
       ".TP", ".B GROW_PLUGIN_PATH", "colon-separated directories searched for plugin libraries",

@@ -16,6 +16,8 @@ public final class PrivateDisplay: @unchecked Sendable {
   public var environment: [String: String] { ["DISPLAY": display] }
   /// The X server's process id, to stop it (`kill -STOP`) as a hung server.
   public var serverPID: Int32 { server.pid }
+  /// The window manager's process id, to stop it (`kill -STOP`) as a hung one.
+  public var windowManagerPID: Int32 { windowManager?.pid ?? 0 }
 
   private var server: BackgroundProcess
   private var windowManager: BackgroundProcess?
@@ -147,6 +149,21 @@ public final class PrivateDisplay: @unchecked Sendable {
       throw HarnessError("no window of class \(windowClass): \(window.stderr)")
     }
     return id
+  }
+
+  /// i3's IPC socket (what `$I3SOCK` names in an i3 session); nil under openbox or before
+  /// i3 made it.
+  public var i3Socket: String? {
+    let directory = self.directory.appendingPathComponent("runtime/i3").path
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    return names.first { $0.hasPrefix("ipc-socket.") }.map { directory + "/" + $0 }
+  }
+
+  /// Runs i3-msg against this display's i3; returns its stdout.
+  @discardableResult
+  public func i3msg(_ arguments: String...) throws -> String {
+    guard let socket = i3Socket else { throw HarnessError("no i3 IPC socket on \(display)") }
+    return try run("i3-msg", ["-s", socket] + arguments)
   }
 
   /// Gives `window` the focus and waits until the window manager says it has it.

@@ -87,10 +87,10 @@ struct X11Benchmark {
     var windowLatencies: [Double] = []
     for index in 0..<runs {
       let (window, windowClass) = index % 2 == 0 ? (second, "BenchB") : (first, "BenchA")
-      let seen = events(eventsPath, "active-window-changed").count
+      let seen = Self.events(eventsPath, "active-window-changed").count
       let clock = MonotonicClock.now
       try display.activate(window)
-      let event = try waitFor(eventsPath, "active-window-changed", after: seen) {
+      let event = try Self.waitFor(eventsPath, "active-window-changed", after: seen) {
         $0["class"] as? String == windowClass
       }
       windowLatencies.append(try Self.latency(event, since: clock))
@@ -99,10 +99,10 @@ struct X11Benchmark {
     var inputLatencies: [Double] = []
     for index in 0..<runs {
       Thread.sleep(forTimeInterval: 1.5)
-      let seen = events(eventsPath, "user-active").count
+      let seen = Self.events(eventsPath, "user-active").count
       let clock = MonotonicClock.now
       try display.xdotool("mousemove", "\(100 + index * 10)", "\(100 + index * 10)")
-      let event = try waitFor(eventsPath, "user-active", after: seen) { _ in true }
+      let event = try Self.waitFor(eventsPath, "user-active", after: seen) { _ in true }
       inputLatencies.append(try Self.latency(event, since: clock))
     }
     let flood = try titleFlood(display, harness, window: first)
@@ -156,7 +156,7 @@ struct X11Benchmark {
     guard running == true else { throw HarnessError("x11 not running: \(try harness.plugins())") }
   }
 
-  private func events(_ path: String, _ type: String) -> [[String: Any]] {
+  static func events(_ path: String, _ type: String) -> [[String: Any]] {
     let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     return text.split(separator: "\n").compactMap {
       try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -164,19 +164,19 @@ struct X11Benchmark {
   }
 
   /// The first event of `type` after the `seen` earlier ones that satisfies `matches`.
-  private func waitFor(
+  static func waitFor(
     _ path: String, _ type: String, after seen: Int, _ matches: ([String: Any]) -> Bool
   ) throws -> [String: Any] {
     let deadline = Date().addingTimeInterval(5)
     while Date() < deadline {
-      if let event = events(path, type).dropFirst(seen).first(where: matches) { return event }
+      if let event = Self.events(path, type).dropFirst(seen).first(where: matches) { return event }
       // Polling here does not count: the latency comes from the event's own stamp.
       Thread.sleep(forTimeInterval: 0.01)
     }
     throw HarnessError("no \(type) event within 5 s")
   }
 
-  private static func latency(_ event: [String: Any], since clock: Double) throws -> Double {
+  static func latency(_ event: [String: Any], since clock: Double) throws -> Double {
     guard let stamp = event["monotonic"] as? Double else {
       throw HarnessError("event without a monotonic stamp: \(event)")
     }

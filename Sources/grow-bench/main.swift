@@ -6,7 +6,7 @@ import GrowTestSupport
 // Figures are medians of repeated runs in one process; compare them as ratios, since the
 // machines this runs on are shared and noisy.
 //
-//   grow-bench [--json] [--quick] [bus] [history] [external] [statusbar] [x11] [config]
+//   grow-bench [--json] [--quick] [bus] [history] [external] [statusbar] [x11] [wayland] [config]
 //              [compare] [patterns [--swift-regex-24]]
 //
 // Without a section name, all of them. `compare` also writes its table to bench/results/.
@@ -29,6 +29,7 @@ struct Report: Encodable {
   var externalPlugin: ExternalPluginBenchmark.Sample?
   var statusBarWakeUpsPerMinute: [StatusBarBenchmark.Row] = []
   var x11: X11Benchmark.Sample?
+  var wayland: WaylandBenchmark.Sample?
   var config: ConfigBenchmark.Sample?
   var compare: CompareBenchmark.Result?
   var patterns: PatternBenchmark.Sample?
@@ -65,6 +66,13 @@ if wanted("x11") {
     "x11: \(x11.runs) window switches, \(x11.runs) returns after idleness, "
       + "\(Int(x11.seconds)) s of a quiet desktop…")
   report.x11 = try x11.run()
+}
+let wayland = WaylandBenchmark(runs: quick ? 5 : 20, seconds: quick ? 5 : 20)
+if wanted("wayland") {
+  progress(
+    "wayland: headless sway, \(wayland.runs) window switches, \(wayland.runs) returns after "
+      + "idleness, \(Int(wayland.seconds)) s of quiet focus…")
+  report.wayland = try wayland.run()
 }
 if wanted("config") {
   progress("config: 42,000 cards, grow config check and a SIGHUP reload…")
@@ -195,6 +203,22 @@ func printTables(_ report: Report) {
         x11.floodTitles, x11.floodSeconds, x11.floodGetStatusP50Milliseconds,
         x11.floodGetStatusP99Milliseconds, x11.floodGetStatusMaxMilliseconds,
         x11.floodGetStatusCalls, x11.rssBeforeFloodMiB, x11.rssAfterFloodMiB))
+  }
+  if let wayland = report.wayland {
+    print("wayland plugin (headless sway 1.7; medians of \(wayland.runs) runs)")
+    print(
+      String(
+        format: "window switch (swaymsg focus) → active-window-changed: %.1f ms",
+        wayland.windowSwitchMedianMilliseconds))
+    print(
+      String(
+        format: "input after idleness (swaymsg seat cursor move) → user-active: %.1f ms",
+        wayland.inputAfterIdleMedianMilliseconds))
+    print(
+      String(
+        format: "daemon context switches, quiet focus: %d in %.0f s = %.2f/s; RSS %.1f MiB",
+        wayland.contextSwitches, wayland.seconds, wayland.contextSwitchesPerSecond,
+        wayland.rssMiB))
   }
   if let config = report.config {
     print(

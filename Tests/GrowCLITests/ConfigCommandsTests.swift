@@ -129,7 +129,7 @@ import Testing
     #expect(
       check.stderr
         == "grow: \(harness.configPath): [plugins] enable: unknown plugin 'notfy'; did you mean "
-        + "'notify'? (known: dnd, notify, statusbar, x11)\n")
+        + "'notify'? (known: dnd, notify, statusbar, wayland, x11)\n")
   }
 
   @Test func checkOfAMissingExplicitFileFails() throws {

@@ -64,17 +64,22 @@ import Testing
     // The x11 plugin says what the X session offers it: the window manager of `make test`'s
     // desktop (openbox) publishes the active window, and Xvfb has SYNC and MIT-SCREEN-SAVER.
     let x11 = "; Openbox publishes _NET_ACTIVE_WINDOW; XSync idle alarms; XScreenSaver"
+    // The wayland plugin stands down outside a Wayland session, as it should.
+    let wayland =
+      "✔ plugin wayland: stands down: not a Wayland session (WAYLAND_DISPLAY is not set); "
+      + "the x11 plugin watches X sessions"
+    let running: (String) -> String = { id in
+      "✔ plugin \(id): running (built-in \(pluginPath(id)))" + (id == "x11" ? x11 : "")
+    }
     #expect(
       Array(lines[7...])
-        == ["notify", "dnd", "x11", "statusbar"].map {
-          "✔ plugin \($0): running (built-in \(pluginPath($0)))" + ($0 == "x11" ? x11 : "")
-        } + [""])
+        == ["notify", "dnd", "x11"].map(running) + [wayland, running("statusbar"), ""])
 
     let json = try harness.grow("doctor", "--json")
     let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
     #expect(report?["ok"] as? Bool == true)
     let checks = report?["checks"] as? [[String: Any]]
-    #expect(checks?.count == 11)
+    #expect(checks?.count == 12)
     #expect(checks?.first?["check"] as? String == "session bus")
     #expect(checks?.first?["status"] as? String == "ok")
   }
@@ -132,6 +137,7 @@ import Testing
         ✔ plugin notify: loads (built-in \(pluginPath("notify")))
         ✔ plugin dnd: loads (built-in \(pluginPath("dnd")))
         ✔ plugin x11: loads (built-in \(pluginPath("x11")))
+        ✔ plugin wayland: loads (built-in \(pluginPath("wayland")))
         ✔ plugin statusbar: loads (built-in \(pluginPath("statusbar")))
 
         """)
@@ -162,7 +168,7 @@ import Testing
     #expect(
       lines[5]
         == "✘ config: \(harness.configPath): [plugins] enable: unknown plugin 'notfy'; did you "
-        + "mean 'notify'? (known: dnd, notify, statusbar, x11); fix: edit \(harness.configPath); "
+        + "mean 'notify'? (known: dnd, notify, statusbar, wayland, x11); fix: edit \(harness.configPath); "
         + "'grow config check' lists every problem")
     #expect(lines.contains { $0.hasPrefix("✘ plugin notfy: unknown plugin 'notfy'") })
   }

@@ -294,6 +294,7 @@ import Testing
     "usr/lib/grow/plugins/libgrow-plugin-dnd.so",
     "usr/lib/grow/plugins/libgrow-plugin-notify.so",
     "usr/lib/grow/plugins/libgrow-plugin-statusbar.so",
+    "usr/lib/grow/plugins/libgrow-plugin-wayland.so",
     "usr/lib/grow/plugins/libgrow-plugin-x11.so",
     "usr/lib/systemd/user/grow.service",
     "usr/share/applications/grow.desktop",
@@ -374,7 +375,7 @@ import Testing
     let list =
       try JSONSerialization.jsonObject(with: Data(plugins.stdout.utf8)) as? [[String: String]]
     let locations = Dictionary(uniqueKeysWithValues: (list ?? []).map { ($0["id"] ?? "", $0) })
-    for id in ["notify", "dnd", "statusbar", "x11"] {
+    for id in ["notify", "dnd", "statusbar", "x11", "wayland"] {
       #expect(locations[id]?["location"] == "\(stage)/usr/lib/grow/plugins/libgrow-plugin-\(id).so")
     }
     #expect(locations["statusbar"]?["state"] == "running")

@@ -4,15 +4,18 @@ import Testing
 
 /// Loading plugins at run time, and keeping the daemon alive when they fail.
 @Suite struct PluginHostTests {
-  @Test func theFourBuiltInsLoadFromTheirOwnLibraries() throws {
-    let harness = try DaemonHarness(environment: ["DISPLAY": ":99"])
+  @Test func theFiveBuiltInsLoadFromTheirOwnLibraries() throws {
+    let harness = try DaemonHarness(environment: ["DISPLAY": ":99", "WAYLAND_DISPLAY": ""])
     let plugins = try harness.plugins()
-    #expect(Set(plugins.keys) == ["notify", "dnd", "x11", "statusbar"])
+    #expect(Set(plugins.keys) == ["notify", "dnd", "x11", "wayland", "statusbar"])
     for (id, plugin) in plugins {
       #expect(plugin["source"] == "built-in")
       #expect(plugin["location"]?.hasSuffix("/libgrow-plugin-\(id).so") == true)
-      // There is no X server on :99: loaded, then unavailable with the reason.
-      #expect(plugin["state"] == (id == "x11" ? "unavailable" : "running"), "\(id): \(plugin)")
+      // There is no X server on :99 and no Wayland display: loaded, then unavailable with the
+      // reason.
+      #expect(
+        plugin["state"] == (["x11", "wayland"].contains(id) ? "unavailable" : "running"),
+        "\(id): \(plugin)")
     }
     #expect(
       plugins["x11"]?["error"]
@@ -49,7 +52,8 @@ import Testing
     #expect(plugins["notfy"]?["state"] == "failed")
     #expect(
       plugins["notfy"]?["error"]
-        == "unknown plugin 'notfy'; did you mean 'notify'? (known: dnd, notify, statusbar, x11)")
+        == "unknown plugin 'notfy'; did you mean 'notify'? (known: dnd, notify, statusbar, wayland, x11)"
+    )
     #expect(plugins["statusbar"]?["state"] == "running")
   }
 

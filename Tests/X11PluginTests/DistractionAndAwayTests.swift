@@ -135,6 +135,26 @@ import Testing
     #expect(bed.logs.contains("back after 5m: focus resumed"))
   }
 
+  /// Under Wayland, Xwayland's DISPLAY is no view of the session (native windows leave
+  /// _NET_ACTIVE_WINDOW at 0, their input leaves IDLETIME climbing): the plugin stands down
+  /// and says who watches instead, without opening the display.
+  @Test func underWaylandThePluginStandsDownEvenWithDisplaySet() throws {
+    var opened = false
+    let context = try bed.context(
+      "x11", environment: ["DISPLAY": ":99", "WAYLAND_DISPLAY": "wayland-1"], timer: timer)
+    #expect(
+      throws: PluginError.unavailable(
+        "this is a Wayland session (WAYLAND_DISPLAY=wayland-1): the wayland plugin watches it; "
+          + "Xwayland sees neither native windows nor their input")
+    ) {
+      _ = try X11Plugin(context: context) { [display] _, _ in
+        opened = true
+        return display
+      }
+    }
+    #expect(!opened)
+  }
+
   /// A server that stops answering (a stopped Xvfb) is shown as unavailable once a question
   /// has waited out the reply deadline; answering again puts the plugin back.
   @Test func aSilentServerIsReportedUnavailableAndBackWhenItAnswers() throws {
@@ -222,6 +242,4 @@ final class ScriptedDisplay: X11Connection {
   func armIdleAlarm(becomingIdle: Bool, milliseconds: Int64) {
     idleAlarm = (becomingIdle, milliseconds)
   }
-  func armRecheckAlarm(milliseconds: Int64) {}
-  func cancelRecheckAlarm() {}
 }

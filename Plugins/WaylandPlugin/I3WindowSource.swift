@@ -1,0 +1,224 @@
+import Foundation
+import GrowCore
+import GrowLoop
+import GrowPluginKit
+
+/// What a window source tells the wayland plugin, on the loop.
+@MainActor
+protocol WindowSource: AnyObject {
+  /// `sway IPC`, `Hyprland`, for `grow plugins` and the log.
+  var name: String { get }
+  /// The focused window, or nil when nothing is focused; said again only on a change.
+  var onWindow: ((DesktopWindow?) -> Void)? { get set }
+  /// Nil while the compositor answers; why not otherwise (stalled, gone, reconnecting).
+  var onTrouble: ((String?) -> Void)? { get set }
+  /// What `block = minimize` does on this compositor, for the plugin's note.
+  var blockFact: String { get }
+  /// Takes the window out of sight if the compositor allows it; logs what it did or could not.
+  func block(_ window: DesktopWindow)
+  func stop()
+}
+
+/// The focused window over the i3 IPC, as sway (`$SWAYSOCK`) and i3 (`$I3SOCK`) speak it:
+/// subscribes to `window` and `workspace` events; asks GET_TREE when a workspace event or a
+/// closed window may have left nothing focused. Replies have a deadline: a stopped compositor
+/// shows as not answering, and a dead one is reconnected to, backing off.
+@MainActor
+final class I3WindowSource: WindowSource {
+  /// A question unanswered this long counts as the compositor not answering.
+  static let replyDeadline: TimeInterval = 2
+  /// Reconnects back off from the first to the last delay, doubling.
+  static let reconnectDelays: ClosedRange<TimeInterval> = 0.1...5
+
+  let path: String
+  /// `sway` or `i3`.
+  let compositor: String
+  var name: String { "\(compositor) IPC" }
+  var onWindow: ((DesktopWindow?) -> Void)?
+  var onTrouble: ((String?) -> Void)?
+  var blockFact: String { "block = minimize moves the window to the scratchpad" }
+
+  private let loop: any EventLoop
+  private let log: Logger
+  private var stream: UnixStream?
+  /// Replies come in the order of the questions; each with its handler and when it was sent.
+  private var pending: [(type: UInt32, sentAt: TimeInterval, handle: (Any?) -> Void)] = []
+  private var deadlineWork: (any Alarm)?
+  private var reconnectWork: (any Alarm)?
+  private var reconnectDelay = reconnectDelays.lowerBound
+  private var treeAsked = false
+  private var treeStale = false
+  private var active: DesktopWindow?
+  private var trouble: String?
+  private var stopped = false
+
+  init(path: String, compositor: String, loop: any EventLoop, log: Logger) {
+    self.path = path
+    self.compositor = compositor
+    self.loop = loop
+    self.log = log
+  }
+
+  /// Connects; a compositor that is not there yet is tried again, backing off.
+  func start() {
+    reconnectWork = nil
+    guard !stopped else { return }
+    let stream: UnixStream
+    do {
+      stream = try UnixStream(path: path, loop: loop, limit: I3Message.maximumPayload + 64)
+    } catch {
+      report("\(error); trying again")
+      return scheduleReconnect()
+    }
+    self.stream = stream
+    stream.onData = { [weak self] buffer in self?.received(&buffer) }
+    stream.onClose = { [weak self] error in self?.lost(error) }
+    ask(I3Message.subscribe, #"["window","workspace","shutdown"]"#) { [weak self] reply in
+      guard let self else { return }
+      if (reply as? [String: Any])?["success"] as? Bool != true {
+        log.warning("\(compositor) refused the window and workspace subscription")
+      }
+    }
+    askTree()
+  }
+
+  func stop() {
+    stopped = true
+    deadlineWork?.cancel()
+    reconnectWork?.cancel()
+    stream?.close()
+    stream = nil
+  }
+
+  func block(_ window: DesktopWindow) {
+    guard Int64(window.id) != nil else { return }
+    ask(I3Message.runCommand, "[con_id=\(window.id)] move scratchpad") { [weak self] reply in
+      guard let self else { return }
+      let result = (reply as? [[String: Any]])?.first
+      if result?["success"] as? Bool == true {
+        log.info("moved \(window.app) to the scratchpad (block = minimize)")
+      } else {
+        let why = result?["error"] as? String ?? "no answer"
+        log.warning("\(compositor) did not move \(window.app) to the scratchpad: \(why)")
+      }
+    }
+  }
+
+  // MARK: Questions and answers
+
+  private func ask(_ type: UInt32, _ payload: String, _ handle: @escaping (Any?) -> Void) {
+    guard let stream else { return }
+    pending.append((type, loop.monotonicNow, handle))
+    stream.send(I3Message.frame(type: type, payload))
+    armDeadline()
+  }
+
+  private func askTree() {
+    guard !treeAsked else {
+      treeStale = true
+      return
+    }
+    treeAsked = true
+    treeStale = false
+    ask(I3Message.getTree, "") { [weak self] tree in
+      guard let self else { return }
+      treeAsked = false
+      if treeStale { return askTree() }
+      if let tree = tree as? [String: Any] { publish(I3Message.focusedWindow(inTree: tree)) }
+    }
+  }
+
+  private func armDeadline() {
+    deadlineWork?.cancel()
+    deadlineWork = nil
+    guard let oldest = pending.first else { return }
+    let wait = oldest.sentAt + Self.replyDeadline - loop.monotonicNow
+    deadlineWork = loop.after(seconds: max(0, wait)) { [weak self] in
+      guard let self, let first = pending.first, first.sentAt == oldest.sentAt else { return }
+      report(
+        "\(compositor) has not answered for \(DurationText.format(Self.replyDeadline)); "
+          + "waiting for it")
+    }
+  }
+
+  private func received(_ buffer: inout [UInt8]) {
+    let messages: [(type: UInt32, payload: [UInt8])]
+    do {
+      messages = try I3Message.take(from: &buffer)
+    } catch {
+      stream?.close()
+      return lost(error)
+    }
+    for message in messages {
+      let json = try? JSONSerialization.jsonObject(with: Data(message.payload))
+      if message.type & 0x8000_0000 != 0 {
+        event(message.type, json as? [String: Any] ?? [:])
+      } else if let index = pending.firstIndex(where: { $0.type == message.type }) {
+        let question = pending.remove(at: index)
+        question.handle(json)
+        if trouble != nil { report(nil) }
+        armDeadline()
+      }
+      if stream == nil { return }
+    }
+  }
+
+  private func event(_ type: UInt32, _ body: [String: Any]) {
+    switch type {
+    case I3Message.windowEvent:
+      let container = body["container"] as? [String: Any] ?? [:]
+      let window = I3Message.window(fromContainer: container)
+      switch body["change"] as? String {
+      case "focus":
+        publish(window)
+      case "title" where window?.id == active?.id:
+        publish(window)
+      case "close" where window?.id == active?.id:
+        askTree()
+      default:
+        if container["focused"] as? Bool == true, window != nil { publish(window) }
+      }
+    case I3Message.workspaceEvent:
+      // Focus moved to a workspace, maybe an empty one: only the tree says what has focus.
+      askTree()
+    case I3Message.shutdownEvent:
+      log.info("\(compositor) is shutting down (\(body["change"] as? String ?? "exit"))")
+    default:
+      break
+    }
+  }
+
+  private func publish(_ window: DesktopWindow?) {
+    guard window != active else { return }
+    active = window
+    onWindow?(window)
+  }
+
+  private func report(_ problem: String?) {
+    guard problem != trouble else { return }
+    trouble = problem
+    if let problem { log.warning(problem) } else { log.info("\(compositor) answers again") }
+    onTrouble?(problem)
+  }
+
+  // MARK: Losing the compositor
+
+  private func lost(_ error: StreamError) {
+    stream = nil
+    pending.removeAll()
+    deadlineWork?.cancel()
+    treeAsked = false
+    publish(nil)
+    guard !stopped else { return }
+    report("the connection to \(compositor) (\(path)) ended: \(error); reconnecting")
+    reconnectDelay = Self.reconnectDelays.lowerBound
+    scheduleReconnect()
+  }
+
+  private func scheduleReconnect() {
+    guard !stopped, reconnectWork == nil else { return }
+    let delay = reconnectDelay
+    reconnectDelay = min(delay * 2, Self.reconnectDelays.upperBound)
+    reconnectWork = loop.after(seconds: delay) { [weak self] in self?.start() }
+  }
+}

@@ -1,0 +1,156 @@
+import Foundation
+
+/// A stand-in for Hyprland's two IPC sockets, because Hyprland is not packaged for Debian 12
+/// and cannot run here. It speaks the documented protocol (https://wiki.hypr.land/IPC/):
+/// `$XDG_RUNTIME_DIR/hypr/$HYPRLAND_INSTANCE_SIGNATURE/.socket2.sock` writes `EVENT>>DATA\n`
+/// lines to every client; `.socket.sock` reads one request per connection (`j/activewindow`,
+/// `dispatch …`), answers, and closes, as Hyprland does. The test says what happens; nothing
+/// here is Hyprland's behaviour beyond that protocol.
+public final class HyprlandStandIn: @unchecked Sendable {
+  public let signature = "grow-test-\(UUID().uuidString.prefix(8))"
+  public let runtimeDirectory: String
+  /// What a plugin sees in a Hyprland session.
+  public var environment: [String: String] {
+    [
+      "XDG_RUNTIME_DIR": runtimeDirectory, "HYPRLAND_INSTANCE_SIGNATURE": signature,
+      "WAYLAND_DISPLAY": "wayland-1", "XDG_CURRENT_DESKTOP": "Hyprland",
+    ]
+  }
+
+  private struct State {
+    var eventClients: [Int32] = []
+    /// `j/activewindow`'s answer (Hyprland's JSON); `{}` when nothing has focus.
+    var activeWindow = "{}"
+    var requests: [String] = []
+    var answersRequests = true
+    var closed = false
+  }
+  private let state = LockedBox(State())
+  private let eventListener: Int32
+  private let requestListener: Int32
+
+  public init() throws {
+    runtimeDirectory =
+      FileManager.default.temporaryDirectory
+      .appendingPathComponent("grow-hypr-\(UUID().uuidString)").path
+    let base = runtimeDirectory + "/hypr/" + signature
+    try FileManager.default.createDirectory(
+      atPath: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    eventListener = try Self.listen(at: base + "/.socket2.sock")
+    requestListener = try Self.listen(at: base + "/.socket.sock")
+    let events = Thread { [self] in acceptEvents() }
+    events.start()
+    let requests = Thread { [self] in acceptRequests() }
+    requests.start()
+  }
+
+  deinit {
+    state.withLock { state in
+      state.closed = true
+      for client in state.eventClients { close(client) }
+      state.eventClients = []
+    }
+    shutdown(eventListener, Int32(SHUT_RDWR))
+    shutdown(requestListener, Int32(SHUT_RDWR))
+    close(eventListener)
+    close(requestListener)
+    try? FileManager.default.removeItem(atPath: runtimeDirectory)
+  }
+
+  /// How many clients are connected to the event socket.
+  public var eventClientCount: Int { state.withLock { $0.eventClients.count } }
+  /// The requests received so far, in order.
+  public var requests: [String] { state.withLock { $0.requests } }
+
+  /// Sets what `j/activewindow` answers: the focused window, or nothing (nil).
+  public func setActiveWindow(
+    address: String?, class windowClass: String = "", title: String = "",
+    pid: Int = 0
+  ) {
+    let json =
+      address.map {
+        let object: [String: Any] = [
+          "address": "0x\($0)", "class": windowClass, "initialClass": windowClass,
+          "title": title, "pid": pid,
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: object)) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+      } ?? "{}"
+    state.withLock { $0.activeWindow = json }
+  }
+
+  /// Whether the request socket answers (false: it reads and keeps the connection open, as
+  /// a Hyprland busy elsewhere would).
+  public func answerRequests(_ answers: Bool) {
+    state.withLock { $0.answersRequests = answers }
+  }
+
+  /// Writes raw bytes to every event client (lines end in `\n`).
+  public func emit(_ text: String) {
+    let bytes = Array(text.utf8)
+    let clients = state.withLock { $0.eventClients }
+    for client in clients {
+      _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+  }
+
+  /// Drops every event client, as a restarting Hyprland would.
+  public func disconnectEventClients() {
+    state.withLock { state in
+      for client in state.eventClients { close(client) }
+      state.eventClients = []
+    }
+  }
+
+  private func acceptEvents() {
+    while true {
+      let client = accept(eventListener, nil, nil)
+      guard client >= 0 else { return }
+      let keep = state.withLock { state -> Bool in
+        guard !state.closed else { return false }
+        state.eventClients.append(client)
+        return true
+      }
+      if !keep { close(client) }
+    }
+  }
+
+  private func acceptRequests() {
+    while true {
+      let client = accept(requestListener, nil, nil)
+      guard client >= 0 else { return }
+      var buffer = [UInt8](repeating: 0, count: 8192)
+      let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+      let request = String(decoding: buffer[..<max(0, count)], as: UTF8.self)
+      let (answer, answers) = state.withLock { state -> (String, Bool) in
+        state.requests.append(request)
+        let answer = request == "j/activewindow" ? state.activeWindow : "ok"
+        return (answer, state.answersRequests)
+      }
+      guard answers else { continue }  // left open, never answered
+      let bytes = Array(answer.utf8)
+      _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      close(client)
+    }
+  }
+
+  private static func listen(at path: String) throws -> Int32 {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+      throw HarnessError("socket path too long: \(path)")
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard descriptor >= 0, bound == 0, Glibc.listen(descriptor, 16) == 0 else {
+      throw HarnessError("cannot listen on \(path): \(String(cString: strerror(errno)))")
+    }
+    return descriptor
+  }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import GrowCore
+import GrowLoop
+import GrowPluginKit
+import GrowPluginTesting
+import GrowTestSupport
+import Testing
+
+@testable import WaylandPlugin
+
+/// The wayland plugin on Hyprland, against HyprlandStandIn: a stand-in server speaking
+/// Hyprland's documented IPC, because Hyprland is not packaged here and cannot run.
+@MainActor @Suite struct HyprlandTests {
+  let hyprland: HyprlandStandIn
+  let events = EventBus()
+  let recorder: EventRecorder
+  let logs = LogCapture()
+  let timer: FocusTimer
+
+  init() throws {
+    hyprland = try HyprlandStandIn()
+    recorder = EventRecorder(events)
+    let work = FocusCard(name: "work", distractions: ["Game"], block: .minimize)
+    timer = FocusTimer(
+      deck: CardDeck(cards: [work], defaultCardName: "work"), bus: events, time: MainLoop.shared)
+  }
+
+  func plugin(_ settings: String = "grace = 0s") throws -> WaylandPlugin {
+    let context = PluginContext(
+      id: "wayland", config: try PluginSettings.section("wayland", settings),
+      log: logs.logger(label: "wayland"), events: events, timer: timer,
+      environment: hyprland.environment, loop: MainLoop.shared)
+    var notes: [String?] = []
+    context.onNote = { notes.append($0) }
+    let plugin = try WaylandPlugin(context: context)
+    // The stand-in has no Wayland display, so the note also says away detection is off.
+    let note: String =
+      "compositor: Hyprland; active window from Hyprland's event socket; "
+      + "block = minimize moves the window to the special workspace 'grow'; "
+      + "cannot connect to the Wayland display 'wayland-1': No such file or directory: "
+      + "away detection is off"
+    #expect(notes.last == note)
+    return plugin
+  }
+
+  func waitUntil(_ timeout: TimeInterval = 10, _ condition: () -> Bool) async throws -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !condition() {
+      if Date() > deadline { return false }
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    return true
+  }
+
+  var windows: [ActiveWindowChanged] { recorder.of(ActiveWindowChanged.self) }
+
+  @Test func activeWindowEventsBecomeActiveWindowsWithTheirPidAndTitles() async throws {
+    let plugin = try plugin()
+    defer { plugin.stop() }
+    #expect(try await waitUntil { hyprland.eventClientCount == 1 })
+    hyprland.setActiveWindow(address: "5a1b", class: "Game", title: "Level 3, part 2", pid: 4242)
+    // A title with a comma: only the first comma separates the class.
+    hyprland.emit("activewindow>>Game,Level 3, part 2\nactivewindowv2>>5a1b\n")
+    #expect(try await waitUntil { windows.last?.pid == 4242 }, "\(windows)")
+    #expect(windows.last?.windowClass == "Game")
+    #expect(windows.last?.title == "Level 3, part 2")
+
+    hyprland.emit("windowtitlev2>>5a1b,Level 4\n")
+    #expect(try await waitUntil { windows.last?.title == "Level 4" }, "\(windows)")
+
+    // Nothing focused: both lines empty.
+    hyprland.emit("activewindow>>,\nactivewindowv2>>\n")
+    #expect(try await waitUntil { windows.last?.windowClass == "" }, "\(windows)")
+  }
+
+  /// During focus a distracting window is flagged and, with `block = minimize`, sent to the
+  /// special workspace; a Hyprland that never answers that request holds nothing up.
+  @Test func aDistractionIsFlaggedAndMovedAwayWithoutWaitingForHyprland() async throws {
+    let plugin = try plugin()
+    defer { plugin.stop() }
+    #expect(try await waitUntil { hyprland.eventClientCount == 1 })
+    try timer.start()
+    hyprland.answerRequests(false)
+    hyprland.emit("activewindow>>Game,Level 3\nactivewindowv2>>77\n")
+    #expect(try await waitUntil { !recorder.of(DistractionStarted.self).isEmpty })
+    #expect(
+      try await waitUntil {
+        hyprland.requests.contains("dispatch movetoworkspacesilent special:grow,address:0x77")
+      }, "\(hyprland.requests)")
+    // The loop goes on meanwhile: the next event is handled at once.
+    hyprland.emit("activewindow>>Editor,notes\nactivewindowv2>>78\n")
+    #expect(try await waitUntil { !recorder.of(DistractionEnded.self).isEmpty })
+    #expect(try await waitUntil { logs.contains("did not answer") }, "\(logs.lines)")
+  }
+
+  /// A line that never ends is not kept past 64 KiB: the connection is dropped, the plugin
+  /// shows as unavailable, and it reconnects by itself.
+  @Test func aFloodWithoutANewlineIsDroppedAndThePluginReconnects() async throws {
+    var availability: [String?] = []
+    let context = PluginContext(
+      id: "wayland", config: try PluginSettings.section("wayland", "grace = 1s"),
+      log: logs.logger(label: "wayland"), events: events, timer: timer,
+      environment: hyprland.environment, loop: MainLoop.shared)
+    context.onAvailability = { availability.append($0) }
+    let plugin = try WaylandPlugin(context: context)
+    defer { plugin.stop() }
+    #expect(try await waitUntil { hyprland.eventClientCount == 1 })
+    hyprland.emit(String(repeating: "x", count: 200 * 1024))
+    #expect(
+      try await waitUntil { availability.contains { $0?.contains("larger than") == true } },
+      "\(availability)")
+    #expect(try await waitUntil { availability.last == .some(nil) }, "\(availability)")
+    // The stand-in keeps the dropped client in its list: the new one is the second.
+    #expect(try await waitUntil { hyprland.eventClientCount == 2 })
+    hyprland.emit("activewindow>>Editor,notes\nactivewindowv2>>79\n")
+    #expect(
+      try await waitUntil { windows.last?.windowClass == "Editor" }, "\(windows) \(logs.lines)")
+  }
+}

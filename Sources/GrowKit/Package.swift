@@ -6,6 +6,19 @@
 // executable and each plugin link (see ../../shared notes, "Loadable plugins").
 import PackageDescription
 
+// Library evolution: plugins are built against the installed SDK (PREFIX/lib/grow/swift: the
+// .swiftinterface files of these modules) and keep loading after GrowKit is rebuilt with added
+// fields, cases and methods (docs/writing-plugins.md, "The ABI promise"). Always on, so the
+// debug build the tests install is the same kind of library as a release install. The module
+// GrowConfig has a type GrowConfig, so the interface must alias module names to stay
+// parseable.
+let resilient: [SwiftSetting] = [
+  .unsafeFlags([
+    "-enable-library-evolution", "-emit-module-interface",
+    "-Xfrontend", "-alias-module-names-in-module-interface",
+  ])
+]
+
 let package = Package(
   name: "GrowKit",
   products: [
@@ -23,17 +36,19 @@ let package = Package(
     .systemLibrary(name: "CLinux", path: "CLinux"),
 
     // Core: the timer, its events and the typed bus. Foundation only, no C libraries.
-    .target(name: "GrowCore", path: "GrowCore"),
+    .target(name: "GrowCore", path: "GrowCore", swiftSettings: resilient),
     // config.ini, read with libinih.
-    .target(name: "GrowConfig", dependencies: ["GrowCore", "CInih"], path: "GrowConfig"),
+    .target(name: "GrowConfig", dependencies: ["GrowCore", "CInih"], path: "GrowConfig",
+      swiftSettings: resilient),
     // Descriptor readiness on the daemon's event loop (one epoll, one DispatchSource).
-    .target(name: "GrowLoop", dependencies: ["CLinux"], path: "GrowLoop"),
+    .target(name: "GrowLoop", dependencies: ["CLinux"], path: "GrowLoop", swiftSettings: resilient),
     // libdbus on the daemon's event loop.
     // GrowCore for its text helpers (shortened names in error messages).
-    .target(name: "GrowDBus", dependencies: ["CDBus", "GrowCore", "GrowLoop"], path: "GrowDBus"),
+    .target(name: "GrowDBus", dependencies: ["CDBus", "GrowCore", "GrowLoop"], path: "GrowDBus",
+      swiftSettings: resilient),
     // What a plugin author sees.
     .target(
       name: "GrowPluginKit", dependencies: ["GrowCore", "GrowConfig", "GrowLoop", "GrowDBus"],
-      path: "GrowPluginKit"),
+      path: "GrowPluginKit", swiftSettings: resilient),
   ]
 )

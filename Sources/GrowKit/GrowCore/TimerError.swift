@@ -1,5 +1,6 @@
 /// Why a timer command was refused. The messages are shown to people as they are.
-public enum TimerError: Error, Equatable, CustomStringConvertible {
+/// Frozen: a new kind of refusal is a new plugin API version (docs/writing-plugins.md).
+@frozen public enum TimerError: Error, Equatable, CustomStringConvertible {
   case unknownCard(String, known: [String])
   case invalidState(String)
   case invalidArgument(String)

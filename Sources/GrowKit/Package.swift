@@ -38,13 +38,15 @@ let package = Package(
     // Core: the timer, its events and the typed bus. Foundation only, no C libraries.
     .target(name: "GrowCore", path: "GrowCore", swiftSettings: resilient),
     // config.ini, read with libinih.
-    .target(name: "GrowConfig", dependencies: ["GrowCore", "CInih"], path: "GrowConfig",
+    .target(
+      name: "GrowConfig", dependencies: ["GrowCore", "CInih"], path: "GrowConfig",
       swiftSettings: resilient),
     // Descriptor readiness on the daemon's event loop (one epoll, one DispatchSource).
     .target(name: "GrowLoop", dependencies: ["CLinux"], path: "GrowLoop", swiftSettings: resilient),
     // libdbus on the daemon's event loop.
     // GrowCore for its text helpers (shortened names in error messages).
-    .target(name: "GrowDBus", dependencies: ["CDBus", "GrowCore", "GrowLoop"], path: "GrowDBus",
+    .target(
+      name: "GrowDBus", dependencies: ["CDBus", "GrowCore", "GrowLoop"], path: "GrowDBus",
       swiftSettings: resilient),
     // What a plugin author sees.
     .target(

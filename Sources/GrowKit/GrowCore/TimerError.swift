@@ -1,6 +1,7 @@
 /// Why a timer command was refused. The messages are shown to people as they are.
-/// Frozen: a new kind of refusal is a new plugin API version (docs/writing-plugins.md).
-@frozen public enum TimerError: Error, Equatable, CustomStringConvertible {
+/// Not frozen: typed throws of a frozen enum through a resilient protocol requirement crashed
+/// (Tests/GrowFuzzTests, ExternalPlugin.respond); switch over it with `@unknown default`.
+public enum TimerError: Error, Equatable, CustomStringConvertible {
   case unknownCard(String, known: [String])
   case invalidState(String)
   case invalidArgument(String)

@@ -8,6 +8,10 @@
 import PackageDescription
 
 let kit = Target.Dependency.product(name: "GrowKit", package: "GrowKit")
+/// The plugin test kit (GrowPluginTesting): manual loop, recording timer, log capture.
+let testKit = Target.Dependency.product(name: "GrowPluginTesting", package: "GrowKit")
+/// See the plugins' test targets below.
+let onePluginEntry: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--allow-multiple-definition"])]
 
 let package = Package(
   name: "Grow",
@@ -90,7 +94,7 @@ let package = Package(
     // Tests mirror Sources/ and Plugins/.
     .testTarget(name: "GrowCoreTests", dependencies: [kit]),
     .testTarget(name: "GrowTestSupportTests", dependencies: ["GrowTestSupport"]),
-    .testTarget(name: "GrowLoopTests", dependencies: [kit]),
+    .testTarget(name: "GrowLoopTests", dependencies: [kit, testKit]),
     .testTarget(name: "GrowDBusTests", dependencies: [kit, "GrowTestSupport"]),
     .testTarget(
       name: "GrowDaemonTests", dependencies: [kit, "GrowDaemon", "GrowHistory", "GrowTestSupport"]),
@@ -104,6 +108,22 @@ let package = Package(
     .testTarget(name: "GrowFuzzTests", dependencies: [kit, "GrowFuzz"]),
     // The notify plugin's wording and lifecycle against a recording server (fast); the real
     // servers are in GrowDaemonTests.
-    .testTarget(name: "NotifyPluginTests", dependencies: [kit, "NotifyPlugin"]),
+    // The other plugins' logic on the test kit's manual loop, in milliseconds: x11 against a
+    // scripted X11Connection, dnd against a scripted DndBackend; end to end (Xvfb, real
+    // servers) in GrowDaemonTests. SwiftPM links every test target into one binary, where the
+    // plugins' `grow_plugin` entry points (one per plugin library, for dlsym) meet: the first
+    // is kept; the tests make their plugins directly and never look it up.
+    .testTarget(
+      name: "NotifyPluginTests", dependencies: [kit, testKit, "NotifyPlugin"],
+      linkerSettings: onePluginEntry),
+    .testTarget(
+      name: "X11PluginTests", dependencies: [kit, testKit, "X11Plugin"],
+      linkerSettings: onePluginEntry),
+    .testTarget(
+      name: "DoNotDisturbPluginTests", dependencies: [kit, testKit, "DoNotDisturbPlugin"],
+      linkerSettings: onePluginEntry),
+    .testTarget(
+      name: "StatusBarPluginTests", dependencies: [kit, testKit, "StatusBarPlugin"],
+      linkerSettings: onePluginEntry),
   ]
 )

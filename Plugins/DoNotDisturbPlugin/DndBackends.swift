@@ -1,6 +1,8 @@
 import GrowDBus
+import GrowPluginKit
 
-/// One notification server's own Do-Not-Disturb switch (desktop-protocols.md section 2).
+/// One notification server's own Do-Not-Disturb switch; each class below names the D-Bus
+/// property or method its server offers for it and how the server tells of a change.
 ///
 /// Reads and writes are asynchronous on the daemon's loop; each waits at most `timeout`
 /// milliseconds for the server (shorter while the daemon stops).
@@ -16,17 +18,21 @@ protocol DndBackend: AnyObject {
   func watch(_ changed: @escaping (Bool) -> Void)
 }
 
-/// The backend for a server, from the name `GetServerInformation` gave.
+/// The backend for a server, from the name `GetServerInformation` gave (the table is
+/// `DoNotDisturbBackend` in GrowPluginKit, which `grow doctor` reads too).
 @MainActor
 func makeBackend(serverName: String, bus: BusConnection) -> (any DndBackend)? {
-  switch serverName {
-  case "dunst": DunstBackend(bus: bus)
-  case "Xfce Notify Daemon": XfceBackend(bus: bus)
-  case "SwayNotificationCenter": SwayncBackend(bus: bus)
-  case "mako": MakoBackend(bus: bus)
-  case "Plasma": PlasmaBackend(bus: bus)
-  case "gnome-shell": GnomeBackend()
-  default: nil
+  switch DoNotDisturbBackend(serverName: serverName) {
+  case .dunst: DunstBackend(bus: bus)
+  case .xfce: XfceBackend(bus: bus)
+  case .swaync: SwayncBackend(bus: bus)
+  case .mako: MakoBackend(bus: bus)
+  case .kde: PlasmaBackend(bus: bus)
+  case .gnome: GnomeBackend()
+  case nil: nil
+  // A server a newer GrowKit names (the kit is built with library evolution, see
+  // Sources/GrowKit/Package.swift) has no backend in this plugin yet.
+  @unknown default: nil
   }
 }
 
@@ -35,11 +41,12 @@ func makeBackend(serverName: String, bus: BusConnection) -> (any DndBackend)? {
 /// releases its inhibition when the daemon's connection closes; mako and GNOME are left to
 /// the next start, which finds the restore record.
 func emergencyWrite(backend: String, enabled: Bool) -> BusMessage? {
-  switch backend {
-  case "dunst": DunstBackend.writeCall(enabled)
-  case "xfce4-notifyd": XfceBackend.writeCall(enabled)
-  case "swaync": SwayncBackend.writeCall(enabled)
-  default: nil
+  switch DoNotDisturbBackend(rawValue: backend) {
+  case .dunst: DunstBackend.writeCall(enabled)
+  case .xfce: XfceBackend.writeCall(enabled)
+  case .swaync: SwayncBackend.writeCall(enabled)
+  case .mako, .kde, .gnome, nil: nil
+  @unknown default: nil
   }
 }
 
@@ -73,7 +80,7 @@ private let propertiesInterface = "org.freedesktop.DBus.Properties"
 /// dunst: the read-write property `paused` on `org.dunstproject.cmd0`, with PropertiesChanged.
 /// dunst 1.9 queues even critical notifications while paused.
 final class DunstBackend: DndBackend {
-  let name = "dunst"
+  let name = DoNotDisturbBackend.dunst.rawValue
   private let bus: BusConnection
   nonisolated private static let interface = "org.dunstproject.cmd0"
   init(bus: BusConnection) { self.bus = bus }
@@ -112,7 +119,7 @@ final class DunstBackend: DndBackend {
 /// xfce4-notifyd: xfconf channel `xfce4-notifyd`, property `/do-not-disturb` (absent until
 /// someone sets it, which means off). Critical notifications still show.
 final class XfceBackend: DndBackend {
-  let name = "xfce4-notifyd"
+  let name = DoNotDisturbBackend.xfce.rawValue
   private let bus: BusConnection
   nonisolated private static let service = "org.xfce.Xfconf"
   nonisolated private static let path = "/org/xfce/Xfconf"
@@ -160,7 +167,7 @@ final class XfceBackend: DndBackend {
 
 /// SwayNotificationCenter: `GetDnd`/`SetDnd` on its control interface, `Subscribe` signal.
 final class SwayncBackend: DndBackend {
-  let name = "swaync"
+  let name = DoNotDisturbBackend.swaync.rawValue
   private let bus: BusConnection
   nonisolated private static let service = "org.erikreider.swaync.cc"
   nonisolated private static let path = "/org/erikreider/swaync/cc"
@@ -194,7 +201,7 @@ final class SwayncBackend: DndBackend {
 /// mako: the `do-not-disturb` mode, by convention. It only hides anything if the person's mako
 /// config has a `[mode=do-not-disturb]` section with `invisible=1`. mako sends no signal.
 final class MakoBackend: DndBackend {
-  let name = "mako"
+  let name = DoNotDisturbBackend.mako.rawValue
   private let bus: BusConnection
   private static let interface = "fr.emersion.Mako"
   private static let path = "/fr/emersion/Mako"
@@ -231,7 +238,7 @@ final class MakoBackend: DndBackend {
 /// connection closes, so a crashed daemon cannot leave Plasma silenced. The daemon's session
 /// bus connection lives as long as the daemon, which is what holds the inhibition.
 final class PlasmaBackend: DndBackend {
-  let name = "kde"
+  let name = DoNotDisturbBackend.kde.rawValue
   private let bus: BusConnection
   private var cookie: UInt32?
   init(bus: BusConnection) { self.bus = bus }
@@ -270,7 +277,7 @@ final class PlasmaBackend: DndBackend {
 /// GNOME Shell: GSettings `org.gnome.desktop.notifications show-banners` (false = DND).
 /// Critical notifications still show.
 final class GnomeBackend: DndBackend {
-  let name = "gnome"
+  let name = DoNotDisturbBackend.gnome.rawValue
   private let showBanners = GSettingsBoolean(
     schema: "org.gnome.desktop.notifications", key: "show-banners")
 
@@ -284,4 +291,56 @@ final class GnomeBackend: DndBackend {
   }
 
   func watch(_ changed: @escaping (Bool) -> Void) {}
+}
+
+/// Why no notification server could be asked which it is.
+struct DndLookupFailure: Error {
+  /// The D-Bus error name (`org.freedesktop.DBus.Error.ServiceUnknown`, …).
+  let reason: String
+}
+
+/// Finds the notification server and its backend, and hears it come and go: the seam between
+/// the plugin's restore policy and the bus (its tests script it).
+@MainActor
+protocol DndServerLookup: AnyObject {
+  /// The running server's name (from `GetServerInformation`) and its backend, nil when Grow
+  /// has none for it.
+  func find(_ done: @escaping (Result<(String, (any DndBackend)?), DndLookupFailure>) -> Void)
+  /// Calls `changed(true)` when a server takes the notifications name, `false` when it leaves.
+  func onPresenceChanged(_ changed: @escaping (Bool) -> Void)
+}
+
+/// The server on the session bus.
+final class BusDndServerLookup: DndServerLookup {
+  private let bus: BusConnection
+  init(bus: BusConnection) { self.bus = bus }
+
+  func find(_ done: @escaping (Result<(String, (any DndBackend)?), DndLookupFailure>) -> Void) {
+    guard
+      let call = try? BusMessage.methodCall(
+        destination: notificationsName, path: notificationsPath, interface: notificationsName,
+        member: "GetServerInformation")
+    else { return done(.failure(DndLookupFailure(reason: "cannot make the call"))) }
+    bus.call(call, timeout: 3000) { [bus] result in
+      switch result {
+      case .success(let reply):
+        let name = reply.arguments.first?.stringValue ?? "?"
+        done(.success((name, makeBackend(serverName: name, bus: bus))))
+      case .failure(let error):
+        done(.failure(DndLookupFailure(reason: error.name)))
+      }
+    }
+  }
+
+  func onPresenceChanged(_ changed: @escaping (Bool) -> Void) {
+    let rule =
+      "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
+      + "member='NameOwnerChanged',arg0='\(notificationsName)'"
+    _ = try? bus.onSignal(match: rule) { message in
+      guard message.arguments.count == 3, let owner = message.arguments[2].stringValue else {
+        return
+      }
+      changed(!owner.isEmpty)
+    }
+  }
 }

@@ -1,8 +1,8 @@
-import Dispatch
 import Foundation
 import GrowConfig
 import GrowCore
 import GrowDBus
+import GrowLoop
 import GrowPluginKit
 
 /// When a card silences the desktop.
@@ -13,23 +13,6 @@ enum DndPolicy: String, CaseIterable {
   case always
   /// Never by itself (`grow dnd on` still works).
   case never
-}
-
-/// Published whenever Grow's Do-Not-Disturb changes, as `dnd-changed`. Other plugins read it
-/// by name (the notify plugin holds its notifications back when the server was not silenced).
-struct DoNotDisturbChanged: JSONLineEvent {
-  static let eventName = "dnd-changed"
-  let enabled: Bool
-  let backend: String
-  /// True when the notification server itself is silenced, false when only Grow is.
-  let silencesServer: Bool
-
-  func jsonFields() -> [String: JSONValue] {
-    [
-      "enabled": .bool(enabled), "backend": .string(backend),
-      "silences_server": .bool(silencesServer),
-    ]
-  }
 }
 
 /// Do-Not-Disturb: during focus (per card policy) and on request (`grow dnd`, D-Bus), through
@@ -43,8 +26,15 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     "Do-Not-Disturb during focus through the notification server's own switch (dunst, "
     + "xfce4-notifyd, swaync, mako, GNOME, KDE); org.grow.Grow1.DoNotDisturb, 'grow dnd'"
 
-  static let interfaceName = "org.grow.Grow1.DoNotDisturb"
-  private static let serverName = "org.freedesktop.Notifications"
+  public static let settings = [
+    PluginSetting(
+      "dnd", .choice(DndPolicy.allCases.map(\.rawValue)), default: DndPolicy.focus.rawValue,
+      help: "focus: Do-Not-Disturb during focus; always: the whole session; never: only on request."
+    ),
+    PluginSetting(
+      "card.NAME", .choice(DndPolicy.allCases.map(\.rawValue)), default: "",
+      help: "The same for one card, NAME a card of the deck.", perCard: true),
+  ]
 
   private enum Reason { case focus, request, byHand }
 
@@ -54,6 +44,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   private let defaultPolicy: DndPolicy
   private let cardPolicies: [String: DndPolicy]
   private let restoreFile: RestoreFile
+  private let servers: any DndServerLookup
   private var backend: (any DndBackend)?
   /// What the server said it is, for status: "" when none runs.
   private var server = ""
@@ -63,7 +54,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   private var enabled = false
   private var reason: Reason?
   private var until: Date?
-  private var untilTimer: (any DispatchSourceTimer)?
+  private var untilTimer: (any Alarm)?
   /// What Grow changed on the server and must put back; nil when it changed nothing.
   private var record: RestoreRecord?
   /// A restore on its way to the server (read, then write). A focus that starts meanwhile
@@ -77,7 +68,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   /// not answer the last call, or no server runs. `grow dnd status` shows this.
   private var serverState: Bool?
   /// A call the server did not answer, to be made again (`notAnswered`).
-  private var retry: (action: () -> Void, timer: any DispatchSourceTimer)?
+  private var retry: (action: () -> Void, timer: any Alarm)?
   private var retryDelay = DoNotDisturbPlugin.firstRetryDelay
   /// Warned that the server does not answer; cleared when it answers.
   private var warnedNoAnswer = false
@@ -91,8 +82,15 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   /// While the daemon stops: the host waits for both calls (PluginHost.stopGrace).
   static let stopCallTimeout: Int32 = 1000
 
-  public init(context: PluginContext) throws {
+  public convenience init(context: PluginContext) throws {
+    guard let bus = context.sessionBus else { throw PluginError.unavailable("no session bus") }
+    try self.init(context: context, servers: BusDndServerLookup(bus: bus))
+  }
+
+  /// With any way of finding the server: the session bus, or a scripted one in tests.
+  init(context: PluginContext, servers: any DndServerLookup) throws {
     self.context = context
+    self.servers = servers
     log = context.log
     timer = context.timer
     do {
@@ -103,20 +101,11 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     }
     restoreFile = RestoreFile(environment: context.environment)
     record = restoreFile.load()
-    guard let bus = context.sessionBus else { throw PluginError.unavailable("no session bus") }
     exportInterface()
     context.subscribe(PhaseStarted.self) { [weak self] event in self?.phaseStarted(event.phase) }
     context.subscribe(PhaseEnded.self) { [weak self] event in self?.phaseEnded(event.phase) }
     context.subscribe(SessionStopped.self) { [weak self] _ in self?.sessionStopped() }
-    let rule =
-      "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
-      + "member='NameOwnerChanged',arg0='\(Self.serverName)'"
-    _ = try? bus.onSignal(match: rule) { [weak self] message in
-      guard message.arguments.count == 3, let owner = message.arguments[2].stringValue else {
-        return
-      }
-      self?.serverChanged(present: !owner.isEmpty)
-    }
+    servers.onPresenceChanged { [weak self] present in self?.serverChanged(present: present) }
     detectServer()
     // The loop may get stuck in another plugin's handler; then this puts the server back from
     // the record on disk (see EmergencyExitActions).
@@ -147,7 +136,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   static func readPolicies(_ section: ConfigSection, deck: CardDeck) throws(ConfigError)
     -> (DndPolicy, [String: DndPolicy])
   {
-    try section.checkKeys(["dnd"] + deck.names.map { "card." + $0 })
+    try section.check(against: settings, cards: deck.names)
     func policy(_ entry: ConfigEntry) throws(ConfigError) -> DndPolicy {
       guard let policy = DndPolicy(rawValue: entry.value.lowercased()) else {
         throw ConfigError([
@@ -174,7 +163,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     untilTimer?.cancel()
     cancelRetry()
     stopped = true
-    context.growObject?.remove(interface: Self.interfaceName)
+    context.growObject?.remove(interface: GrowBusAPI.doNotDisturbInterface)
     guard let pending = record ?? restoring, let backend, backend.name == pending.backend else {
       return completion()
     }
@@ -219,15 +208,11 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   private func switchOn(_ why: Reason, for seconds: TimeInterval = 0) {
     untilTimer?.cancel()
     untilTimer = nil
-    until = seconds > 0 ? Date().addingTimeInterval(seconds) : nil
-    if seconds > 0 {
-      let source = DispatchSource.makeTimerSource(queue: .main)
-      source.schedule(wallDeadline: .now() + seconds)
-      source.setEventHandler { [weak self] in
-        MainActor.assumeIsolated { if self?.reason == .request { self?.switchOff() } }
+    until = seconds > 0 ? context.loop.now.addingTimeInterval(seconds) : nil
+    if let until {
+      untilTimer = context.loop.at(until) { [weak self] in
+        if self?.reason == .request { self?.switchOff() }
       }
-      source.resume()
-      untilTimer = source
     }
     let wasEnabled = enabled
     enabled = true
@@ -391,12 +376,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     retry?.timer.cancel()
     let delay = retryDelay
     retryDelay = min(retryDelay * 2, Self.longestRetryDelay)
-    let timer = DispatchSource.makeTimerSource(queue: .main)
-    timer.schedule(deadline: .now() + delay, leeway: .milliseconds(50))
-    timer.setEventHandler { [weak self] in
-      MainActor.assumeIsolated { self?.retryNow() }
-    }
-    timer.resume()
+    let timer = context.loop.after(seconds: delay) { [weak self] in self?.retryNow() }
     retry = (action, timer)
   }
 
@@ -460,18 +440,13 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   // MARK: The server
 
   private func detectServer() {
-    guard let bus = context.sessionBus, !detecting,
-      let call = try? BusMessage.methodCall(
-        destination: Self.serverName, path: "/org/freedesktop/Notifications",
-        interface: Self.serverName, member: "GetServerInformation")
-    else { return }
+    guard !detecting else { return }
     detecting = true
-    bus.call(call, timeout: 3000) { [weak self] result in
+    servers.find { [weak self] result in
       guard let self else { return }
       switch result {
-      case .success(let reply):
-        let name = reply.arguments.first?.stringValue ?? "?"
-        if let found = makeBackend(serverName: name, bus: bus) {
+      case .success(let (name, found)):
+        if let found {
           // Its switch first, so that status says what the server says from the start.
           found.read(timeout: Self.callTimeout) { [weak self] current in
             self?.detecting = false
@@ -491,7 +466,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
         server = ""
         backend = nil
         log.warning(
-          "no notification server answers (\(error.name)); Grow keeps its own Do-Not-Disturb "
+          "no notification server answers (\(error.reason)); Grow keeps its own Do-Not-Disturb "
             + "state until one starts")
       }
       announce()
@@ -607,7 +582,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     ].filter(\.1).map(\.0)
     let serverOnly = changed == ["ServerState"]
     announced = now
-    context.growObject?.propertiesChanged(changed, on: Self.interfaceName)
+    context.growObject?.propertiesChanged(changed, on: GrowBusAPI.doNotDisturbInterface)
     // The server's own state alone is no news for other plugins (DoNotDisturbChanged).
     if serverOnly { return }
     context.publish(
@@ -618,7 +593,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     guard let object = context.growObject else { return }
     object.add(
       BusInterface(
-        name: Self.interfaceName,
+        name: GrowBusAPI.doNotDisturbInterface,
         methods: [
           .init("Enable", inputs: [.init("seconds", "u")]) { [weak self] arguments, _ in
             guard case .uint32(let seconds)? = arguments.first else { return [] }

@@ -18,10 +18,7 @@ struct RestoreFile {
   let path: String
 
   init(environment: [String: String]) {
-    let stateHome =
-      environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
-    path = stateHome + "/grow/dnd-restore.json"
+    path = XDGDirectories(environment: environment).growState + "/dnd-restore.json"
   }
 
   func load() -> RestoreRecord? {

@@ -1,3 +1,5 @@
+import GrowPluginKit
+
 /// Grow's own Do-Not-Disturb as the dnd plugin announces it, and what it means for a
 /// notification of Grow's: one sent while it silences the server (during focus, by default)
 /// reaches the person at that moment, or is not sent at all (issue 15, item 1). Left in a
@@ -17,19 +19,13 @@ struct DoNotDisturbState: Equatable {
     case withheld
   }
 
-  /// Backends whose Do-Not-Disturb still shows critical notifications: xfce4-notifyd (run:
-  /// Tests/GrowDaemonTests/NotifyPluginTests.swift), GNOME Shell 43 (`messageTray.js`: banners
-  /// off, critical ones still shown), KDE Plasma and SwayNotificationCenter (their sources; not
-  /// run here). dunst 1.9 queues critical ones too while paused; mako's do-not-disturb mode is
-  /// whatever the person's config makes it.
-  static let backendsPassingCritical: Set<String> = ["xfce4-notifyd", "gnome", "kde", "swaync"]
-
   /// While it is on (during focus by default; breaks too with `dnd = always` or `grow dnd on`).
   /// At a focus's end the dnd plugin turns it off before the prompt for the break is sent.
   var passage: Passage {
     guard enabled else { return .asIs }
     // Nothing silenced the server: Grow's Do-Not-Disturb is Grow holding its own back.
     guard silencesServer else { return .withheld }
-    return Self.backendsPassingCritical.contains(backend) ? .critical : .withheld
+    // Which servers let critical ones through: `DoNotDisturbBackend.passesCritical`.
+    return DoNotDisturbBackend(rawValue: backend)?.passesCritical == true ? .critical : .withheld
   }
 }

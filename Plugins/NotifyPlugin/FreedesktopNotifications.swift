@@ -1,5 +1,6 @@
-import Dispatch
+import GrowCore
 import GrowDBus
+import GrowLoop
 
 /// The freedesktop Desktop Notifications protocol (spec 1.2) spoken directly over the daemon's
 /// bus connection: `Notify`, `CloseNotification`, `GetCapabilities`, `GetServerInformation`,
@@ -22,6 +23,8 @@ final class FreedesktopNotifications: NotificationServer {
   static let lateAnswerMilliseconds: Int32 = 120_000
 
   private let bus: BusConnection
+  /// Where the calls' own deadlines are kept.
+  private let loop: any EventLoop
   private let appName: String
   /// The unique name of the server now owning the name; signals from anyone else are ignored.
   private var owner: String?
@@ -32,8 +35,9 @@ final class FreedesktopNotifications: NotificationServer {
 
   /// Subscribes to the server's signals and to its coming and going (the bus daemon answers
   /// those subscriptions itself, at once).
-  init(bus: BusConnection, appName: String) throws(BusError) {
+  init(bus: BusConnection, appName: String, loop: any EventLoop) throws(BusError) {
     self.bus = bus
+    self.loop = loop
     self.appName = appName
     try bus.onSignal(
       match: "type='signal',interface='\(Self.interface)',path='\(Self.path)'"
@@ -145,20 +149,13 @@ final class FreedesktopNotifications: NotificationServer {
       return reply(.failure(.refused(error.description)))
     }
     var timedOut = false
-    var deadline: (any DispatchSourceTimer)?
+    var deadline: (any Alarm)?
     if lateMilliseconds != nil {
-      let timer = DispatchSource.makeTimerSource(queue: .main)
-      timer.schedule(deadline: .now() + .milliseconds(Int(Self.timeoutMilliseconds)))
-      timer.setEventHandler {
-        MainActor.assumeIsolated {
-          timedOut = true
-          deadline?.cancel()
-          deadline = nil
-          reply(.failure(.noAnswer(milliseconds: Self.timeoutMilliseconds)))
-        }
+      deadline = loop.after(seconds: Double(Self.timeoutMilliseconds) / 1000) {
+        timedOut = true
+        deadline = nil
+        reply(.failure(.noAnswer(milliseconds: Self.timeoutMilliseconds)))
       }
-      timer.resume()
-      deadline = timer
     }
     bus.call(message, timeout: lateMilliseconds ?? Self.timeoutMilliseconds) { result in
       deadline?.cancel()

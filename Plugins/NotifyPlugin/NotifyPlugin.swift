@@ -1,7 +1,8 @@
-import Dispatch
 import Foundation
+import GrowConfig
 import GrowCore
 import GrowDBus
+import GrowLoop
 import GrowPluginKit
 
 /// Tells the person what they need and nothing more, through the desktop's notification
@@ -13,6 +14,7 @@ import GrowPluginKit
 /// (see `FreedesktopNotifications`): a stopped server delays no phase end and no API call.
 public final class NotifyPlugin: GrowPlugin {
   public static let id = "notify"
+  public static let settings = NotifySettings.declared
   public static let summary =
     "desktop notifications: focus over, break over, long break due, distraction, "
     + "warning before a phase ends; action buttons drive the timer"
@@ -29,6 +31,7 @@ public final class NotifyPlugin: GrowPlugin {
 
   private let settings: NotifySettings
   private let log: Logger
+  private let loop: any EventLoop
   private let timer: any TimerControl
   private let server: any NotificationServer
   /// The id the server gave each kind's notification, while it may still be on screen.
@@ -58,9 +61,9 @@ public final class NotifyPlugin: GrowPlugin {
   private var shownActions: [NotificationKind: [Action: Action]] = [:]
   private var lastEnded: PhaseEnded?
   private var suggestionIndex = 0
-  private var warningTimer: (any DispatchSourceTimer)?
-  private var reminderTimer: (any DispatchSourceTimer)?
-  /// Grow's own Do-Not-Disturb, as the dnd plugin last announced it (`dnd-changed`).
+  private var warningTimer: (any Alarm)?
+  private var reminderTimer: (any Alarm)?
+  /// Grow's own Do-Not-Disturb, as the dnd plugin last announced it (`DoNotDisturbChanged`).
   private var doNotDisturb = DoNotDisturbState()
 
   struct Content {
@@ -80,7 +83,7 @@ public final class NotifyPlugin: GrowPlugin {
     }
     let server: FreedesktopNotifications
     do {
-      server = try FreedesktopNotifications(bus: bus, appName: "Grow")
+      server = try FreedesktopNotifications(bus: bus, appName: "Grow", loop: context.loop)
     } catch {
       throw PluginError.unavailable("cannot watch for a notification server: \(error)")
     }
@@ -96,6 +99,7 @@ public final class NotifyPlugin: GrowPlugin {
     }
     log = context.log
     timer = context.timer
+    loop = context.loop
     self.server = server
     server.onAction = { [weak self] id, key in self?.actionInvoked(id: id, key: key) }
     server.onClosed = { [weak self] id, _ in self?.closedByServer(id: id) }
@@ -116,7 +120,10 @@ public final class NotifyPlugin: GrowPlugin {
     }
     context.subscribe(DistractionStarted.self) { [weak self] event in self?.distraction(event) }
     context.subscribe(AwayResumed.self) { [weak self] event in self?.welcomeBack(event) }
-    context.subscribeToAll { [weak self] event in self?.other(event) }
+    context.subscribe(DoNotDisturbChanged.self) { [weak self] event in
+      self?.doNotDisturb = DoNotDisturbState(
+        enabled: event.enabled, silencesServer: event.silencesServer, backend: event.backend)
+    }
   }
 
   public func stop() {
@@ -162,23 +169,6 @@ public final class NotifyPlugin: GrowPlugin {
       focusOver(next: .shortBreak, length: card?.shortBreak ?? 0, waiting: true)
     case .longBreak:
       focusOver(next: .longBreak, length: card?.longBreak ?? 0, waiting: true)
-    }
-  }
-
-  /// Events of other plugins, known by name only (their types live in their own libraries).
-  private func other(_ event: any GrowEvent) {
-    let name = type(of: event).eventName
-    let fields = (event as? any JSONLineEvent)?.jsonFields() ?? [:]
-    switch name {
-    case "dnd-changed":
-      // Published by the dnd plugin (Plugins/DoNotDisturbPlugin/DoNotDisturbPlugin.swift).
-      doNotDisturb = DoNotDisturbState(
-        enabled: fields["enabled"] == .bool(true),
-        silencesServer: fields["silences_server"] == .bool(true),
-        backend: fields["backend"].flatMap { if case .string(let name) = $0 { name } else { nil } }
-          ?? "")
-    default:
-      break
     }
   }
 
@@ -242,7 +232,7 @@ public final class NotifyPlugin: GrowPlugin {
 
   private func warn() {
     guard let phase = timerPhase(), let deadline = phase.deadline else { return }
-    let left = DurationText.format(max(1, deadline.timeIntervalSinceNow.rounded()))
+    let left = DurationText.format(max(1, deadline.timeIntervalSince(loop.now).rounded()))
     let focus = phase.kind == .focus
     show(
       .warning,
@@ -443,20 +433,14 @@ public final class NotifyPlugin: GrowPlugin {
   /// "+5 min" on a waiting break: keep working, and be reminded in five minutes.
   private func remindAgain(_ kind: NotificationKind) {
     cancelReminder()
-    let reminder = DispatchSource.makeTimerSource(queue: .main)
-    reminder.schedule(wallDeadline: .now() + 300)
-    reminder.setEventHandler { [weak self] in
-      MainActor.assumeIsolated {
-        guard let self, let next = self.timer.status.next, next.isBreak else { return }
-        let card = self.timer.status.card
-        let length =
-          (try? self.timer.deck.card(named: card))
-          .map { next == .longBreak ? $0.longBreak : $0.shortBreak } ?? 0
-        self.focusOver(next: next, length: length, waiting: true)
-      }
+    reminderTimer = loop.at(loop.now.addingTimeInterval(300)) { [weak self] in
+      guard let self, let next = self.timer.status.next, next.isBreak else { return }
+      let card = self.timer.status.card
+      let length =
+        (try? self.timer.deck.card(named: card))
+        .map { next == .longBreak ? $0.longBreak : $0.shortBreak } ?? 0
+      self.focusOver(next: next, length: length, waiting: true)
     }
-    reminder.resume()
-    reminderTimer = reminder
   }
 
   private func cancelReminder() {
@@ -479,16 +463,8 @@ public final class NotifyPlugin: GrowPlugin {
       phase.duration > warnBefore
     else { return }
     let when = deadline.addingTimeInterval(-warnBefore)
-    guard when > Date() else { return }
-    let source = DispatchSource.makeTimerSource(flags: .strict, queue: .main)
-    let seconds = when.timeIntervalSince1970
-    var spec = timespec()
-    spec.tv_sec = Int(seconds.rounded(.down))
-    spec.tv_nsec = Int((seconds - seconds.rounded(.down)) * 1_000_000_000)
-    source.schedule(wallDeadline: DispatchWallTime(timespec: spec), leeway: .milliseconds(50))
-    source.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.warn() } }
-    source.resume()
-    warningTimer = source
+    guard when > loop.now else { return }
+    warningTimer = loop.at(when) { [weak self] in self?.warn() }
   }
 
   private func cancelWarning() {

@@ -21,8 +21,28 @@ enum NotificationKind: String, CaseIterable {
 
 /// `[plugin.notify]`, read once at start.
 struct NotifySettings {
-  static let keys = [
-    "events", "warn-before", "timeout", "urgency", "sound", "actions", "suggestions",
+  /// The keys of `[plugin.notify]` (`NotifyPlugin.settings`).
+  static let declared = [
+    PluginSetting(
+      "events", .choiceList(["none"] + NotificationKind.allCases.map(\.rawValue)),
+      default: "focus-over, break-over, long-break-due, distraction, away",
+      help: "What to notify about, comma-separated; none for nothing."),
+    PluginSetting(
+      "warn-before", .duration(minimum: 0), default: "0",
+      help: "Warn this long before a phase ends; 0 for no warning."),
+    PluginSetting(
+      "timeout", .durationOr(words: ["default", "never", "0"], minimum: 1), default: "default",
+      help: "How long a notification stays: a duration, never, or default (the server's)."),
+    PluginSetting(
+      "urgency", .choice(NotificationUrgency.allCases.map(\.rawValue)), default: "normal",
+      help: "The urgency of Grow's notifications."),
+    PluginSetting("sound", .bool, default: "true", help: "Ask the server to play a sound."),
+    PluginSetting(
+      "actions", .bool, default: "true", help: "Buttons (start the break, skip) on notifications."
+    ),
+    PluginSetting(
+      "suggestions", .textList, default: "(five short ones)",
+      help: "Comma-separated things to do in a break, one shown at a time."),
   ]
   static let defaultSuggestions = [
     "Stand up and stretch.", "Drink a glass of water.", "Look out of the window for a minute.",
@@ -42,7 +62,7 @@ struct NotifySettings {
   init() {}
 
   init(_ section: ConfigSection) throws(ConfigError) {
-    try section.checkKeys(Self.keys)
+    try section.check(against: Self.declared, cards: [])
     if let entry = section["events"] {
       var kinds = Set<NotificationKind>()
       for name in section.list("events") where name != "none" {

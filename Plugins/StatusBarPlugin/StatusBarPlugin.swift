@@ -1,5 +1,7 @@
 import Foundation
+import GrowConfig
 import GrowCore
+import GrowLoop
 import GrowPluginKit
 
 /// Keeps the timer's status in `$XDG_RUNTIME_DIR/grow/` for bars and scripts that read
@@ -16,6 +18,14 @@ public final class StatusBarPlugin: GrowPlugin {
   public static let id = "statusbar"
   public static let summary =
     "writes status.json and status.txt to $XDG_RUNTIME_DIR/grow/ on change"
+  public static let settings = [
+    PluginSetting(
+      "template", .text, default: defaultTemplate,
+      help: "The line of status.txt, fields in braces as for grow status --template."),
+    PluginSetting(
+      "icons", .choice(IconSet.allCases.map(\.rawValue)), default: IconSet.unicode.rawValue,
+      help: "ascii for any font, unicode for stock fonts, nerd for Nerd Fonts."),
+  ]
   /// status.txt's line unless `template` says otherwise.
   public static let defaultTemplate = "{icon} {remaining_min}"
 
@@ -24,14 +34,15 @@ public final class StatusBarPlugin: GrowPlugin {
   private let log: Logger
   private var distraction: String?
   private var status: TimerStatus
+  private let loop: any EventLoop
   /// Wakes the plugin when `status.txt`'s countdown shows something else.
-  private let tick = DispatchSource.makeTimerSource(queue: .main)
+  private var tick: (any Alarm)?
 
   public init(context: PluginContext) throws {
-    guard let runtime = context.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else {
+    guard let runtime = XDGDirectories(environment: context.environment).runtimeDirectory else {
       throw PluginError.unavailable("XDG_RUNTIME_DIR is not set; there is nowhere to keep the file")
     }
-    try context.config.checkKeys(["template", "icons"])
+    try context.config.check(against: Self.settings, cards: [])
     let iconsName = context.config.string("icons", default: IconSet.unicode.rawValue)
     guard let icons = IconSet(rawValue: iconsName) else {
       throw PluginError.unavailable(
@@ -52,9 +63,7 @@ public final class StatusBarPlugin: GrowPlugin {
     self.directory = directory
     log = context.log
     status = context.timer.status
-    tick.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.writeLine() } }
-    tick.schedule(deadline: .distantFuture)
-    tick.resume()
+    loop = context.loop
     write(status)
     context.subscribe(TimerChanged.self) { [weak self] event in self?.write(event.status) }
     // The x11 plugin's distractions, for {distraction} and the "distracted" state.
@@ -69,7 +78,7 @@ public final class StatusBarPlugin: GrowPlugin {
   }
 
   public func stop() {
-    tick.cancel()
+    tick?.cancel()
     for name in ["status.json", "status.txt"] {
       try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
     }
@@ -84,15 +93,14 @@ public final class StatusBarPlugin: GrowPlugin {
   /// Writes `status.txt` and sets the timer for the next instant its text changes, aligned
   /// to the countdown's own second or minute (the same clock `grow status --follow` keeps).
   private func writeLine() {
-    let now = Date()
+    tick?.cancel()
+    tick = nil
+    let now = loop.now
     let snapshot = StatusSnapshot(status: status, distraction: distraction)
     replace("status.txt", with: template.render(snapshot, at: now))
-    guard let next = template.clock.nextChange(after: now, of: snapshot) else {
-      return tick.schedule(deadline: .distantFuture)
-    }
+    guard let next = template.clock.nextChange(after: now, of: snapshot) else { return }
     // A millisecond late, so the countdown has surely crossed the boundary when we look.
-    let delay = next.timeIntervalSince(now) + 0.001
-    tick.schedule(deadline: .now() + .nanoseconds(Int(delay * 1e9)), leeway: .milliseconds(5))
+    tick = loop.at(next.addingTimeInterval(0.001)) { [weak self] in self?.writeLine() }
   }
 
   /// Replaces `name` with `line` and a newline: a temporary file renamed over the old one, so

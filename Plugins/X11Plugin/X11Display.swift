@@ -1,6 +1,7 @@
 import CX11
 import Dispatch
 import Foundation
+import GrowLoop
 
 /// Why the X display cannot be used.
 enum X11Error: Error, CustomStringConvertible {
@@ -110,6 +111,8 @@ final class X11Display: X11Connection {
 
   let name: String
   let descriptor: Int32
+  /// Where the reply deadline is kept.
+  private let loop: any EventLoop
   let root: XWindowID
 
   private let connection: OpaquePointer
@@ -118,7 +121,8 @@ final class X11Display: X11Connection {
 
   private struct Pending {
     let sequence: UInt32
-    let sentAt: DispatchTime
+    /// On the loop's monotonic clock.
+    let sentAt: TimeInterval
     /// Called with the reply (freed afterwards), or nil when the server sent an error.
     let handle: (UnsafeMutableRawPointer?) -> Void
   }
@@ -146,7 +150,8 @@ final class X11Display: X11Connection {
 
   /// Connects (the socket connect and the setup handshake are the only waits, as with any
   /// client library) and sends the setup questions; `whenReady` says when they are answered.
-  init(name: String) throws(X11Error) {
+  init(name: String, loop: any EventLoop) throws(X11Error) {
+    self.loop = loop
     var screen: Int32 = 0
     guard let connection = xcb_connect(name, &screen) else { throw .cannotOpen(name) }
     guard xcb_connection_has_error(connection) == 0 else {
@@ -232,7 +237,7 @@ final class X11Display: X11Connection {
 
   /// Queues the closure for the reply to request `sequence`.
   private func expect(_ sequence: UInt32, _ handle: @escaping (UnsafeMutableRawPointer?) -> Void) {
-    pending.append(Pending(sequence: sequence, sentAt: .now(), handle: handle))
+    pending.append(Pending(sequence: sequence, sentAt: loop.monotonicNow, handle: handle))
     unflushed = true
   }
 
@@ -267,16 +272,14 @@ final class X11Display: X11Connection {
   private func watchDeadline() {
     guard !deadlineArmed, answering, let first = pending.first else { return }
     deadlineArmed = true
-    let deadline = first.sentAt + Self.replyDeadline
-    DispatchQueue.main.asyncAfter(deadline: deadline) { [weak self] in
-      MainActor.assumeIsolated { self?.deadlinePassed() }
-    }
+    let wait = first.sentAt + Self.replyDeadline - loop.monotonicNow
+    _ = loop.after(seconds: wait) { [weak self] in self?.deadlinePassed() }
   }
 
   private func deadlinePassed() {
     deadlineArmed = false
     guard !connectionLost, let first = pending.first else { return }
-    if DispatchTime.now() >= first.sentAt + Self.replyDeadline {
+    if loop.monotonicNow >= first.sentAt + Self.replyDeadline {
       answering = false
       onAnsweringChanged?(false)
     } else {

@@ -19,7 +19,20 @@ public final class X11Plugin: GrowPlugin {
   public static let id = "x11"
   public static let summary = "flags distracting windows during focus and pauses when you are away"
 
-  private static let keys = ["grace", "idle-pause", "record-titles", "idle-respects-inhibitors"]
+  public static let settings = [
+    PluginSetting(
+      "grace", .duration(minimum: 0), default: "10s",
+      help: "How long a distracting window may stay active before it is flagged."),
+    PluginSetting(
+      "idle-pause", .duration(minimum: 1), default: "3m",
+      help: "Pause focus after this long without keyboard or mouse."),
+    PluginSetting(
+      "record-titles", .bool, default: "false",
+      help: "Keep distracting windows' titles in the history (only their names otherwise)."),
+    PluginSetting(
+      "idle-respects-inhibitors", .bool, default: "true",
+      help: "Do not pause while a program inhibits idleness (a video playing)."),
+  ]
 
   private let context: PluginContext
   private let grace: TimeInterval
@@ -28,6 +41,7 @@ public final class X11Plugin: GrowPlugin {
   private let respectsInhibitors: Bool
   /// `DISPLAY`, as it was when the plugin started.
   private let displayName: String
+  private let connect: (String, any EventLoop) throws(X11Error) -> any X11Connection
   private var display: (any X11Connection)?
   /// Events handled per turn of the loop; the rest wait for the next turn.
   static let eventsPerTurn = 256
@@ -40,23 +54,24 @@ public final class X11Plugin: GrowPlugin {
   private var readingActive = false
   private var readingTitle = false
   private var readingSession = false
-  private var lastTitleRead: DispatchTime?
-  private var titleWork: DispatchWorkItem?
+  /// When the last title read was sent, on the loop's monotonic clock.
+  private var lastTitleRead: TimeInterval?
+  private var titleWork: (any Alarm)?
   /// Whether a turn is queued on the loop already.
   private var turnQueued = false
   /// Whether the display answered its setup questions (atoms are known only then).
   private var displayReady = false
-  private var watch: FileWatcher.Watch?
+  private var watch: (any DescriptorWatch)?
   private var windowManager = ""
   /// While the X server is away: the socket directory, watched for the server's socket.
   private var serverWatch: DirectoryWatch?
-  private var reconnectWork: DispatchWorkItem?
+  private var reconnectWork: (any Alarm)?
 
   /// The focused window, and the one whose title we follow.
   private var active: WindowInfo?
   /// A distracting window that is active: `flagged` once it outlasted the grace period.
   private var distraction: (window: WindowInfo, card: String, since: Date, flagged: Bool)?
-  private var graceWork: DispatchWorkItem?
+  private var graceWork: (any Alarm)?
   /// Whether the idle alarm waits for "idle" (true) or for "input again" (false).
   private var waitingForIdle = true
   /// When the current idle spell began (on the wall clock), while idle.
@@ -75,9 +90,21 @@ public final class X11Plugin: GrowPlugin {
   /// What `describeSession` found, shown with the switched-off patterns in `grow plugins`.
   private var sessionFacts: [String] = []
 
-  public init(context: PluginContext) throws {
+  public convenience init(context: PluginContext) throws {
+    try self.init(context: context) { name, loop throws(X11Error) in
+      try X11Display(name: name, loop: loop)
+    }
+  }
+
+  /// Opens the display through `connect` (the seam the plugin's own tests use to
+  /// hand it a scripted `X11Connection`).
+  init(
+    context: PluginContext,
+    connect: @escaping (String, any EventLoop) throws(X11Error) -> any X11Connection
+  ) throws {
     self.context = context
-    try context.config.checkKeys(Self.keys)
+    self.connect = connect
+    try context.config.check(against: Self.settings, cards: [])
     grace = try context.config.duration("grace", default: 10)
     idlePause = try context.config.duration("idle-pause", default: 180, minimum: 1)
     recordTitles = try context.config.bool("record-titles", default: false)
@@ -92,9 +119,9 @@ public final class X11Plugin: GrowPlugin {
           : "DISPLAY is not set; the X11 monitor needs an X session")
     }
     displayName = name
-    let display: X11Display
+    let display: any X11Connection
     do {
-      display = try X11Display(name: name)
+      display = try connect(name, context.loop)
     } catch {
       throw PluginError.unavailable(error.description)
     }
@@ -109,7 +136,7 @@ public final class X11Plugin: GrowPlugin {
     self.display = display
     displayReady = false
     display.onAnsweringChanged = { [weak self] answering in self?.answeringChanged(answering) }
-    watch = FileWatcher.shared.watch(display.descriptor, for: .readable) { [weak self] _ in
+    watch = context.loop.watch(display.descriptor, for: .readable) { [weak self] _ in
       self?.readX()
     }
     display.whenReady { [weak self] in
@@ -192,14 +219,12 @@ public final class X11Plugin: GrowPlugin {
     context.setNote((sessionFacts + switchedOff).joined(separator: "; "))
   }
 
-  /// `org.grow.Grow1.Attention` on Grow's object: what distracts the person right now, for
-  /// status bars and other apps (PropertiesChanged when it changes).
-  static let attentionInterface = "org.grow.Grow1.Attention"
-
+  // `GrowBusAPI.attentionInterface` on Grow's object: what distracts the person right now,
+  // for status bars and other apps (PropertiesChanged when it changes).
   private func exportAttention() {
     context.growObject?.add(
       BusInterface(
-        name: Self.attentionInterface,
+        name: GrowBusAPI.attentionInterface,
         properties: [
           .init("Distraction", "s") { [weak self] in
             .string(self?.distraction.flatMap { $0.flagged ? $0.window.app : nil } ?? "")
@@ -208,11 +233,11 @@ public final class X11Plugin: GrowPlugin {
   }
 
   private func announceAttention() {
-    context.growObject?.propertiesChanged(["Distraction"], on: Self.attentionInterface)
+    context.growObject?.propertiesChanged(["Distraction"], on: GrowBusAPI.attentionInterface)
   }
 
   public func stop() {
-    context.growObject?.remove(interface: Self.attentionInterface)
+    context.growObject?.remove(interface: GrowBusAPI.attentionInterface)
     graceWork?.cancel()
     titleWork?.cancel()
     reconnectWork?.cancel()
@@ -247,7 +272,7 @@ public final class X11Plugin: GrowPlugin {
   private func queueTurn() {
     guard !turnQueued else { return }
     turnQueued = true
-    DispatchQueue.main.async { [weak self] in MainActor.assumeIsolated { self?.readX() } }
+    _ = context.loop.after(seconds: 0) { [weak self] in self?.readX() }
   }
 
   /// Notes what changed; `refresh()` reads it again.
@@ -329,13 +354,11 @@ public final class X11Plugin: GrowPlugin {
     reconnectWork?.cancel()
     reconnectWork = nil
     guard display == nil, serverWatch != nil else { return }
-    guard let display = try? X11Display(name: displayName) else {
+    guard let display = try? connect(displayName, context.loop) else {
       guard retries > 0 else { return }
-      let work = DispatchWorkItem { [weak self] in
-        MainActor.assumeIsolated { self?.reconnect(retries: retries - 1, delay: delay * 2) }
+      reconnectWork = context.loop.after(seconds: delay) { [weak self] in
+        self?.reconnect(retries: retries - 1, delay: delay * 2)
       }
-      reconnectWork = work
-      DispatchQueue.main.asyncAfter(deadline: .now() + delay, execute: work)
       return
     }
     serverWatch?.cancel()
@@ -359,18 +382,14 @@ public final class X11Plugin: GrowPlugin {
     // The active window's own title; a read of the active window reads its title anyway.
     staleTitles = staleTitles.filter { $0 == active?.id }
     if let id = active?.id, staleTitles.contains(id), !readingActive, !readingTitle {
-      if let last = lastTitleRead, case let due = last + Self.titleInterval,
-        DispatchTime.now() < due
-      {
+      let now = context.loop.monotonicNow
+      if let last = lastTitleRead, case let wait = last + Self.titleInterval - now, wait > 0 {
         guard titleWork == nil else { return }
-        let work = DispatchWorkItem { [weak self] in
-          MainActor.assumeIsolated {
-            self?.titleWork = nil
-            self?.readX()
-          }
+        titleWork = context.loop.after(seconds: wait) { [weak self] in
+          self?.titleWork = nil
+          self?.readX()
         }
-        titleWork = work
-        return DispatchQueue.main.asyncAfter(deadline: due, execute: work)
+        return
       }
       staleTitles.remove(id)
       readTitle(of: id, display)
@@ -408,7 +427,7 @@ public final class X11Plugin: GrowPlugin {
 
   private func readTitle(of id: XWindowID, _ display: any X11Connection) {
     readingTitle = true
-    lastTitleRead = .now()
+    lastTitleRead = context.loop.monotonicNow
     display.readTitle(of: id) { [weak self] title in
       guard let self, self.display === display else { return }
       readingTitle = false
@@ -453,12 +472,10 @@ public final class X11Plugin: GrowPlugin {
       endDistraction()
     }
     guard let match, distraction == nil else { return }
-    distraction = (match.window, match.card.name, Date(), false)
-    let work = DispatchWorkItem { [weak self] in
-      MainActor.assumeIsolated { self?.graceEnded(block: match.card.block) }
+    distraction = (match.window, match.card.name, context.loop.now, false)
+    graceWork = context.loop.after(seconds: grace) { [weak self] in
+      self?.graceEnded(block: match.card.block)
     }
-    graceWork = work
-    DispatchQueue.main.asyncAfter(deadline: .now() + grace, execute: work)
   }
 
   /// Matches the window against the card's patterns, compiled once per card; a pattern that
@@ -483,7 +500,7 @@ public final class X11Plugin: GrowPlugin {
     context.publish(
       DistractionStarted(
         app: window.app, title: window.title, card: ongoing.card, when: ongoing.since,
-        duration: Date().timeIntervalSince(ongoing.since)))
+        duration: context.loop.now.timeIntervalSince(ongoing.since)))
     announceAttention()
     if block == .minimize { minimize(window) }
     readX()
@@ -499,7 +516,7 @@ public final class X11Plugin: GrowPlugin {
     context.publish(
       DistractionEnded(
         app: window.app, title: window.title, card: ongoing.card, when: ongoing.since,
-        duration: Date().timeIntervalSince(ongoing.since), recordTitle: recordTitles))
+        duration: context.loop.now.timeIntervalSince(ongoing.since), recordTitle: recordTitles))
     announceAttention()
   }
 
@@ -508,16 +525,14 @@ public final class X11Plugin: GrowPlugin {
   private func minimize(_ window: WindowInfo) {
     guard let display else { return }
     display.iconify(window.id)
-    DispatchQueue.main.asyncAfter(deadline: .now() + 0.5) { [weak self] in
-      MainActor.assumeIsolated {
-        guard let self, let display = self.display, display.answering else { return }
-        display.readIsIconic(window.id) { [weak self] iconic in
-          guard let self, !iconic else { return }
-          self.context.log.warning(
-            "\(self.windowManager) did not minimise \(window.app); block = minimize only flags it")
-        }
-        self.readX()
+    _ = context.loop.after(seconds: 0.5) { [weak self] in
+      guard let self, let display = self.display, display.answering else { return }
+      display.readIsIconic(window.id) { [weak self] iconic in
+        guard let self, !iconic else { return }
+        self.context.log.warning(
+          "\(self.windowManager) did not minimise \(window.app); block = minimize only flags it")
       }
+      self.readX()
     }
   }
 
@@ -556,7 +571,7 @@ public final class X11Plugin: GrowPlugin {
 
   private func becameIdle(milliseconds: Int64) {
     let idleSeconds = TimeInterval(milliseconds) / 1000
-    let since = Date().addingTimeInterval(-idleSeconds)
+    let since = context.loop.now.addingTimeInterval(-idleSeconds)
     idleSince = since
     waitingForIdle = false
     armIdleAlarm()
@@ -571,7 +586,8 @@ public final class X11Plugin: GrowPlugin {
     // During a break being away is fine; a paused focus is already paused.
     guard status.state == .focus, !status.paused else { return }
     guard respectsInhibitors, let bus = context.sessionBus else {
-      return pauseForAway(idleSeconds: Date().timeIntervalSince(idleSince ?? Date()))
+      return pauseForAway(
+        idleSeconds: context.loop.now.timeIntervalSince(idleSince ?? context.loop.now))
     }
     let spell = idleSpell
     IdleInhibitors.check(bus: bus) { [weak self] reason in
@@ -581,7 +597,7 @@ public final class X11Plugin: GrowPlugin {
         // The idle spell may have lasted long while a video played; away is what came after
         // the inhibitor ended, and that is at most the last threshold: count that.
         let idleSeconds = min(
-          Date().timeIntervalSince(idleSince ?? Date()),
+          context.loop.now.timeIntervalSince(idleSince ?? context.loop.now),
           spell == idleSpellInhibited ? idlePause : .infinity)
         return pauseForAway(idleSeconds: idleSeconds)
       }
@@ -601,7 +617,7 @@ public final class X11Plugin: GrowPlugin {
   private func pauseForAway(idleSeconds: TimeInterval) {
     let status = context.timer.status
     guard status.state == .focus, !status.paused else { return }
-    let since = Date().addingTimeInterval(-idleSeconds)
+    let since = context.loop.now.addingTimeInterval(-idleSeconds)
     do {
       try context.timer.pause()
     } catch {
@@ -613,16 +629,16 @@ public final class X11Plugin: GrowPlugin {
   }
 
   private func becameActive() {
-    let since = idleSince ?? Date()
+    let since = idleSince ?? context.loop.now
     idleSince = nil
     idleSpell += 1
     display?.cancelRecheckAlarm()
     waitingForIdle = true
     armIdleAlarm()
-    context.publish(UserActive(idleSeconds: Date().timeIntervalSince(since)))
+    context.publish(UserActive(idleSeconds: context.loop.now.timeIntervalSince(since)))
     guard let away = awayPause else { return }
     awayPause = nil
-    let awaySeconds = Date().timeIntervalSince(away.since)
+    let awaySeconds = context.loop.now.timeIntervalSince(away.since)
     do {
       try context.timer.resume()
     } catch {

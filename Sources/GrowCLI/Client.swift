@@ -1,6 +1,6 @@
 import GrowCore
 import GrowDBus
-import GrowDaemon
+import GrowPluginKit
 
 /// Talks to a running daemon over its D-Bus API, one blocking call at a time.
 @MainActor

@@ -1,4 +1,5 @@
 import Foundation
+import GrowConfig
 import GrowCore
 import GrowDBus
 import GrowDaemon
@@ -91,7 +92,8 @@ enum Commands {
         it is running, disabled, unavailable or failed, and why.
           --json      a JSON array: id, source, location, state, error, summary, note,
                       last_output (an external plugin's last lines on stderr)
-          reload ID   stop the plugin and start it again (after its server came back)
+          reload ID   read config.ini again (see grow reload), then stop the plugin and
+                      start it again with its settings (after its server came back)
         """, run: runPlugins),
     Command(
       name: "logs", synopsis: "[-f] [--plugin ID] [-n N]",
@@ -182,6 +184,15 @@ enum Commands {
           zsh    grow completions zsh > ~/.zfunc/_grow   (with ~/.zfunc on $fpath)
           fish   grow completions fish > ~/.config/fish/completions/grow.fish
         """, run: runCompletions),
+    Command(
+      name: "reload", synopsis: "",
+      summary: "make the daemon read config.ini again (as SIGHUP does) and say what changed",
+      details: """
+        Cards take effect at once (a running phase keeps its length). Plugins whose [plugin.ID]
+        settings changed are restarted with them, added ones start, removed or disabled ones
+        stop; the others keep running untouched. A file with problems is not applied: they are
+        printed and the old config is kept (exit status 1).
+        """, run: runReload),
     Command(
       name: "manpage", synopsis: "1|5", summary: "print the man page grow(1) or grow.ini(5)",
       details: "Roff, generated from this command table and the config schema.", hidden: true,
@@ -347,13 +358,49 @@ enum Commands {
     let configPath = arguments.value("config")
     let daemon = Daemon(
       config: try loadConfigurationOrExplain(configPath), log: log,
-      reloadConfig: { @Sendable () throws in try loadConfiguration(configPath) })
+      reloadConfig: { @Sendable () throws in try GrowConfig.load(path: configPath) })
     do {
       try daemon.run()
     } catch {
       throw .failed(error.description)
     }
   }
+
+  /// `grow reload`: the daemon reads the file off its loop, so this asks, then asks again
+  /// until that reload is done (at most `reloadWait`).
+  private static func runReload(_ words: [String]) throws(CLIError) {
+    let arguments = try parse(words, usage: "reload")
+    try expect(arguments, atMost: 0, "reload")
+    say(try reloadConfiguration(Client()).joined(separator: "\n"))
+  }
+
+  /// Has the daemon read config.ini again; returns what changed, or throws the file's problems.
+  static func reloadConfiguration(_ client: Client) throws(CLIError) -> [String] {
+    let answer = try client.call("Reload", interface: GrowBusAPI.configInterface)
+    guard case .uint32(let request)? = answer.first else {
+      throw .failed("the daemon gave no answer to Reload")
+    }
+    let deadline = Date().addingTimeInterval(reloadWait)
+    while Date() < deadline {
+      let reply = try client.call(
+        "ReloadResult", [.uint32(request)], interface: GrowBusAPI.configInterface)
+      guard reply.count == 3, case .bool(let done) = reply[0], case .bool(let ok) = reply[1],
+        case .array(_, let lines) = reply[2]
+      else { throw .failed("the daemon's ReloadResult reply is malformed") }
+      if done {
+        let changes = lines.compactMap(\.stringValue)
+        guard ok else { throw .failed(changes.joined(separator: "\n")) }
+        return changes
+      }
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    throw .failed(
+      "the daemon did not finish reloading within \(DurationText.format(reloadWait)); "
+        + "'grow logs' says what it is doing")
+  }
+
+  /// How long `grow reload` waits for the daemon to read the file.
+  static let reloadWait: TimeInterval = 15
 
   private static func runHelp(_ words: [String]) throws(CLIError) {
     guard let name = words.first else { return say(usageText) }

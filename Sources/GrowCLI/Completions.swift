@@ -236,7 +236,9 @@ enum Completions {
       }
     }
     lines.append(
-      "complete -c grow -n '__fish_seen_subcommand_from reload' -a '(__grow_plugins)'")
+      // `grow plugins reload ID`, not `grow reload`, which takes nothing.
+      "complete -c grow -n '__fish_seen_subcommand_from plugins; and __fish_seen_subcommand_from "
+        + "reload' -a '(__grow_plugins)'")
     return lines.joined(separator: "\n") + "\n"
   }
 

@@ -3,10 +3,24 @@ import GrowConfig
 import GrowCore
 import GrowDaemon
 
-/// Reads the config (the default path when `path` is nil). Errors come out as they are: one
+/// Reads the config (the default path when `path` is nil), checking `[plugin.ID]` sections
+/// against what the plugins found declare. Errors come out as they are: one
 /// `FILE:LINE: message` per problem.
+@MainActor
 func loadConfiguration(_ path: String?) throws(ConfigError) -> GrowConfig {
-  try GrowConfig.load(path: path)
+  try GrowConfig.load(path: path, pluginSettings: declaredPluginSettings())
+}
+
+/// What the plugins found in the standard directories declare, opened only when asked.
+@MainActor
+func declaredPluginSettings(
+  environment: [String: String] = ProcessInfo.processInfo.environment
+) -> PluginSettingsLookup {
+  let directories = PluginDirectories.standard(environment: environment)
+  // The config is parsed on this thread, the main one.
+  return { id in
+    MainActor.assumeIsolated { PluginHost.declaredSettings(of: id, directories: directories) }
+  }
 }
 
 extension Commands {
@@ -63,7 +77,8 @@ extension Commands {
   /// shell completion works before the daemon runs.
   static func printCardNames() throws(CLIError) {
     do {
-      say(try loadConfiguration(nil).deck.names.joined(separator: "\n"))
+      // Without opening plugin libraries: completion runs this on every Tab.
+      say(try GrowConfig.load().deck.names.joined(separator: "\n"))
     } catch {
       throw .failed(error.description)
     }

@@ -1,4 +1,5 @@
 import GrowDaemon
+import GrowPluginKit
 
 /// The files that make the desktop start Grow: the D-Bus activation file, the systemd user
 /// unit and desktop entries. One place for their text, used by `make install` (through the

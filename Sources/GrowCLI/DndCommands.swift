@@ -1,7 +1,7 @@
 import Foundation
 import GrowCore
 import GrowDBus
-import GrowDaemon
+import GrowPluginKit
 
 /// `grow dnd`: the dnd plugin's org.grow.Grow1.DoNotDisturb interface from the command line.
 extension Commands {

@@ -1,7 +1,9 @@
 import Foundation
 import GrowConfig
+import GrowCore
 import GrowDBus
 import GrowDaemon
+import GrowPluginKit
 
 /// One line of `grow doctor`.
 struct DoctorCheck: Encodable, Equatable {
@@ -50,7 +52,6 @@ struct DoctorCheck: Encodable, Equatable {
 @MainActor
 struct Doctor {
   static let notificationsName = "org.freedesktop.Notifications"
-  static let doNotDisturbInterface = "org.grow.Grow1.DoNotDisturb"
 
   let environment: [String: String]
   private var bus: BusConnection?
@@ -192,19 +193,12 @@ struct Doctor {
         + capabilities.joined(separator: ", "))
   }
 
-  /// Notification servers by the name GetServerInformation gives, and the do-not-disturb
-  /// backend that drives each.
-  static let backendsByServer = [
-    "dunst": "dunst", "Xfce Notify Daemon": "xfce4-notifyd", "SwayNotificationCenter": "swaync",
-    "mako": "mako", "gnome-shell": "gnome-shell", "Plasma": "plasma",
-  ]
-
   private func checkDoNotDisturb() -> DoctorCheck {
     let check = "do not disturb"
     if daemonRuns,
       let reply = call(
         GrowBusAPI.busName, GrowBusAPI.objectPath, "org.freedesktop.DBus.Properties", "Get",
-        [.string(Self.doNotDisturbInterface), .string("Backend")]),
+        [.string(GrowBusAPI.doNotDisturbInterface), .string("Backend")]),
       let backend = reply.first?.unwrapped.stringValue
     {
       return .ok(check, "backend \(backend) (from the dnd plugin)" + duringFocus(backend))
@@ -214,7 +208,7 @@ struct Doctor {
         check, "no backend: there is no notification server to silence",
         fix: "see notifications")
     }
-    guard let backend = Self.backendsByServer[serverName] else {
+    guard let backend = DoNotDisturbBackend(serverName: serverName)?.rawValue else {
       return .warning(
         check, "no backend for \(serverName); its notifications still show while you focus",
         fix: "use dunst, mako, swaync, xfce4-notifyd, GNOME Shell or KDE Plasma for DND")
@@ -223,16 +217,9 @@ struct Doctor {
       check, "backend \(backend) (implied by the notification server)" + duringFocus(backend))
   }
 
-  /// Backends (the dnd plugin's names and the ones above) whose Do-Not-Disturb shows critical
-  /// notifications; the notify plugin sends its own as critical to them during focus
-  /// (Plugins/NotifyPlugin/DoNotDisturbState.swift, which says where each fact comes from).
-  static let backendsPassingCritical: Set<String> = [
-    "xfce4-notifyd", "gnome", "gnome-shell", "kde", "plasma", "swaync",
-  ]
-
   /// What becomes of Grow's own notifications during focus with this backend.
   private func duringFocus(_ backend: String) -> String {
-    if Self.backendsPassingCritical.contains(backend) {
+    if DoNotDisturbBackend(rawValue: backend)?.passesCritical == true {
       return "; during focus Grow's own notifications go as critical, which its "
         + "Do-Not-Disturb lets through"
     }
@@ -272,7 +259,11 @@ struct Doctor {
   // MARK: Config, data, plugins
 
   private func loadConfig() -> Result<GrowConfig, ConfigError> {
-    Result { () throws(ConfigError) in try GrowConfig.load(environment: environment) }
+    Result { () throws(ConfigError) in
+      try GrowConfig.load(
+        environment: environment,
+        pluginSettings: declaredPluginSettings(environment: environment))
+    }
   }
 
   private func checkConfig() -> DoctorCheck {
@@ -300,10 +291,7 @@ struct Doctor {
 
   private func checkDataDirectory() -> DoctorCheck {
     let check = "data directory"
-    let dataHome =
-      environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
-    let directory = dataHome + "/grow"
+    let directory = XDGDirectories(environment: environment).growData
     var existing = directory
     while access(existing, F_OK) != 0, existing != "/" {
       existing = (existing as NSString).deletingLastPathComponent

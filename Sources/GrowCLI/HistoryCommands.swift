@@ -1,6 +1,7 @@
 import Foundation
 import GrowConfig
 import GrowCore
+import GrowDaemon
 import GrowHistory
 
 extension Commands {
@@ -92,12 +93,15 @@ extension Commands {
 
   // MARK: Shared by history, stats, garden and report
 
-  /// Runs `body` on the history database, turning its errors into messages.
+  /// Runs `body` on the history database, turning its errors into messages. Its reads include
+  /// the phases the daemon keeps beside the saved session and has not written yet.
   static func withHistory<T>(_ body: (HistoryStore) throws(HistoryError) -> T) throws(CLIError)
     -> T
   {
     do {
-      return try body(try HistoryStore())
+      return try body(
+        try HistoryStore(
+          pendingPath: PendingPhases.path(besideSession: SessionStore.defaultPath())))
     } catch {
       throw .failed(error.description)
     }
@@ -134,7 +138,7 @@ extension Commands {
   /// The default card's daily goal from the config; none when the config cannot be read
   /// (`grow config check` is where its problems are explained).
   static func dailyGoal() -> TimeInterval? {
-    guard let config = try? loadConfiguration(nil) else { return nil }
+    guard let config = try? GrowConfig.load() else { return nil }
     return try? config.deck.card(named: nil).dailyGoal
   }
 

@@ -8,14 +8,10 @@ struct UserInstallPaths {
   let runtimeDirectory: String?
 
   init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-    let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-    // The base-directory spec: relative or empty values are invalid and mean "unset".
-    func absolute(_ name: String) -> String? {
-      environment[name].flatMap { $0.hasPrefix("/") ? $0 : nil }
-    }
-    dataHome = absolute("XDG_DATA_HOME") ?? home + "/.local/share"
-    configHome = absolute("XDG_CONFIG_HOME") ?? home + "/.config"
-    runtimeDirectory = absolute("XDG_RUNTIME_DIR")
+    let directories = XDGDirectories(environment: environment)
+    dataHome = directories.dataHome
+    configHome = directories.configHome
+    runtimeDirectory = directories.runtimeDirectory
   }
 
   var dbusService: String { dataHome + "/dbus-1/services/" + DesktopFiles.dbusServiceFileName }

@@ -1,5 +1,6 @@
 import GrowConfig
 import GrowDaemon
+import GrowPluginKit
 
 /// grow(1) and grow.ini(5) in roff (man(7) macros), generated from the command table and the
 /// config schema so that `man grow` says exactly what `grow help` says.
@@ -74,20 +75,22 @@ enum ManPages {
       lines.append(".SH [\(escape(section.rawValue))]")
       lines.append(text(sectionDescription(section)))
       for key in ConfigSchema.keys(in: section) {
-        lines.append(".TP")
-        let shownDefault = key.defaultValue.isEmpty ? "" : " (default: \(escape(key.defaultValue)))"
-        lines.append("\\fB\(escape(key.key))\\fR = \\fI\(valueName(key.kind))\\fR\(shownDefault)")
-        lines.append(text(key.help))
+        lines += entry(key.key, key.kind, key.defaultValue, key.help)
       }
       if section == .plugin {
-        lines += [
-          ".TP", "\\fBenabled\\fR = \\fIbool\\fR (default: true)",
-          "false: the plugin is never loaded.",
-          ".TP", "\\fBexec\\fR = \\fIcommand line\\fR",
-          text(
-            "Runs a program of your own as plugin ID: events in, commands out, as JSON lines. "
-              + "~ stands for your home directory."),
-        ]
+        for setting in PluginSetting.hostSettings {
+          lines += entry(setting.key, setting.kind, setting.defaultValue, setting.help)
+        }
+      }
+    }
+    // Each plugin's own keys, as the plugin declares them (GrowPlugin.settings).
+    for id in PluginHost.builtInIDs {
+      guard let settings = PluginHost.declaredSettings(of: id, directories: .standard()),
+        !settings.isEmpty
+      else { continue }
+      lines.append(".SH [plugin.\(escape(id))]")
+      for setting in settings {
+        lines += entry(setting.key, setting.kind, setting.defaultValue, setting.help)
       }
     }
     lines += [".SH WINDOW PATTERNS", text(windowPatterns)]
@@ -121,10 +124,21 @@ enum ManPages {
     case .timer: "The defaults of every card, and which card grow start uses."
     case .card: "One focus card named NAME (letters, digits, - and _)."
     case .plugins:
-      "Which plugins run. Built-in: " + PluginHost.builtInIDs.joined(separator: ", ")
+      "Which plugins run. Built-in: " + builtInPluginIDs.joined(separator: ", ")
         + ". Without enable, every plugin found runs."
-    case .plugin: "Settings of plugin ID; each plugin reads its own keys. Every plugin knows:"
+    case .plugin:
+      "Settings of plugin ID, checked against the keys the plugin declares (listed below for "
+        + "each built-in plugin); a program's own keys (exec) are not checked. Every plugin knows:"
     }
+  }
+
+  private static func entry(
+    _ key: String, _ kind: ConfigValueKind, _ defaultValue: String, _ help: String
+  ) -> [String] {
+    let shownDefault = defaultValue.isEmpty ? "" : " (default: \(escape(defaultValue)))"
+    return [
+      ".TP", "\\fB\(escape(key))\\fR = \\fI\(valueName(kind))\\fR\(shownDefault)", text(help),
+    ]
   }
 
   private static func valueName(_ kind: ConfigValueKind) -> String {
@@ -138,6 +152,9 @@ enum ManPages {
     case .nameList: "name, name, ..."
     case .choice(let choices): choices.joined(separator: " | ")
     case .windowPatterns: "app, app:/title regex/, /title regex/, ..."
+    case .textList: "text, text, ..."
+    case .choiceList(let choices): choices.joined(separator: " | ") + ", ..."
+    case .durationOr(let words, _): "duration | " + words.joined(separator: " | ")
     }
   }
 

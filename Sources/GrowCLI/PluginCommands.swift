@@ -1,5 +1,5 @@
 import GrowDBus
-import GrowDaemon
+import GrowPluginKit
 
 /// A plugin as `grow plugins` shows it.
 struct PluginReport: Encodable {
@@ -42,8 +42,21 @@ extension Commands {
       guard arguments.positionals.count == 2 else {
         throw .usage("usage: grow plugins reload ID")
       }
-      try client.call(
-        "Reload", [.string(arguments.positionals[1])], interface: GrowBusAPI.pluginsInterface)
+      // The plugin's settings as the file has them now; a reload that restarted or started it
+      // already needs no second restart.
+      let id = arguments.positionals[1]
+      var changes: [String] = []
+      do {
+        changes = try reloadConfiguration(client)
+      } catch .refused {
+        // A daemon without a config file (grow demo): only the restart.
+      }
+      let done = changes.contains {
+        $0.hasPrefix("restarted plugin '\(id)'") || $0.hasPrefix("started plugin '\(id)'")
+      }
+      if !done {
+        try client.call("Reload", [.string(id)], interface: GrowBusAPI.pluginsInterface)
+      }
     } else {
       try expect(arguments, atMost: 0, "plugins")
     }

@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import GrowCore
 import GrowDBus
-import GrowDaemon
 import GrowLoop
 import GrowPluginKit
 
@@ -94,12 +93,12 @@ final class StatusFollower {
       // needs the remainder it kept; the cycle size and daily goal are only in GetStatus.
       // One call per change of state, never per second.
       refresh()
-    case Self.doNotDisturbInterface:
+    case GrowBusAPI.doNotDisturbInterface:
       if let enabled = changed["Enabled"]?.unwrapped.boolValue {
         snapshot.doNotDisturb = enabled
         redraw()
       }
-    case Self.attentionInterface:
+    case GrowBusAPI.attentionInterface:
       if let app = changed["Distraction"]?.unwrapped.stringValue {
         snapshot.distraction = app.isEmpty ? nil : app
         redraw()
@@ -130,7 +129,7 @@ final class StatusFollower {
 
   /// The DND plugin's `Enabled` property, when the daemon has that interface.
   private func refreshDoNotDisturb() {
-    let arguments: [BusValue] = [.string(Self.doNotDisturbInterface), .string("Enabled")]
+    let arguments: [BusValue] = [.string(GrowBusAPI.doNotDisturbInterface), .string("Enabled")]
     call("org.freedesktop.DBus.Properties", "Get", arguments) { [weak self] result in
       guard let self else { return }
       let enabled = try? result.get().arguments.first?.unwrapped.boolValue
@@ -142,7 +141,7 @@ final class StatusFollower {
 
   /// The x11 plugin's `Distraction` property, when the daemon has that interface.
   private func refreshDistraction() {
-    let arguments: [BusValue] = [.string(Self.attentionInterface), .string("Distraction")]
+    let arguments: [BusValue] = [.string(GrowBusAPI.attentionInterface), .string("Distraction")]
     call("org.freedesktop.DBus.Properties", "Get", arguments) { [weak self] result in
       guard let self, let app = try? result.get().arguments.first?.unwrapped.stringValue
       else { return }
@@ -166,9 +165,6 @@ final class StatusFollower {
       reply(.failure(error))
     }
   }
-
-  static let doNotDisturbInterface = GrowBusAPI.doNotDisturbInterface
-  static let attentionInterface = GrowBusAPI.attentionInterface
 
   // MARK: Output
 

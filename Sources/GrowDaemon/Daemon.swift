@@ -35,7 +35,7 @@ public final class Daemon {
   public let timer: FocusTimer
   public let log: Logger
   public let plugins: PluginHost
-  private let config: GrowConfig
+  private var config: GrowConfig
   private var connection: BusConnection?
   private var object: BusObject?
   private var service: TimerService?
@@ -55,20 +55,29 @@ public final class Daemon {
   private var clockWatch: ClockWatch?
   /// The system bus, for logind's PrepareForSleep; nil where there is none.
   private var systemBus: BusConnection?
-  private let reloadConfig: (@Sendable () throws -> GrowConfig)?
+  /// Reads the config file; `[plugin.ID]` sections are checked on the loop afterwards.
+  public typealias ConfigReader = @Sendable () throws -> GrowConfig
+  private let reloadConfig: ConfigReader?
   /// A reload is being read; another SIGHUP meanwhile only asks for one more after it.
   private var reloading = false
   private var reloadAgain = false
+  /// Reloads asked for (SIGHUP or `Reload`), and the last one finished with what it did, for
+  /// `grow reload`: it asks, then reads `ReloadResult` until its number is done.
+  private var reloadsRequested: UInt32 = 0
+  private var reloadsDone: UInt32 = 0
+  private var lastReloadReport: [String] = []
+  private var lastReloadFailed = false
   /// Set once the session bus is gone: from then on the daemon only leaves, keeping the session.
   private var busLost = false
 
   /// - Parameters:
-  ///   - reloadConfig: reads the config again on SIGHUP (the cards take effect; plugin settings
-  ///     need a restart), on another thread; nil to ignore SIGHUP.
+  ///   - reloadConfig: reads the config again on SIGHUP or `grow reload`, on another thread;
+  ///     the cards take effect and plugins are started, restarted or stopped as their settings
+  ///     changed (`PluginHost.apply`). nil to ignore SIGHUP.
   ///   - pluginDirectories: where plugin libraries are looked for.
   ///   - historyPath: the history database.
   public init(
-    config: GrowConfig, log: Logger, reloadConfig: (@Sendable () throws -> GrowConfig)? = nil,
+    config: GrowConfig, log: Logger, reloadConfig: ConfigReader? = nil,
     pluginDirectories: PluginDirectories = .standard(),
     historyPath: String = HistoryStore.defaultPath(),
     sessionPath: String? = SessionStore.defaultPath()
@@ -92,7 +101,7 @@ public final class Daemon {
             + "\(DurationText.format(running.seconds.rounded()))")
       })
     events.watchdog = watchdog
-    let time = DispatchTimeSource()
+    let time = MainLoop()
     let timer = FocusTimer(deck: config.deck, bus: events, time: time)
     timer.sleepLimit = config.sleepLimit
     self.timer = timer
@@ -137,6 +146,7 @@ public final class Daemon {
         self?.history?.streak ?? .none
       }
       PluginService(host: plugins, object: object).install()
+      installConfigInterface(on: object)
     } catch {
       throw .cannotExport(error)
     }
@@ -179,6 +189,7 @@ public final class Daemon {
     if busLost { leave(status: 1) }
     log.info("shutting down")
     history?.recordCutShort(timer.runningPhase)
+    history?.finishWriting(within: 1)
     try? sessions?.save(nil)
     leave(status: status)
   }
@@ -222,6 +233,7 @@ public final class Daemon {
     } catch {
       log.warning(error.description)
     }
+    history?.startWriting()
     save()
     events.subscribe(TimerChanged.self, as: "session-store") { [weak self] _ in
       self?.save(flush: false)
@@ -239,10 +251,9 @@ public final class Daemon {
       MainActor.assumeIsolated {
         guard let self else { return }
         self.flushScheduled = false
-        do {
-          try self.sessions?.flush()
-        } catch {
-          self.log.error("cannot flush the session to disk: \(error)")
+        guard let path = self.sessions?.path else { return }
+        PrivateFiles.flushInBackground(path) { [log = self.log] error in
+          log.error("cannot flush the session to disk: \(error)")
         }
       }
     }
@@ -256,20 +267,20 @@ public final class Daemon {
     }
   }
 
-  /// Opens the history and seeds today's totals from it. Without a history the timer still
-  /// runs: the error is logged once and nothing is recorded.
+  /// Opens the history and seeds today's totals from it and from the phases kept for it. The
+  /// writing happens off the loop (HistoryWriter); its news comes back through `wake` onto
+  /// the main queue. A phase that cannot be written now is kept beside the saved session and
+  /// written later.
   private func openHistory() -> HistoryRecorder? {
-    let store: HistoryStore
-    do {
-      store = try HistoryStore(path: historyPath)
-    } catch {
-      log.error("\(error); the timer runs without recording history")
-      return nil
-    }
+    let log = self.log
     let recorder = HistoryRecorder(
-      store: store, events: events,
+      path: historyPath, pendingPath: sessions.map { PendingPhases.path(besideSession: $0.path) },
+      events: events,
       dailyGoal: { [timer] in try? timer.deck.card(named: nil).dailyGoal },
-      onError: { [log] error in log.error("\(error); this phase is not in the history") })
+      log: { level, message in log.log(level, message) })
+    recorder.wake = { [weak self] in
+      DispatchQueue.main.async { MainActor.assumeIsolated { self?.history?.deliverReports() } }
+    }
     let today = recorder.today()
     timer.seedToday(completed: today.completedFocus, focusSeconds: today.focusSeconds)
     return recorder
@@ -346,40 +357,106 @@ public final class Daemon {
   /// meanwhile). The thread runs at a lower priority (nice 10, for it alone): on a busy
   /// machine it would otherwise take the CPU the loop needs to answer. SIGHUPs that come while
   /// one is read make one more reload afterwards, not one each.
-  private func reload() {
-    guard let reloadConfig else { return }
+  /// Returns the number of this reload, done once `reloadsDone` reaches it.
+  @discardableResult
+  func reload() -> UInt32 {
+    guard let reloadConfig else { return reloadsRequested }
+    reloadsRequested &+= 1
     guard !reloading else {
       reloadAgain = true
-      return
+      return reloadsRequested
     }
     reloading = true
+    let requested = reloadsRequested
     let reader = Thread {
       // On Linux the nice value belongs to the thread, and `0` names the calling one.
       setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
       let result = Result { try reloadConfig() }
       DispatchQueue.main.async {
-        MainActor.assumeIsolated { [weak self] in self?.apply(result) }
+        MainActor.assumeIsolated { [weak self] in self?.apply(result, upTo: requested) }
       }
     }
     reader.name = "grow-config-reload"
     reader.start()
+    return requested
   }
 
-  private func apply(_ result: Result<GrowConfig, any Error>) {
+  private func apply(_ read: Result<GrowConfig, any Error>, upTo requested: UInt32) {
     reloading = false
+    // Plugin sections against what the plugins to start declare: on the loop, as opening a
+    // library must be (mostly loaded already; a section holds a few keys).
+    let result = read.flatMap { config -> Result<GrowConfig, any Error> in
+      let problems = config.pluginProblems(declared: { [plugins] id in
+        MainActor.assumeIsolated { plugins.declaredSettings(of: id) }
+      })
+      return problems.isEmpty ? .success(config) : .failure(ConfigError(problems))
+    }
+    var report: [String] = []
     switch result {
-    case .success(let config):
-      timer.replaceDeck(config.deck)
-      timer.sleepLimit = config.sleepLimit
+    case .success(let newConfig):
+      let oldNames = config.deck.names
+      timer.replaceDeck(newConfig.deck)
+      timer.sleepLimit = newConfig.sleepLimit
       let names = timer.deck.names
-      let more = names.count > 20 ? " and \(names.count - 20) more" : ""
-      log.info("config reloaded: cards \(names.prefix(20).joined(separator: ", "))\(more)")
+      if names != oldNames || config.deck != newConfig.deck {
+        let more = names.count > 20 ? " and \(names.count - 20) more" : ""
+        report.append("cards \(names.prefix(20).joined(separator: ", "))\(more)")
+      }
+      if config.sleepLimit != newConfig.sleepLimit {
+        report.append("sleep-limit: \(DurationText.format(newConfig.sleepLimit))")
+      }
+      report += plugins.apply(newConfig)
+      config = newConfig
+      if report.isEmpty { report = ["nothing changed"] }
+      log.info("config reloaded: " + report.joined(separator: "; "))
     case .failure(let error):
+      report = ["config not reloaded, keeping the old one:", "\(error)"]
       log.error("config not reloaded, keeping the old one: \(error)")
     }
+    reloadsDone = requested
+    lastReloadReport = report
+    if case .failure = result { lastReloadFailed = true } else { lastReloadFailed = false }
     if reloadAgain {
       reloadAgain = false
       reload()
     }
+  }
+}
+
+extension Daemon {
+  /// `org.grow.Grow1.Config`: `grow reload`. The config is read off the loop, so `Reload`
+  /// only starts it and returns its number; `ReloadResult` says when that one is done and
+  /// what it changed (a D-Bus handler here answers at once, it cannot reply later).
+  private func installConfigInterface(on object: BusObject) {
+    object.add(
+      BusInterface(
+        name: GrowBusAPI.configInterface,
+        methods: [
+          .init(
+            "Reload", outputs: [.init("request", "u")],
+            doc: "Reads config.ini again, as SIGHUP does; returns the number to ask about."
+          ) { [weak self] _, _ throws(BusError) in
+            guard let self, self.reloadConfig != nil else {
+              throw BusError(
+                name: GrowBusAPI.ErrorName.invalidState, message: "this daemon has no config file")
+            }
+            return [.uint32(self.reload())]
+          },
+          .init(
+            "ReloadResult", inputs: [.init("request", "u")],
+            outputs: [.init("done", "b"), .init("ok", "b"), .init("changes", "as")],
+            doc: "Whether reload REQUEST (or a later one) is done, whether the config was read, "
+              + "and what changed, one line each."
+          ) { [weak self] arguments, _ in
+            guard let self else { return [.bool(false), .bool(false), .array(element: "s", [])] }
+            guard case .uint32(let request) = arguments[0] else { return [] }
+            // Reloads asked for meanwhile are read after it, with higher numbers.
+            let done = self.reloadsDone >= request
+            return [
+              .bool(done), .bool(!self.lastReloadFailed),
+              .array(element: "s", self.lastReloadReport.map(BusValue.string)),
+            ]
+          },
+        ]))
   }
 }

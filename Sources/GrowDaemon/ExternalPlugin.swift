@@ -222,7 +222,9 @@ public final class ExternalPlugin {
       case (.stderr, .tooLong(let count)):
         logLimited(&stderrLog, "(a line of \(count) bytes on stderr, not shown)")
       case (.stdout, .line(let bytes)):
-        execute(bytes)
+        // A plugin being stopped no longer drives the timer: a backlog of its commands would
+        // hold the daemon's exit up (each one saves the session and tells every plugin).
+        if !isStopping { execute(bytes) }
       case (.stdout, .tooLong(let count)):
         refuse(.lineTooLong(bytes: count, limit: PluginCommand.maximumLineLength))
       }

@@ -27,10 +27,7 @@ public struct PluginDirectories: Sendable, Equatable {
       ((binDirectory as NSString).appendingPathComponent("../lib/grow/plugins")
       as NSString).standardizingPath
     var user = (environment["GROW_PLUGIN_PATH"] ?? "").split(separator: ":").map(String.init)
-    let dataHome =
-      environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
-    user.append(dataHome + "/grow/plugins")
+    user.append(XDGDirectories(environment: environment).growData + "/plugins")
     return PluginDirectories(builtIn: [binDirectory, installed], user: user)
   }
 }
@@ -106,7 +103,7 @@ public final class PluginHost {
   }
 
   /// The plugins that ship with Grow.
-  public static let builtInIDs = ["notify", "dnd", "x11", "statusbar"]
+  public static let builtInIDs = builtInPluginIDs
 
   /// Called whenever a record changes (for PropertiesChanged-style announcements).
   public var onChange: (() -> Void)?
@@ -125,6 +122,8 @@ public final class PluginHost {
   private var records: [String: Record] = [:]
   private var inProcess: [String: any GrowPlugin] = [:]
   private var external: [String: ExternalPlugin] = [:]
+  /// Plugins being stopped to start again (`restart`).
+  private var restarting: Set<String> = []
 
   public init(
     directories: PluginDirectories, log: Logger,
@@ -178,8 +177,102 @@ public final class PluginHost {
       throw .unknownPlugin(id, known: order)
     }
     guard record.state != .disabled else { throw .notEnabled(id) }
-    unload(id)
-    load(id)
+    restart(id)
+  }
+
+  /// Applies a reloaded config: a plugin whose section, source or enabling changed is
+  /// stopped and started again with the new settings; added plugins start; removed or
+  /// disabled ones stop (each undoing what it changed). A plugin whose settings did not change
+  /// is left running as it is, so its state (Do-Not-Disturb on during focus, say) is not
+  /// disturbed. Returns one line per change, for `grow reload` and the log.
+  @discardableResult
+  public func apply(_ newConfig: GrowConfig) -> [String] {
+    let oldConfig = config
+    config = newConfig
+    let plan = Self.plan(config: newConfig, available: Self.discover(in: directories))
+    var changes: [String] = []
+    for id in order where !plan.contains(where: { $0.id == id }) {
+      if isLoaded(id) { changes.append("stopped plugin '\(id)': it is no longer configured") }
+      restarting.remove(id)
+      unload(id)
+      records[id] = nil
+    }
+    order = plan.map(\.id)
+    for item in plan {
+      let id = item.id
+      let previous = records[id]
+      let changedKeys = Self.changedKeys(
+        oldConfig.pluginSections[id], newConfig.pluginSections[id])
+      let sourceChanged = previous.map { $0.source != item.source } ?? true
+      if previous == nil || sourceChanged {
+        records[id] = Record(id: id, source: item.source, state: .disabled, summary: "")
+      }
+      switch item.decision {
+      case .load:
+        if !isLoaded(id) {
+          if previous?.state == .running || previous?.state == .disabled || !changedKeys.isEmpty
+            || sourceChanged
+          {
+            load(id)
+            changes.append("started plugin '\(id)'")
+          }
+        } else if sourceChanged {
+          restart(id)
+          changes.append("restarted plugin '\(id)': it now runs \(item.source.location)")
+        } else if !changedKeys.isEmpty {
+          restart(id)
+          changes.append(
+            "restarted plugin '\(id)' with new settings: "
+              + changedKeys.joined(separator: ", "))
+        }
+      case .skip:
+        restarting.remove(id)
+        if isLoaded(id) {
+          unload(id)
+          changes.append("stopped plugin '\(id)': it is disabled")
+        }
+        set(id, .disabled)
+      case .refuse(let reason):
+        restarting.remove(id)
+        if isLoaded(id) { unload(id) }
+        if previous?.state != .failed(reason) {
+          changes.append("plugin '\(id)' not started: \(reason)")
+          log.error("plugin '\(id)' not started: \(reason)")
+        }
+        set(id, .failed(reason))
+      }
+    }
+    return changes
+  }
+
+  private func isLoaded(_ id: String) -> Bool {
+    inProcess[id] != nil || external[id] != nil
+  }
+
+  /// The keys whose values differ between two versions of a section (lines do not count).
+  static func changedKeys(_ old: ConfigSection?, _ new: ConfigSection?) -> [String] {
+    let before = Dictionary(
+      (old?.entries ?? []).map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+    let after = Dictionary(
+      (new?.entries ?? []).map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+    return Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }.sorted()
+  }
+
+  /// Stops `id` and, once it has finished stopping (the dnd plugin puts the server back
+  /// asynchronously, and its restore record is then gone), starts it again with the current
+  /// config. A new instance that finds focus running switches Do-Not-Disturb on again at the
+  /// next phase event; see `DoNotDisturbPlugin.init` for what it adopts.
+  private func restart(_ id: String) {
+    restarting.insert(id)
+    unload(id) { [weak self] in
+      // On the next turn: `unload` still updates the record after its completion ran.
+      DispatchQueue.main.async {
+        MainActor.assumeIsolated {
+          guard let self, self.restarting.remove(id) != nil, !self.isLoaded(id) else { return }
+          self.load(id)
+        }
+      }
+    }
   }
 
   /// A plugin's event handler threw: disable it.
@@ -349,6 +442,28 @@ public final class PluginHost {
     var id: String
     var source: Source
     var decision: Decision
+  }
+
+  /// What plugin `id` declares about its `[plugin.ID]` keys (`GrowPlugin.settings`), read by
+  /// opening its library (dlopen, as `probe` does) without setting it up; nil for a program,
+  /// an unknown id, a plugin that declares no settings, or a library that cannot be opened (`grow plugins` and `grow doctor` say
+  /// why). Ask only for plugins that are to start: a disabled plugin is never loaded.
+  public static func declaredSettings(of id: String, directories: PluginDirectories)
+    -> [PluginSetting]?
+  {
+    switch discover(in: directories)[id] {
+    case .builtIn(let path), .library(let path):
+      // A plugin that declares nothing keeps its section unchecked (GrowPlugin.settings).
+      (try? PluginLibrary.load(path: path, expectedID: id)).flatMap {
+        $0.settings.isEmpty ? nil : $0.settings
+      }
+    case .executable, .unknown, nil: nil
+    }
+  }
+
+  /// `declaredSettings(of:directories:)` in this host's directories.
+  public func declaredSettings(of id: String) -> [PluginSetting]? {
+    Self.declaredSettings(of: id, directories: directories)
   }
 
   /// What `grow config check` reports about plugins, without loading any: ids that name no

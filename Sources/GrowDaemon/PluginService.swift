@@ -1,4 +1,5 @@
 import GrowDBus
+import GrowPluginKit
 
 /// Serves `org.grow.Grow1.Plugins`: what `grow plugins` shows, and reloading one plugin.
 @MainActor

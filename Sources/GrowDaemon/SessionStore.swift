@@ -7,7 +7,8 @@ import GrowCore
 /// Written on every change of the timer (never per second): a temporary file renamed over the
 /// old one, so the file is always either the old session or the new one, and a daemon killed
 /// right after a change finds it. The fsync that makes it survive a machine crash too is done
-/// once per turn of the event loop (`flush`), so a burst of changes costs one.
+/// once per turn of the event loop, off the loop (`PrivateFiles.flushInBackground`), so a
+/// burst of changes costs one and a busy disk never holds the loop.
 /// A clean shutdown removes it: the session ended there (and history recorded it so).
 public struct SessionStore {
   public let path: String
@@ -16,10 +17,7 @@ public struct SessionStore {
   public static func defaultPath(
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> String {
-    let state =
-      environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
-    return state + "/grow/session.json"
+    XDGDirectories(environment: environment).growState + "/session.json"
   }
 
   enum LoadError: Error, CustomStringConvertible {
@@ -58,7 +56,4 @@ public struct SessionStore {
     encoder.dateEncodingStrategy = .secondsSince1970
     try PrivateFiles.replace(path, with: try encoder.encode(saved), flush: flush)
   }
-
-  /// Puts the last `save(_:flush: false)` on disk.
-  func flush() throws { try PrivateFiles.flush(path) }
 }

@@ -18,8 +18,10 @@ nonisolated(unsafe) private var terminationPipeWriter: Int32 = -1
 /// runs the plugins' emergency actions (`EmergencyExitActions`) and exits with status 1,
 /// leaving the saved session for the next daemon, as after a crash.
 final class TerminationSignals: Sendable {
-  /// How long the loop has to pick up a termination request.
+  /// How long the loop has to pick up a termination request while a plugin's handler runs.
   static let loopAnswer: Double = 1
+  /// How long it has while no handler runs (the loop is busy, not stuck in a plugin).
+  static let busyLoopAnswer: Double = 2
   /// How long the emergency actions may take together.
   static let emergencyBudget: Double = 1.5
   /// The normal shutdown waits at most `PluginHost.stopGrace` for in-process plugins and 2 s
@@ -79,7 +81,16 @@ final class TerminationSignals: Sendable {
       MainActor.assumeIsolated { shutDownNormally() }
     }
     if taken.wait(timeout: .now() + Self.loopAnswer) == .timedOut {
-      leaveWithoutTheLoop(watchdog.runningHandler)
+      // Stuck in a plugin's handler: no reason to wait more. A loop that is only busy (a
+      // plugin flooding its output, a burst of calls) gets until `busyLoopAnswer`, which still
+      // leaves the emergency exit inside the 3 s a person waits for.
+      // (A handler that started during the wait is only the busy loop at work.)
+      if let running = watchdog.runningHandler, running.seconds >= Self.loopAnswer {
+        leaveWithoutTheLoop(running)
+      }
+      if taken.wait(timeout: .now() + Self.busyLoopAnswer - Self.loopAnswer) == .timedOut {
+        leaveWithoutTheLoop(watchdog.runningHandler)
+      }
     }
     // The normal shutdown ends the process; this only wakes if it got stuck on the way.
     _ = DispatchSemaphore(value: 0).wait(timeout: .now() + Self.normalShutdownLimit)

@@ -2,6 +2,7 @@ import Foundation
 import GrowCore
 import GrowDBus
 import GrowHistory
+import GrowPluginKit
 
 /// Serves the timer as `org.grow.Grow1.Timer` on `/org/grow/Grow1`.
 ///
@@ -27,7 +28,7 @@ final class TimerService {
         "PhaseStarted", on: GrowBusAPI.timerInterface,
         [
           .string(event.phase.kind.rawValue), .string(event.phase.card),
-          .uint32(seconds(event.phase.duration)),
+          .uint32(BusEncoding.seconds(event.phase.duration)),
         ])
     }
     bus.subscribe(PhaseEnded.self, as: "dbus") { [weak self] event in
@@ -124,7 +125,7 @@ final class TimerService {
           doc: "Every property at this instant, plus LongBreakAfter and DailyGoal (u, seconds; "
             + "0 for none) from the card."
         ) { [timer] _, _ in
-          [Self.encode(timer.status)]
+          [.vardict(timer.status.busValues)]
         },
         .init(
           "ListCards", outputs: [Arg("cards", "aa{sv}")],
@@ -153,22 +154,22 @@ final class TimerService {
           .string(timer.status.card)
         },
         .init("Duration", "u", doc: "Planned seconds of the phase, extensions included.") {
-          [timer] in .uint32(seconds(timer.status.duration))
+          [timer] in .uint32(BusEncoding.seconds(timer.status.duration))
         },
         .init(
           "Remaining", "u", changes: silent,
           doc: "Seconds left; changes every second without a signal: count down from EndsAt."
-        ) { [timer] in .uint32(seconds(timer.status.remaining)) },
+        ) { [timer] in .uint32(BusEncoding.seconds(timer.status.remaining)) },
         .init(
           "Elapsed", "u", changes: silent,
           doc: "Seconds of the phase so far, pauses excluded; changes without a signal."
-        ) { [timer] in .uint32(seconds(timer.status.elapsed)) },
+        ) { [timer] in .uint32(BusEncoding.seconds(timer.status.elapsed)) },
         .init("StartedAt", "x", doc: "When the phase started (µs since 1970); 0 without one.") {
-          [timer] in .int64(microseconds(timer.status.startedAt))
+          [timer] in .int64(BusEncoding.microseconds(timer.status.startedAt))
         },
         .init(
           "EndsAt", "x", doc: "When the phase ends (µs since 1970); 0 while paused or idle."
-        ) { [timer] in .int64(microseconds(timer.status.endsAt)) },
+        ) { [timer] in .int64(BusEncoding.microseconds(timer.status.endsAt)) },
         .init("Cycle", "u", doc: "The focus number within the set before a long break.") {
           [timer] in .uint32(UInt32(max(0, timer.status.cycle)))
         },
@@ -179,7 +180,7 @@ final class TimerService {
         .init(
           "FocusToday", "u", changes: silent,
           doc: "Seconds of focus today, the running focus included: changes without a signal."
-        ) { [timer] in .uint32(seconds(timer.status.focusToday)) },
+        ) { [timer] in .uint32(BusEncoding.seconds(timer.status.focusToday)) },
         .init("Next", "s", doc: "The phase waiting for Resume (state waiting); empty otherwise.") {
           [timer] in .string(timer.status.next?.rawValue ?? "")
         },
@@ -207,38 +208,17 @@ final class TimerService {
 
   // MARK: Encoding
 
-  /// The status as `GetStatus` returns it: every property plus the card's goal and cycle size.
-  static func encode(_ status: TimerStatus) -> BusValue {
-    .vardict([
-      "State": .string(status.state.rawValue),
-      "Paused": .bool(status.paused),
-      "Card": .string(status.card),
-      "Duration": .uint32(seconds(status.duration)),
-      "Remaining": .uint32(seconds(status.remaining)),
-      "Elapsed": .uint32(seconds(status.elapsed)),
-      "StartedAt": .int64(microseconds(status.startedAt)),
-      "EndsAt": .int64(microseconds(status.endsAt)),
-      "Cycle": .uint32(UInt32(max(0, status.cycle))),
-      "LongBreakAfter": .uint32(UInt32(max(0, status.longBreakAfter))),
-      "Next": .string(status.next?.rawValue ?? ""),
-      "CompletedToday": .uint32(UInt32(status.completedToday)),
-      "FocusToday": .uint32(seconds(status.focusToday)),
-      "DailyGoal": .uint32(seconds(status.dailyGoal ?? 0)),
-      "Intention": .string(status.intention ?? ""),
-    ])
-  }
-
   static func encode(_ card: FocusCard, isDefault: Bool) -> BusValue {
     .vardict([
       "Name": .string(card.name),
       "Default": .bool(isDefault),
-      "Focus": .uint32(seconds(card.focus)),
-      "ShortBreak": .uint32(seconds(card.shortBreak)),
-      "LongBreak": .uint32(seconds(card.longBreak)),
+      "Focus": .uint32(BusEncoding.seconds(card.focus)),
+      "ShortBreak": .uint32(BusEncoding.seconds(card.shortBreak)),
+      "LongBreak": .uint32(BusEncoding.seconds(card.longBreak)),
       "LongBreakAfter": .uint32(UInt32(card.longBreakAfter)),
       "AutoStartBreaks": .bool(card.autoStartBreaks),
       "AutoStartFocus": .bool(card.autoStartFocus),
-      "DailyGoal": .uint32(seconds(card.dailyGoal ?? 0)),
+      "DailyGoal": .uint32(BusEncoding.seconds(card.dailyGoal ?? 0)),
       "Intention": .string(card.intention ?? ""),
     ])
   }
@@ -285,15 +265,6 @@ final class TimerService {
       throw BusError(name: name, message: error.description)
     }
   }
-}
-
-private func seconds(_ interval: TimeInterval) -> UInt32 {
-  UInt32(clamping: Int64(max(0, interval).rounded()))
-}
-
-private func microseconds(_ date: Date?) -> Int64 {
-  guard let date else { return 0 }
-  return Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
 }
 
 /// Grow's D-Bus interfaces as the files installed under `PREFIX/share/dbus-1/interfaces/`

@@ -6,6 +6,8 @@ public enum HistoryError: Error, Equatable, CustomStringConvertible {
   case cannotOpen(path: String, reason: String)
   case readOnly(path: String)
   case diskFull(path: String)
+  /// Another program holds the database's write lock (an open `sqlite3` transaction, say).
+  case locked(path: String)
   case corrupt(path: String)
   /// The file was written by a newer Grow.
   case newerSchema(path: String, found: Int, supported: Int)
@@ -25,6 +27,9 @@ public enum HistoryError: Error, Equatable, CustomStringConvertible {
         + "directory, or the mount"
     case .diskFull(let path):
       "the disk holding the history database \(path) is full; free some space"
+    case .locked(let path):
+      "the history database \(path) is locked by another program (an open transaction in "
+        + "sqlite3?); end that transaction"
     case .corrupt(let path):
       "the history database \(path) is damaged; move it aside and Grow starts a new one"
     case .newerSchema(let path, let found, let supported):

@@ -12,43 +12,66 @@ public struct HistoryRecorded: GrowEvent {
 /// Writes one history row per ended phase, from the timer's events.
 ///
 /// Pauses are counted from `PhasePaused`; the intention comes from `PhaseStarted`, since the
-/// ended phase does not carry it. A failed write is reported through `onError` and the timer
-/// goes on: losing a row is better than losing the session. Lives on the event loop that owns
-/// the bus.
+/// ended phase does not carry it. Lives on the event loop that owns the bus, and never waits
+/// for SQLite there: a `HistoryWriter` on its own queue writes. Every ended phase is kept in
+/// `PendingPhases` (a file beside the saved session) until it is safely in the database file,
+/// so a locked database, a full disk or a `kill -9` delays a phase but loses none; the next
+/// daemon writes what this one could not.
 public final class HistoryRecorder {
-  public let store: HistoryStore
   /// The streak after the last recorded phase (or at start).
   public private(set) var streak: Streak = .none
+  /// Called (on the writer's queue) when the writer has news; the loop then calls
+  /// `deliverReports()`. Nothing is delivered until it is set.
+  public var wake: (@Sendable () -> Void)? {
+    didSet { mailbox.wake = wake }
+  }
+  private let writer: HistoryWriter
+  private let mailbox = Mailbox()
+  private var pending: PendingPhases
   private let events: EventBus
   private let timeZone: () -> TimeZone
   private let clock: () -> Date
   private let dailyGoal: () -> TimeInterval?
-  private let onError: (HistoryError) -> Void
+  private let log: (Logger.Level, String) -> Void
   private var intention: String?
   private var pauseCount = 0
   /// When the phase now running started; distractions that began before it belong to the
   /// phase recorded last (a distraction ends just after the focus phase it happened in).
   private var phaseStartedAt: Date?
-  private var lastRecordedID: Int64?
+  private var lastRecorded: PendingPhase?
   /// Distractions and away time of the running phase, from the `x11` plugin's events.
   private var distractions: [DistractionEnded] = []
   private var awaySeconds: TimeInterval = 0
+  /// Phases kept by an earlier daemon, queued by `startWriting()`.
+  private var keptAtStart: [PendingPhase]
+  /// Today's figures and the streak as the history and the kept phases give them at start.
+  private var todayAtStart = DayActivity()
 
   /// - Parameters:
+  ///   - path: the history database.
+  ///   - pendingPath: where phases not yet in the history are kept (nil: in memory only).
   ///   - dailyGoal: the default card's daily goal now (the config can be reloaded).
   ///   - timeZone, clock: where and when the person is now (tests pass fixed ones).
-  ///   - onError: called with every failed write.
+  ///   - log: what the daemon should log (a write that has to wait, a lost write-ahead log).
   public init(
-    store: HistoryStore, events: EventBus, dailyGoal: @escaping () -> TimeInterval?,
+    path: String, pendingPath: String?, events: EventBus,
+    dailyGoal: @escaping () -> TimeInterval?,
     timeZone: @escaping () -> TimeZone = { .current }, clock: @escaping () -> Date = { Date() },
-    onError: @escaping (HistoryError) -> Void
+    log: @escaping (Logger.Level, String) -> Void
   ) {
     self.clock = clock
-    self.store = store
     self.events = events
     self.dailyGoal = dailyGoal
     self.timeZone = timeZone
-    self.onError = onError
+    self.log = log
+    writer = HistoryWriter(path: path) { [mailbox] report in mailbox.post(report) }
+    do {
+      pending = try PendingPhases(path: pendingPath)
+    } catch {
+      log(.error, error.description)
+      pending = PendingPhases(emptyAt: nil)
+    }
+    keptAtStart = pending.phases
     events.subscribe(PhaseStarted.self, as: "history") { [weak self] event in
       self?.intention = event.phase.kind == .focus ? event.intention : nil
       self?.pauseCount = 0
@@ -74,19 +97,35 @@ public final class HistoryRecorder {
     events.subscribe(PhaseEnded.self, as: "history") { [weak self] event in
       self?.record(event.phase, outcome: HistoryOutcome(event.outcome), at: event.endedAt)
     }
-    refreshStreak()
+    readAtStart()
   }
 
-  /// What the timer's "today" counters should start from after a restart.
-  public func today() -> DayActivity {
-    do {
-      return try store.activity(on: LocalDay(clock(), in: timeZone()))
-    } catch {
-      onError(error)
-      return DayActivity()
-    }
+  /// The history's path.
+  public var path: String { writer.path }
+
+  /// Phases ended but not yet safely in the history.
+  public var pendingPhases: [PendingPhase] { pending.phases }
+
+  /// What the timer's "today" counters should start from after a restart: the history's
+  /// today, and the kept phases it does not have yet, so the timer and the history agree once
+  /// they are written.
+  public func today() -> DayActivity { todayAtStart }
+
+  /// Hands the writer the phases an earlier daemon kept, after `FocusTimer.restore` has asked
+  /// `recordedEnd` (which reads at once, and must not wait behind a write).
+  public func startWriting() {
+    let kept = takeKeptAtStart()
+    if !kept.isEmpty { writer.submit(kept) }
   }
 
+  private func takeKeptAtStart() -> [PendingPhase] {
+    guard !keptAtStart.isEmpty else { return [] }
+    log(
+      .info,
+      "writing \(keptAtStart.count) phase(s) kept in \(pending.path ?? "memory") to the history")
+    defer { keptAtStart = [] }
+    return keptAtStart
+  }
   /// Takes up the phase a killed daemon left running, restored from the saved session, as if
   /// this recorder had seen it start: its row gets the card's intention.
   public func resume(_ phase: Phase?, intention: String?) {
@@ -97,28 +136,91 @@ public final class HistoryRecorder {
 
   /// How the history says `phase` ended, if it has it (for `FocusTimer.restore`): `stopped`
   /// for a phase that ended its session, stopped or abandoned.
+  /// A phase kept for the history counts as recorded: it is written later.
   public func recordedEnd(of phase: Phase) -> FocusTimer.RecordedEnd? {
-    do {
-      guard let end = try store.recordedEnd(of: phase.kind, startedAt: phase.startedAt) else {
-        return nil
+    let key = PhaseRecord.Key(kind: phase.kind, startedAt: phase.startedAt.timeIntervalSince1970)
+    let end: (outcome: HistoryOutcome, endedAt: Date)?
+    if let kept = pending.pending(key) {
+      end = (kept.phase.outcome, kept.phase.endedAt)
+    } else {
+      switch writer.readNow({ store throws(HistoryError) in
+        try store.recordedEnd(of: phase.kind, startedAt: phase.startedAt)
+      }) {
+      case .success(let found): end = found
+      case .failure(let error):
+        log(.error, "\(error); cannot tell whether the saved phase was already recorded")
+        end = nil
       }
-      let outcome: PhaseOutcome =
-        switch end.outcome {
-        case .completed: .completed
-        case .skipped: .skipped
-        case .stopped, .abandoned: .stopped
-        }
-      return (outcome, end.endedAt)
-    } catch {
-      onError(error)
-      return nil
     }
+    guard let end else { return nil }
+    let outcome: PhaseOutcome =
+      switch end.outcome {
+      case .completed: .completed
+      case .skipped: .skipped
+      case .stopped, .abandoned: .stopped
+      }
+    return (outcome, end.endedAt)
   }
 
   /// Records `phase` as abandoned: the daemon is exiting while it runs.
   public func recordCutShort(_ phase: Phase?) {
     guard let phase else { return }
     record(phase, outcome: .abandoned, at: clock())
+  }
+
+  /// Waits up to `seconds` for the kept phases to be written (at shutdown); the rest stay
+  /// kept for the next daemon.
+  public func finishWriting(within seconds: TimeInterval) {
+    writer.finish(within: seconds)
+    deliverReports()
+  }
+
+  /// Waits until the writer is idle and takes in what it said (tests: the daemon's loop is
+  /// woken by `wake` instead).
+  public func waitForWrites() {
+    writer.waitUntilIdle()
+    deliverReports()
+  }
+
+  /// Takes in what the writer has done since last time: written phases are announced
+  /// (`HistoryRecorded`) and the streak refreshed, phases in the database file are let go.
+  public func deliverReports() {
+    let reports = mailbox.take()
+    // One save (an fsync) for whatever came in this turn of the loop.
+    var changed = false
+    for report in reports {
+      switch report {
+      case .written(let phases, let ids, let added, let daily):
+        pending.confirm(Set(phases.map(\.key)))
+        changed = true
+        if let daily { refreshStreak(daily) }
+        // Once per row: a phase written again (a late distraction, a retry after a kill) was
+        // announced when its row was added.
+        for ((phase, id), isNew) in zip(zip(phases, ids), added) where isNew {
+          var recorded = phase.phase
+          recorded.id = id
+          events.publish(HistoryRecorded(phase: recorded, streak: streak))
+        }
+      case .settled(let revisions):
+        pending.settle(revisions)
+        changed = true
+      case .failing(let error, let waiting):
+        log(
+          .error,
+          "\(error); \(waiting) phase(s) wait for the history"
+            + (pending.path.map { ", kept in \($0)," } ?? "")
+            + " and are written, in order, once it can be (tried again at most "
+            + "\(Int(HistoryWriter.longestRetry))s apart)")
+      case .recovered:
+        log(.info, "the history \(writer.path) can be written again; the waiting phases are in it")
+      case .lost(let count, let reason):
+        log(
+          .warning,
+          "the history \(writer.path) lost \(count) phase(s) it had recorded: \(reason); "
+            + "writing them again from \(pending.path ?? "memory")")
+      }
+    }
+    if changed { savePending() }
   }
 
   private func record(_ phase: Phase, outcome: HistoryOutcome, at end: Date) {
@@ -131,18 +233,30 @@ public final class HistoryRecorder {
       timeZone: timeZone())
     pauseCount = 0
     phaseStartedAt = nil
-    let ended = distractions
+    let ended = distractions.map(row(for:))
     distractions = []
     awaySeconds = 0
+    keep(PendingPhase(phase: record, distractions: ended))
+  }
+
+  /// Keeps `phase` on disk first, then has it written: a `kill -9` between the two finds it
+  /// kept, and writing it again is harmless.
+  private func keep(_ phase: PendingPhase) {
+    let kept = pending.keep(phase)
+    lastRecorded = kept
+    savePending()
+    // The phases an earlier daemon kept go first (a phase the restore ends comes after them).
+    writer.submit(takeKeptAtStart() + [kept])
+  }
+
+  private func savePending() {
     do {
-      var recorded = record
-      recorded.id = try store.record(record)
-      lastRecordedID = recorded.id
-      for distraction in ended { try store.record(row(for: distraction, phase: recorded.id)) }
-      refreshStreak()
-      events.publish(HistoryRecorded(phase: recorded, streak: streak))
+      try pending.save()
     } catch {
-      onError(error)
+      log(
+        .error,
+        "cannot keep the phases waiting for the history in \(error.path): \(error.reason); "
+          + "they are written if this daemon can, but a crash now would lose them")
     }
   }
 
@@ -151,28 +265,98 @@ public final class HistoryRecorder {
       distractions.append(event)
       return
     }
-    guard let lastRecordedID else { return }
-    do {
-      try store.record(row(for: event, phase: lastRecordedID))
-    } catch {
-      onError(error)
-    }
+    // It belongs to the phase recorded last: that phase is written again with it, which
+    // adds only the distraction.
+    guard let last = lastRecorded else { return }
+    var phase = pending.pending(last.key) ?? last
+    phase.distractions.append(row(for: event))
+    keep(phase)
   }
 
   /// The history row: the title only when the person opted in (`record-titles`).
-  private func row(for event: DistractionEnded, phase: Int64) -> Distraction {
+  private func row(for event: DistractionEnded) -> Distraction {
     Distraction(
-      phaseID: phase, appClass: event.app, seconds: event.duration,
+      phaseID: 0, appClass: event.app, seconds: event.duration,
       title: event.recordTitle ? event.title : nil)
   }
 
-  private func refreshStreak() {
-    do {
-      streak = Streak(
-        daily: try store.dailyActivity(), goal: dailyGoal(),
-        today: LocalDay(clock(), in: timeZone()))
-    } catch {
-      onError(error)
+  private func refreshStreak(_ daily: [LocalDay: DayActivity]) {
+    streak = Streak(daily: daily, goal: dailyGoal(), today: LocalDay(clock(), in: timeZone()))
+  }
+
+  /// Today's figures and the streak from the history and the kept phases it lacks; notices
+  /// kept phases the history confirmed once and no longer has (a lost write-ahead log).
+  private func readAtStart() {
+    let kept = pending.phases
+    let found = writer.readNow { store throws(HistoryError) in
+      var missing: [PendingPhase] = []
+      for phase in kept
+      where !(try store.contains(phase.phase.kind, startedAt: phase.phase.startedAt)) {
+        missing.append(phase)
+      }
+      return (daily: try store.dailyActivity(), missing: missing)
+    }
+    var daily: [LocalDay: DayActivity]
+    var missing: [PendingPhase]
+    switch found {
+    case .success(let result):
+      (daily, missing) = result
+      let lost = missing.filter(\.confirmed)
+      // Reported here; written again as phases never written, so not reported twice.
+      let lostKeys = Set(lost.map(\.key))
+      keptAtStart = keptAtStart.map { phase in
+        var again = phase
+        if lostKeys.contains(phase.key) { again.confirmed = false }
+        return again
+      }
+      if !lost.isEmpty {
+        log(
+          .warning,
+          "the history \(writer.path) lost \(lost.count) phase(s) it had recorded (its "
+            + "write-ahead log \(writer.path)-wal was lost, deleted perhaps, before they reached "
+            + "the database file); writing them again from \(pending.path ?? "memory")")
+      }
+    case .failure(let error):
+      log(
+        .error,
+        "\(error); the timer runs, and every phase that ends is kept in "
+          + "\(pending.path ?? "memory") and written to the history once it can be")
+      (daily, missing) = ([:], kept)
+    }
+    for phase in missing where phase.phase.kind == .focus {
+      daily[phase.phase.day, default: DayActivity()].add(phase.phase)
+    }
+    todayAtStart = daily[LocalDay(clock(), in: timeZone())] ?? DayActivity()
+    refreshStreak(daily)
+  }
+}
+
+/// The writer's reports, handed from its queue to the loop.
+private final class Mailbox: @unchecked Sendable {
+  private let lock = NSLock()
+  private var reports: [HistoryWriter.Report] = []
+  private var _wake: (@Sendable () -> Void)?
+
+  var wake: (@Sendable () -> Void)? {
+    get { lock.withLock { _wake } }
+    set {
+      lock.withLock { _wake = newValue }
+      if newValue != nil && lock.withLock({ !reports.isEmpty }) { newValue?() }
+    }
+  }
+
+  func post(_ report: HistoryWriter.Report) {
+    let wake = lock.withLock {
+      reports.append(report)
+      return _wake
+    }
+    wake?()
+  }
+
+  func take() -> [HistoryWriter.Report] {
+    lock.withLock {
+      defer { reports = [] }
+      return reports
     }
   }
 }

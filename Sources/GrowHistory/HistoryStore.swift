@@ -9,36 +9,39 @@ import GrowCore
 public final class HistoryStore {
   public let path: String
   private let database: SQLiteConnection
+  /// Phases the daemon keeps for the history (PendingPhases) and may not have written yet.
+  private let kept: [PhaseRecord]
 
   /// `$XDG_DATA_HOME/grow/history.sqlite`, or `~/.local/share/grow/history.sqlite` when
   /// XDG_DATA_HOME is unset, empty or relative (as the XDG spec says).
   public static func defaultPath(
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> String {
-    let base: String
-    if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-      base = xdg
-    } else {
-      let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-      base = (home.hasSuffix("/") ? String(home.dropLast()) : home) + "/.local/share"
-    }
-    return (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/grow/history.sqlite"
+    XDGDirectories(environment: environment).growData + "/history.sqlite"
   }
 
   /// Opens the database at `path`, creating it and its directory when missing, and brings
   /// its schema up to date.
-  /// - Parameter create: false to fail with `cannotOpen` when there is no database yet
-  ///   (for readers such as `grow stats`, which should not leave an empty file behind).
-  public init(path: String = HistoryStore.defaultPath(), create: Bool = true)
-    throws(HistoryError)
-  {
+  /// - Parameters:
+  ///   - create: false to fail with `cannotOpen` when there is no database yet (for readers
+  ///     such as `grow stats`, which should not leave an empty file behind).
+  ///   - busyTimeout: milliseconds a statement waits for another program's lock.
+  ///   - pendingPath: the daemon's kept phases (`PendingPhases`); the reads (`phases`,
+  ///     `dailyActivity`, `activity`) count those the database does not have yet, so the CLI
+  ///     shows what the timer counted even while the daemon waits to write (a locked database,
+  ///     a full disk). An unreadable file is left to the daemon, which reports it.
+  public init(
+    path: String = HistoryStore.defaultPath(), create: Bool = true, busyTimeout: Int32 = 5000,
+    pendingPath: String? = nil
+  ) throws(HistoryError) {
     self.path = path
+    kept = ((try? PendingPhases(path: pendingPath))?.phases ?? []).map(\.phase)
     if create {
       try Self.prepareFile(at: path)
     } else if !FileManager.default.fileExists(atPath: path) {
       throw .cannotOpen(path: path, reason: "no history yet (the daemon records every phase)")
     }
-    database = try SQLiteConnection(path: path, create: create)
+    database = try SQLiteConnection(path: path, create: create, busyTimeout: busyTimeout)
     try database.execute("PRAGMA foreign_keys = ON")
     // FULL: a committed phase survives a power cut too, not just a crash; one write per
     // phase makes the extra sync free.
@@ -68,8 +71,57 @@ public final class HistoryStore {
   /// same instant) is not added again: its row's id is returned.
   @discardableResult
   public func record(_ phase: PhaseRecord) throws(HistoryError) -> Int64 {
-    try database.transaction { () throws(HistoryError) in try insert(phase) }
+    try database.transaction { () throws(HistoryError) in try insert(phase).id }
   }
+
+  /// Writes `phase` and its distractions in one transaction, leaving out what is there
+  /// already: a phase is known by its kind and start (phases_by_start), a distraction by its
+  /// phase, app and length. Writing the same again changes nothing, so a phase kept for a retry
+  /// (HistoryWriter) can be written any number of times and is in the history once.
+  /// - Returns: the phase's row id, and whether its row was added now.
+  @discardableResult
+  public func write(_ phase: PhaseRecord, distractions: [Distraction])
+    throws(HistoryError) -> (id: Int64, added: Bool)
+  {
+    try database.transaction { () throws(HistoryError) in
+      let (id, added) = try insert(phase)
+      for distraction in distractions {
+        try database.run(
+          """
+          INSERT INTO distractions (phase_id, app_class, seconds, title)
+          SELECT ?1, ?2, ?3, ?4 WHERE NOT EXISTS (
+            SELECT 1 FROM distractions WHERE phase_id = ?1 AND app_class = ?2 AND seconds = ?3)
+          """,
+          [
+            .integer(id), .text(distraction.appClass), .real(distraction.seconds),
+            distraction.title.map(SQLValue.text) ?? .null,
+          ])
+      }
+      return (id, added)
+    }
+  }
+
+  /// Whether the history has the phase of `kind` that started at `startedAt`.
+  public func contains(_ kind: PhaseKind, startedAt: Date) throws(HistoryError) -> Bool {
+    try recordedEnd(of: kind, startedAt: startedAt) != nil
+  }
+
+  /// Copies what the write-ahead log holds into the database file and syncs it (a passive
+  /// checkpoint: it waits for nobody). True when everything committed so far is now in the
+  /// database file itself, so that losing the `-wal` file (deleted, say) loses none of it;
+  /// false when a reader still needs older frames.
+  public func checkpoint() throws(HistoryError) -> Bool {
+    let result = try database.query("PRAGMA wal_checkpoint(PASSIVE)") {
+      (busy: $0.int(0), frames: $0.int(1), copied: $0.int(2))
+    }.first
+    guard let result else { return false }
+    return result.busy == 0 && result.frames == result.copied
+  }
+
+  /// The write-ahead log file (`path-wal`) as it is on disk now: nil when there is none. An
+  /// open connection keeps writing to the file it opened, so one that changed or vanished while
+  /// the store is open was deleted behind its back.
+  public var writeAheadLog: FileIdentity? { FileIdentity(path: path + "-wal") }
 
   /// How `kind` starting at `startedAt` ended, if the history has it.
   public func recordedEnd(of kind: PhaseKind, startedAt: Date)
@@ -139,12 +191,26 @@ public final class HistoryStore {
     throws(HistoryError) -> [PhaseRecord]
   {
     let (filter, values) = Self.filter(days: days, card: card)
-    return try database.query(
+    let recorded = try database.query(
       """
       SELECT id, card, kind, planned_seconds, actual_seconds, started_at, start_offset,
         ended_at, end_offset, outcome, pause_count, paused_seconds, away_seconds, intention
       FROM phases \(filter) ORDER BY started_at, id
       """, values, Self.readPhase)
+    let waiting = try keptButNotRecorded().filter { phase in
+      days.map { $0.contains(phase.day) } ?? true && card.map { $0 == phase.card } ?? true
+    }
+    guard !waiting.isEmpty else { return recorded }
+    return (recorded + waiting).sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+  }
+
+  /// The kept phases (`pendingPath`) the database does not have yet; their id is 0.
+  private func keptButNotRecorded() throws(HistoryError) -> [PhaseRecord] {
+    var waiting: [PhaseRecord] = []
+    for phase in kept where !(try contains(phase.kind, startedAt: phase.startedAt)) {
+      waiting.append(phase)
+    }
+    return waiting
   }
 
   /// Phase ids and their distractions within `days`, for `card` when given.
@@ -178,25 +244,35 @@ public final class HistoryStore {
         DayActivity(focusSeconds: row.double(1), completedFocus: row.int(2))
       )
     }
-    return Dictionary(rows) { first, _ in first }
+    var daily = Dictionary(rows) { first, _ in first }
+    for phase in try keptButNotRecorded() where phase.kind == .focus {
+      daily[phase.day, default: DayActivity()].add(phase)
+    }
+    return daily
   }
 
   /// Focus on one day (for seeding the timer's "today" after a restart).
   public func activity(on day: LocalDay) throws(HistoryError) -> DayActivity {
-    try database.query(
-      """
-      SELECT coalesce(sum(actual_seconds), 0), coalesce(sum(outcome = 'completed'), 0)
-      FROM phases WHERE kind = 'focus' AND day = ?
-      """, [.integer(Int64(day.number))]
-    ) { DayActivity(focusSeconds: $0.double(0), completedFocus: $0.int(1)) }.first
+    var activity =
+      try database.query(
+        """
+        SELECT coalesce(sum(actual_seconds), 0), coalesce(sum(outcome = 'completed'), 0)
+        FROM phases WHERE kind = 'focus' AND day = ?
+        """, [.integer(Int64(day.number))]
+      ) { DayActivity(focusSeconds: $0.double(0), completedFocus: $0.int(1)) }.first
       ?? DayActivity()
+    for phase in try keptButNotRecorded() where phase.kind == .focus && phase.day == day {
+      activity.add(phase)
+    }
+    return activity
   }
 
   // MARK: Internals
 
-  /// Inserts `phase` unless it is there already (phases_by_start); returns its row's id.
+  /// Inserts `phase` unless it is there already (phases_by_start); returns its row's id and
+  /// whether it was added now.
   @discardableResult
-  private func insert(_ phase: PhaseRecord) throws(HistoryError) -> Int64 {
+  private func insert(_ phase: PhaseRecord) throws(HistoryError) -> (id: Int64, added: Bool) {
     let added = try database.run(
       """
       INSERT INTO phases (card, kind, planned_seconds, actual_seconds, started_at, start_offset,
@@ -212,11 +288,13 @@ public final class HistoryStore {
         .integer(Int64(phase.pauseCount)), .real(phase.pausedSeconds), .real(phase.awaySeconds),
         phase.intention.map(SQLValue.text) ?? .null, .integer(Int64(phase.day.number)),
       ])
-    guard added == 0 else { return database.lastInsertedRowID }
-    return try database.query(
-      "SELECT id FROM phases WHERE started_at = ? AND kind = ?",
-      [.real(phase.startedAt.timeIntervalSince1970), .text(phase.kind.rawValue)]
-    ) { $0.integer(0) }.first ?? 0
+    guard added == 0 else { return (database.lastInsertedRowID, true) }
+    let id =
+      try database.query(
+        "SELECT id FROM phases WHERE started_at = ? AND kind = ?",
+        [.real(phase.startedAt.timeIntervalSince1970), .text(phase.kind.rawValue)]
+      ) { $0.integer(0) }.first ?? 0
+    return (id, false)
   }
 
   private static func readPhase(_ row: SQLRow) -> PhaseRecord {
@@ -289,5 +367,19 @@ public final class HistoryStore {
       throw .cannotOpen(path: path, reason: String(cString: strerror(code)))
     }
     close(descriptor)
+  }
+}
+
+/// Which file a path names now: its device and inode.
+public struct FileIdentity: Sendable, Equatable {
+  public let device: UInt64
+  public let inode: UInt64
+
+  /// nil when nothing is at `path`.
+  public init?(path: String) {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    device = UInt64(info.st_dev)
+    inode = UInt64(info.st_ino)
   }
 }

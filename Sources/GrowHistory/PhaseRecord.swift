@@ -104,3 +104,11 @@ public struct DayActivity: Sendable, Equatable {
     self.completedFocus = completedFocus
   }
 }
+
+extension DayActivity {
+  /// Counts focus `phase` in.
+  mutating func add(_ phase: PhaseRecord) {
+    focusSeconds += phase.actualSeconds
+    if phase.outcome == .completed { completedFocus += 1 }
+  }
+}

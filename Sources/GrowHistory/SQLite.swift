@@ -20,7 +20,11 @@ final class SQLiteConnection {
   private let handle: OpaquePointer
 
   /// Opens (and when `create`, creates) the database at `path`.
-  init(path: String, readOnly: Bool = false, create: Bool = true) throws(HistoryError) {
+  /// - Parameter busyTimeout: how long a statement waits for another process's lock before
+  ///   failing with `SQLITE_BUSY`, in milliseconds.
+  init(path: String, readOnly: Bool = false, create: Bool = true, busyTimeout: Int32 = 5000)
+    throws(HistoryError)
+  {
     self.path = path
     var opened: OpaquePointer?
     let flags =
@@ -37,8 +41,9 @@ final class SQLiteConnection {
     handle = opened
     sqlite3_extended_result_codes(handle, 1)
     // Another process (the CLI editing history while the daemon records) may hold the lock
-    // for a moment; wait for it rather than failing.
-    sqlite3_busy_timeout(handle, 5000)
+    // for a moment; wait for it rather than failing. The daemon's writer waits less and
+    // retries (HistoryWriter), the CLI waits the default.
+    sqlite3_busy_timeout(handle, busyTimeout)
   }
 
   deinit { sqlite3_close_v2(handle) }
@@ -106,6 +111,7 @@ final class SQLiteConnection {
     case SQLITE_FULL: .diskFull(path: path)
     case SQLITE_CORRUPT, SQLITE_NOTADB: .corrupt(path: path)
     case SQLITE_CANTOPEN: .cannotOpen(path: path, reason: message)
+    case SQLITE_BUSY, SQLITE_LOCKED: .locked(path: path)
     default: .sqlite(path: path, message: message)
     }
   }

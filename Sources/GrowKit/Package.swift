@@ -3,7 +3,7 @@
 // library. Plugins are loaded at run time with dlopen; Swift type identity (protocol
 // conformances, `as?` casts, event types) only works when these modules exist once in the
 // process, so they live in their own package whose `.dynamic` product both the `grow`
-// executable and each plugin link (see ../../shared notes, "Loadable plugins").
+// executable and each plugin link (Tests/GrowDaemonTests/PluginHostTests.swift loads them so).
 import PackageDescription
 
 // Library evolution: plugins are built against the installed SDK (PREFIX/lib/grow/swift: the
@@ -24,7 +24,10 @@ let package = Package(
   products: [
     .library(
       name: "GrowKit", type: .dynamic,
-      targets: ["GrowCore", "GrowConfig", "GrowLoop", "GrowDBus", "GrowPluginKit"])
+      targets: ["GrowCore", "GrowConfig", "GrowLoop", "GrowDBus", "GrowPluginKit"]),
+    // The plugin test kit: a manual event loop, a recording timer, an event recorder, log
+    // capture and a settings builder, for a plugin's own fast tests.
+    .library(name: "GrowPluginTesting", targets: ["GrowPluginTesting"]),
   ],
   targets: [
     // C libraries, each behind a thin Swift wrapper.
@@ -41,8 +44,11 @@ let package = Package(
     .target(
       name: "GrowConfig", dependencies: ["GrowCore", "CInih"], path: "GrowConfig",
       swiftSettings: resilient),
-    // Descriptor readiness on the daemon's event loop (one epoll, one DispatchSource).
-    .target(name: "GrowLoop", dependencies: ["CLinux"], path: "GrowLoop", swiftSettings: resilient),
+    // The event loop as a service (`EventLoop`): descriptor readiness (one epoll, one
+    // DispatchSource), alarms and clocks. GrowCore for `TimeSource`, which it extends.
+    .target(
+      name: "GrowLoop", dependencies: ["CLinux", "GrowCore"], path: "GrowLoop",
+      swiftSettings: resilient),
     // libdbus on the daemon's event loop.
     // GrowCore for its text helpers (shortened names in error messages).
     .target(
@@ -52,5 +58,11 @@ let package = Package(
     .target(
       name: "GrowPluginKit", dependencies: ["GrowCore", "GrowConfig", "GrowLoop", "GrowDBus"],
       path: "GrowPluginKit", swiftSettings: resilient),
+    // Installed with the SDK (its interface beside GrowKit's) so that a plugin's own tests
+    // can use it: built with library evolution too.
+    .target(
+      name: "GrowPluginTesting",
+      dependencies: ["GrowCore", "GrowConfig", "GrowLoop", "GrowPluginKit"],
+      path: "GrowPluginTesting", swiftSettings: resilient),
   ]
 )

@@ -12,8 +12,15 @@ public struct SoakOptions: Sendable {
   public var timeLimit: TimeInterval = 600
   /// The kinds of fault to draw from.
   public var kinds = Set(FaultKind.standard)
+  /// Rounds of the separate plugin-hang check after the faults (issue 14); 0 for none.
+  public var hangRounds = 3
+  /// The daemon's resident set may not grow past this (MiB); 0 for no bound.
+  public var rssLimitMiB = 256
   /// Progress lines (one per fault) go here; nil for none.
   public var progress: (@Sendable (String) -> Void)?
+  /// Told the directory the soak mounted a tmpfs on, so that a process killed by signal can
+  /// still unmount it (grow-soak does, on SIGTERM and SIGINT).
+  public var mounted: (@Sendable (String) -> Void)?
   /// Where to copy the daemon logs and the history when the run fails; nil to keep nothing.
   public var keepFailuresIn: String? = FileManager.default.temporaryDirectory.path
 
@@ -28,8 +35,13 @@ public struct SoakOptions: Sendable {
 /// dunst agree; at the end that the history holds every phase that ran exactly once
 /// (`HistoryAudit`), passes `PRAGMA integrity_check`, and that DND is off.
 ///
-/// Runs synchronously on the calling thread (it sleeps between steps); needs `DISPLAY` for
-/// dunst.
+/// Issue 14's faults ("Trust under stress", StressFaults.swift) come on top: dunst and the X
+/// server stopped, a title flood, the history locked, the data directory full, the WAL
+/// deleted, and separately a plugin that hangs; `StatusProbe` times `GetStatus` meanwhile and
+/// watches the daemon's memory. So the daemon also runs the notify and x11 plugins, on an X
+/// server of the soak's own (stopping the desktop's would stop other tests' windows too).
+///
+/// Runs synchronously on the calling thread (it sleeps between steps).
 public final class Soak {
   public static let card = CardRules(
     lengths: [.focus: 2, .shortBreak: 1, .longBreak: 2], longBreakAfter: 3)
@@ -39,16 +51,22 @@ public final class Soak {
   /// that end meanwhile follow each other at their deadlines.
   static let longestDowntime = 1.2
 
-  private let options: SoakOptions
-  private var random: SoakRandom
-  private var report = SoakReport()
-  private let harness: DaemonHarness
-  private var dunst: BackgroundProcess
+  let options: SoakOptions
+  var random: SoakRandom
+  var report = SoakReport()
+  let harness: DaemonHarness
+  let display: PrivateDisplay
+  var dunst: BackgroundProcess
+  let probe: StatusProbe
   private let started = Date()
-  private let sessionPath: String
+  let sessionPath: String
   private let pluginDirectory: String
-  private var history: HistoryStore?
-  private var daemonLogs: [String] = []
+  var history: HistoryStore?
+  var daemonLogs: [String] = []
+  /// The compiled title-flood client (Tests/Fixtures/TitleFlood), when that fault is drawn.
+  var floodTool: String?
+  /// The data directory while it is a small tmpfs of its own (for the full-disk fault).
+  var dataMount: String?
 
   /// Phases seen persisted as running, by key.
   private var seen: Set<PhaseKey> = []
@@ -70,7 +88,11 @@ public final class Soak {
     random = SoakRandom(seed: options.seed)
     report.seed = options.seed
     report.faultsRequested = options.faults
+    report.rssLimitKiB = options.rssLimitMiB * 1024
     harness = try DaemonHarness(startDaemon: false)
+    display = try PrivateDisplay()
+    harness.environment["DISPLAY"] = display.display
+    probe = StatusProbe(address: harness.bus.address)
     let home = harness.environment["HOME", default: ""]
     sessionPath = harness.environment["XDG_STATE_HOME", default: ""] + "/grow/session.json"
     pluginDirectory = home + "/soak-plugins"
@@ -81,7 +103,12 @@ public final class Soak {
     try harness.writeConfig(Self.config(plugin: script))
     dunst = try NotificationServers.dunst(harness)
     for id in Self.pluginIDs { plugins[id] = PluginSlot() }
+    if options.kinds.contains(.titleFlood) { floodTool = try Self.buildFloodTool(in: home) }
+    // Last: deinit unmounts, and runs only for an object that was made whole.
+    if options.kinds.contains(.dataDirectoryFull) { try mountDataDirectory() }
   }
+
+  deinit { unmountDataDirectory() }
 
   static func config(plugin: String) -> String {
     var text = """
@@ -94,8 +121,15 @@ public final class Soak {
       auto-start-focus = true
       intention = \(intention)
 
+      distractions = soakflood:/youtube/
+
       [plugins]
-      enable = dnd, \(pluginIDs.joined(separator: ", "))
+      enable = notify, dnd, x11, \(pluginIDs.joined(separator: ", "))
+
+      [plugin.x11]
+      grace = 1s
+      ; Nobody types during a soak: away detection would pause focus.
+      idle-pause = 24h
 
       """
     for id in pluginIDs { text += "\n[plugin.\(id)]\nexec = \(plugin)\n" }
@@ -122,6 +156,7 @@ public final class Soak {
 
   /// Runs the soak and returns its report.
   public func run() -> SoakReport {
+    probe.start()
     do {
       try startDaemon()
       try command("start")
@@ -136,23 +171,26 @@ public final class Soak {
         try inject(pickFault())
       }
       try finish()
+      try checkPluginHangs()
     } catch {
       problem("the soak stopped: \(error)")
       try? finishAfterError()
     }
+    report.probe = probe.stop()
     report.wallSeconds = elapsed
     report.result = report.passed ? "PASS" : "FAIL"
     if !report.passed { keepEvidence() }
+    unmountDataDirectory()
     return report
   }
 
   private var elapsed: TimeInterval { Date().timeIntervalSince(started) }
 
-  private func say(_ line: String) {
+  func say(_ line: String) {
     options.progress?(String(format: "[%6.1f] ", elapsed) + line)
   }
 
-  private func problem(_ text: String) {
+  func problem(_ text: String) {
     say("PROBLEM: " + text)
     if report.problems.count < 200 { report.problems.append(text) }
   }
@@ -175,6 +213,8 @@ public final class Soak {
   private func inject(_ kind: FaultKind) throws {
     report.faults[kind.rawValue, default: 0] += 1
     say("fault \(report.faultsInjected): \(kind.rawValue)")
+    probe.fault = kind.rawValue
+    defer { probe.fault = nil }
     switch kind {
     case .pauseResume:
       try togglePause()
@@ -203,8 +243,20 @@ public final class Soak {
       dunst = try NotificationServers.dunst(harness)
       report.dunstRestarts += 1
       lastChange = Date()
+    case .dunstStall:
+      try stall(dunst.pid, for: random.logUniformSeconds(1...30))
+    case .xServerStall:
+      try stall(display.serverPID, for: random.seconds(1...5))
+    case .titleFlood:
+      try floodTitles()
+    case .historyLocked:
+      try lockHistory()
+    case .dataDirectoryFull:
+      try fillDataDirectory()
+    case .walDeleted:
+      try deleteWAL()
     }
-    if kind.killsDaemon || kind == .dunstKill || random.chance(0.3) {
+    if kind.killsDaemon || kind == .dunstKill || kind.isStress || random.chance(0.3) {
       try checkConsistency(kind.rawValue)
     }
   }
@@ -212,7 +264,7 @@ public final class Soak {
   // MARK: Commands
 
   /// Runs `grow ARGS`; a failure is a problem (the soak only asks what the state allows).
-  private func command(_ arguments: String...) throws {
+  func command(_ arguments: String...) throws {
     let result = try Command.run(Binaries.grow, arguments, environment: harness.environment)
     if result.status != 0 {
       problem("grow \(arguments.joined(separator: " ")) failed: \(result.stderr)")
@@ -227,7 +279,7 @@ public final class Soak {
 
   // MARK: Observing
 
-  private func snapshot() throws -> SessionSnapshot? {
+  func snapshot() throws -> SessionSnapshot? {
     for _ in 0..<20 {
       if let snapshot = try? SessionSnapshot.read(sessionPath) { return snapshot }
       if !FileManager.default.fileExists(atPath: sessionPath) { return nil }
@@ -238,7 +290,7 @@ public final class Soak {
 
   /// Notes the phase session.json has now.
   @discardableResult
-  private func observe() throws -> SessionSnapshot? {
+  func observe() throws -> SessionSnapshot? {
     let current = try snapshot()
     if let phase = current?.phase { seen.insert(phase.key) }
     if current?.phase?.isPaused != true {
@@ -254,13 +306,14 @@ public final class Soak {
   }
 
   /// Waits `seconds`, watching session.json and the plugins; a pause that has lasted two
-  /// seconds is ended so that phases keep coming.
-  private func dwell(_ seconds: TimeInterval) throws {
+  /// seconds is ended so that phases keep coming, unless `commands` is false (while a peer
+  /// is stopped: the soak only watches then, so that a stuck `grow` cannot hold it up).
+  func dwell(_ seconds: TimeInterval, commands: Bool = true) throws {
     let end = Date().addingTimeInterval(seconds)
     repeat {
       try observe()
       checkPendingPlugins()
-      if let since = pausedSince, Date().timeIntervalSince(since) > 2 {
+      if commands, let since = pausedSince, Date().timeIntervalSince(since) > 2 {
         try command("resume")
       }
       Thread.sleep(forTimeInterval: 0.04)
@@ -282,15 +335,19 @@ public final class Soak {
   /// count, and samples during which session.json changed are dropped. The first settled
   /// sample that agrees passes; a disagreement must last `confirm` seconds of one unchanged
   /// state (a loaded machine can be slow), or until the check gives up, to count.
-  private func checkConsistency(_ context: String) throws {
+  func checkConsistency(_ context: String) throws {
     report.checks += 1
+    try awaitAnswer(context)
     let settle = 0.5
     let confirm = 1.0
     let deadline = Date().addingTimeInterval(8)
     var disagreement: (state: SessionSnapshot?, since: Date, record: () -> Void)?
     while Date() < deadline {
       let before = try observe()
-      let status = try harness.status()
+      guard let status = try? harness.status() else {
+        try awaitAnswer(context)
+        continue
+      }
       let dunstPaused = try harness.dunstIsPaused()
       let after = try observe()
       guard before == after, Date().timeIntervalSince(lastChange) >= settle else {
@@ -333,6 +390,24 @@ public final class Soak {
     }
   }
 
+  /// Waits until the daemon answers `grow status` again (a loop that was held up catches up)
+  /// for up to two minutes; a wait of more than a second is a problem, one of two minutes
+  /// ends the soak.
+  func awaitAnswer(_ context: String) throws {
+    let start = Date()
+    while (try? harness.status()) == nil {
+      guard Date().timeIntervalSince(start) < 120 else {
+        throw HarnessError("the daemon has not answered `grow status` for 120 s after \(context)")
+      }
+      Thread.sleep(forTimeInterval: 0.2)
+    }
+    let waited = Date().timeIntervalSince(start)
+    if waited > 1 {
+      problem(
+        String(format: "after %@: the daemon answered again only %.1f s later", context, waited))
+    }
+  }
+
   static func statusMismatch(_ status: [String: Any], _ saved: SessionSnapshot?) -> String? {
     let state = status["state"] as? String ?? "?"
     guard let phase = saved?.phase else {
@@ -356,7 +431,7 @@ public final class Soak {
 
   // MARK: The daemon
 
-  private func startDaemon() throws {
+  func startDaemon() throws {
     do {
       try harness.start()
     } catch {
@@ -364,16 +439,18 @@ public final class Soak {
       Thread.sleep(forTimeInterval: 0.3)
       try harness.start()
     }
+    probe.daemonPID = harness.daemon?.pid
     lastChange = Date()
     for id in Self.pluginIDs { plugins[id]?.crashes = [] }
   }
 
   private func killDaemon() {
     daemonLogs.append(harness.daemonLog)
+    probe.daemonPID = nil
     harness.daemon?.kill()
   }
 
-  private func killAndRestart() throws {
+  func killAndRestart() throws {
     killDaemon()
     try restart()
   }
@@ -459,7 +536,7 @@ public final class Soak {
     return row.map { ($0.outcome.rawValue, $0.endedAt.timeIntervalSince1970) }
   }
 
-  private var historyPath: String {
+  var historyPath: String {
     HistoryStore.defaultPath(environment: harness.environment)
   }
 
@@ -504,7 +581,7 @@ public final class Soak {
   }
 
   /// A crashed plugin counts as restarted once a new process of it says its pid.
-  private func checkPendingPlugins() {
+  func checkPendingPlugins() {
     for id in Self.pluginIDs {
       guard let pending = plugins[id]?.pending else { continue }
       if let pid = pluginPID(id), pid != pending.oldPID {
@@ -533,10 +610,14 @@ public final class Soak {
         "plugin \(id) is \(listed[id]?["state"] ?? "missing") at the end: \(listed[id] ?? [:])")
     }
     try checkTodayCount()
+    // The soak's reader lets go before the daemon stops: the last connection to close moves
+    // the WAL into the database, and a reader left open would keep the daemon from it.
+    history = nil
     try command("stop")
     report.stopsAnswered += 1
     try checkConsistency("the final stop")
     daemonLogs.append(harness.daemonLog)
+    probe.daemonPID = nil
     if harness.daemon?.terminate(timeout: 10) != 0 {
       problem("the daemon did not exit cleanly on SIGTERM")
     }

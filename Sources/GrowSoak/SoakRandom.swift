@@ -1,3 +1,5 @@
+import Foundation
+
 /// A small seeded generator (SplitMix64), so that a soak run is reproduced by its seed: the
 /// same faults of the same kinds at the same offsets (the machine's timing still varies).
 public struct SoakRandom: RandomNumberGenerator, Sendable {
@@ -16,6 +18,13 @@ public struct SoakRandom: RandomNumberGenerator, Sendable {
   /// A duration in `range` seconds.
   public mutating func seconds(_ range: ClosedRange<Double>) -> Double {
     Double.random(in: range, using: &self)
+  }
+
+  /// A duration in `range` seconds, spread evenly over its orders of magnitude: as many
+  /// between 1 and 3 s as between 10 and 30 s, so long stalls occur without dominating the
+  /// run's time.
+  public mutating func logUniformSeconds(_ range: ClosedRange<Double>) -> Double {
+    exp(Double.random(in: log(range.lowerBound)...log(range.upperBound), using: &self))
   }
 
   public mutating func chance(_ probability: Double) -> Bool {

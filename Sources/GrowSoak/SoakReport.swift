@@ -11,9 +11,26 @@ public enum FaultKind: String, CaseIterable, Codable, Sendable {
   case pluginKill = "plugin kill -9"
   case pluginExit = "plugin exits mid-event"
   case dunstKill = "dunst kill -9"
+  // Issue 14, "Trust under stress": peers that hang and resources that run out.
+  case dunstStall = "dunst stopped"
+  case xServerStall = "X server stopped"
+  case titleFlood = "title flood"
+  case historyLocked = "history locked"
+  case dataDirectoryFull = "data directory full"
+  case walDeleted = "WAL deleted"
 
   /// What a run draws from unless told otherwise (`--kinds` picks others): every kind.
   public static let standard = allCases
+  /// Issue 9's kinds ("Nothing lost"): the daemon, plugins and dunst killed, commands.
+  public static let classic: [FaultKind] = [
+    .pauseResume, .skip, .stopStart, .daemonKill, .daemonKillAtPhaseEnd, .daemonKillMidCommand,
+    .pluginKill, .pluginExit, .dunstKill,
+  ]
+  /// Issue 14's kinds: stalled servers, a title flood, a locked history, a full disk, a
+  /// deleted WAL. Each lasts seconds (`StressFaults.swift`), so they are drawn less often.
+  public static let stress: [FaultKind] = [
+    .dunstStall, .xServerStall, .titleFlood, .historyLocked, .dataDirectoryFull, .walDeleted,
+  ]
 
   /// How often each is drawn, relative to the others.
   var weight: Int {
@@ -27,6 +44,8 @@ public enum FaultKind: String, CaseIterable, Codable, Sendable {
     case .pluginKill: 12
     case .pluginExit: 8
     case .dunstKill: 5
+    case .dunstStall, .xServerStall, .titleFlood, .historyLocked, .dataDirectoryFull, .walDeleted:
+      3
     }
   }
 
@@ -35,6 +54,8 @@ public enum FaultKind: String, CaseIterable, Codable, Sendable {
   }
 
   public var crashesPlugin: Bool { self == .pluginKill || self == .pluginExit }
+
+  public var isStress: Bool { Self.stress.contains(self) }
 }
 
 /// What a soak run did and found; `table` is what `make soak` prints.
@@ -70,6 +91,29 @@ public struct SoakReport: Codable, Sendable {
   /// or take the commands cut off), and no abandoned ones.
   public var rowsMatchCommands = false
 
+  /// `GetStatus` latency per kind of fault (and between faults) and the daemon's memory.
+  public var probe = StatusProbeFigures()
+  /// Issue 14's bounds: p99 latency during every fault, the daemon's resident set.
+  public var latencyBoundMilliseconds = 100.0
+  public var rssLimitKiB = 0
+  /// Seconds from a stopped notification or X server answering again (SIGCONT) until dunst's
+  /// pause is right for the phase, one per stall; `dndNeverRight` counts those where it was
+  /// still wrong after `dndRecoveryBound` and a while more.
+  public var dndRecoverySeconds: [Double] = []
+  public var dndNeverRight = 0
+  public var dndRecoveryBound = 5.0
+  /// Titles the flooding client set, over all title floods.
+  public var titlesFlooded = 0
+  /// WAL deletions followed by a kill -9 of the daemon.
+  public var walDeletionsThenKilled = 0
+  /// The separate plugin-hang rounds: a built-in plugin's handler never returns, then SIGTERM.
+  public var hangRounds = 0
+  /// Seconds from SIGTERM to the daemon's exit, per round; nil when it had to be killed.
+  public var hangExitSeconds: [Double?] = []
+  public var hangExitBound = 3.0
+  /// Rounds after which dunst was no longer paused (DND put back) once the daemon had gone.
+  public var hangDNDPutBack = 0
+
   public var audit: HistoryAudit?
   public var integrityCheck = "not run"
   /// After the final stop and the daemon's exit: 1 if dunst is still paused.
@@ -84,13 +128,50 @@ public struct SoakReport: Codable, Sendable {
 
   public var faultsInjected: Int { faults.values.reduce(0, +) }
 
-  /// Every invariant of issue 9's "Nothing lost" promise holds.
+  /// Every invariant of issue 9's "Nothing lost" promise holds, and issue 14's: the loop
+  /// answers in time during every fault, DND is right soon after a stalled server answers,
+  /// memory stays bounded, and a hung plugin neither keeps the daemon from exiting nor
+  /// leaves DND on.
   public var passed: Bool {
     (audit?.isClean ?? false) && integrityCheck == "ok" && dndLeftOn == 0
       && daemonRestartsRight == daemonRestarts && pluginRestarts == pluginCrashes
       && statusMismatches == 0 && dndOffDuringFocus == 0 && dndOnOutsideFocus == 0
       && todayCountRight && rowsMatchCommands && leftoverFiles.isEmpty && problems.isEmpty
+      && slowFaults.isEmpty && dndRecoveriesLate == 0 && rssWithinLimit && hangsHandled
   }
+
+  /// The labels whose p99 `GetStatus` latency is over the bound. The plugin hang is left
+  /// out (an in-process handler that never returns holds the loop by definition), and so is
+  /// the daemon's start-up after kill -9, which is no fault of the loop; so are labels with
+  /// fewer than `latencySamplesNeeded` calls, whose p99 is just their slowest call (a short
+  /// run on a busy machine: `make test`'s 30 faults).
+  public var slowFaults: [String] {
+    probe.byFault.filter { label, summary in
+      Self.ungated(label) == false && summary.samples >= Self.latencySamplesNeeded
+        && summary.p99 > latencyBoundMilliseconds
+    }.map(\.key).sorted()
+  }
+
+  public static let latencySamplesNeeded = 100
+
+  static func ungated(_ label: String) -> Bool {
+    label == hangLabel || label == StatusProbe.starting
+  }
+
+  /// Stalls after which DND was not right within `dndRecoveryBound` seconds.
+  public var dndRecoveriesLate: Int {
+    dndNeverRight + dndRecoverySeconds.filter { $0 > dndRecoveryBound }.count
+  }
+
+  public var rssWithinLimit: Bool { rssLimitKiB == 0 || probe.rssMaxKiB <= rssLimitKiB }
+
+  public var hangsHandled: Bool {
+    hangExitSeconds.allSatisfy { ($0 ?? .infinity) <= hangExitBound }
+      && hangDNDPutBack == hangRounds
+  }
+
+  /// The probe's label while a plugin hangs.
+  public static let hangLabel = "plugin hangs"
 
   /// The table for people.
   public var table: String {
@@ -121,6 +202,54 @@ public struct SoakReport: Codable, Sendable {
       "  skipped / stopped rows for answered",
       "\(audit.outcomes["skipped"] ?? 0)/\(skipsAnswered), \(audit.outcomes["stopped"] ?? 0)/"
         + "\(stopsAnswered) (+\(commandsUnanswered) cut off by kill -9)")
+    row("GetStatus latency, ms", "p50 / p99 / max (calls, timed out, longest silence)")
+    let labels =
+      [StatusProbe.betweenFaults] + FaultKind.allCases.map(\.rawValue)
+      + [Self.hangLabel, StatusProbe.starting]
+    for label in labels {
+      guard let summary = probe.byFault[label] else { continue }
+      row(
+        "  " + label,
+        String(
+          format: "%.1f / %.1f / %.1f (%d, %d, %.1f s)%@", summary.p50, summary.p99, summary.max,
+          summary.samples, summary.timeouts, summary.longestSilenceMilliseconds / 1000,
+          slowFaults.contains(label)
+            ? "  OVER"
+            : summary.samples < Self.latencySamplesNeeded && !Self.ungated(label)
+              ? "  (too few calls to judge)" : ""))
+    }
+    row("  bound (p99, all but the hang and start-up)", "\(Int(latencyBoundMilliseconds)) ms")
+    row("  calls while no daemon ran", probe.callsWithoutDaemon)
+    row(
+      "daemon RSS, max (first)",
+      String(
+        format: "%.1f MiB (%.1f MiB)%@", Double(probe.rssMaxKiB) / 1024,
+        Double(probe.rssFirstKiB) / 1024,
+        rssLimitKiB > 0 ? String(format: ", limit %.0f MiB", Double(rssLimitKiB) / 1024) : ""))
+    let stalls = dndRecoverySeconds.count + dndNeverRight
+    if stalls > 0 {
+      row(
+        "DND right after a stalled server answers",
+        String(
+          format: "%d/%d within %.0f s (median %.2f s, slowest %@)",
+          stalls - dndRecoveriesLate, stalls, dndRecoveryBound,
+          LatencySummary.percentile(0.5, of: dndRecoverySeconds.sorted()),
+          dndNeverRight > 0
+            ? "never" : String(format: "%.2f s", dndRecoverySeconds.max() ?? 0)))
+    }
+    if faults[FaultKind.titleFlood.rawValue] != nil { row("titles flooded", titlesFlooded) }
+    if faults[FaultKind.walDeleted.rawValue] != nil {
+      row("WAL deletions followed by kill -9", walDeletionsThenKilled)
+    }
+    if hangRounds > 0 {
+      let inTime = hangExitSeconds.filter { ($0 ?? .infinity) <= hangExitBound }
+      let slowest = hangExitSeconds.map { $0.map { String(format: "%.2f s", $0) } ?? "killed" }
+      row("plugin hangs (separately)", hangRounds)
+      row(
+        "  SIGTERM exits within \(Int(hangExitBound)) s",
+        "\(inTime.count)/\(hangRounds) (\(slowest.joined(separator: ", ")))")
+      row("  DND put back", "\(hangDNDPutBack)/\(hangRounds)")
+    }
     row("consistency checks", checks)
     row("  status differs from session.json", statusMismatches)
     row("  DND off during focus", dndOffDuringFocus)

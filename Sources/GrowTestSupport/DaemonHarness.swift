@@ -112,6 +112,41 @@ public final class DaemonHarness {
     }
   }
 
+  /// A second session bus, as a login's, whose one service directory is `services` (it need
+  /// not exist yet), so D-Bus activation can be tested; the harness's own bus activates
+  /// nothing. Returns it with this harness's environment pointed at it (and no DISPLAY): an
+  /// activated daemon gets the address from dbus-daemon, not from us.
+  public func activatingBus(services: String) throws -> (BackgroundProcess, [String: String]) {
+    let configPath = bus.directory.appendingPathComponent("activating-bus.conf").path
+    try """
+    <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+     "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+    <busconfig>
+      <type>session</type>
+      <listen>unix:tmpdir=/tmp</listen>
+      <auth>EXTERNAL</auth>
+      <servicedir>\(services)</servicedir>
+      <policy context="default">
+        <allow send_destination="*" eavesdrop="true"/>
+        <allow eavesdrop="true"/>
+        <allow own="*"/>
+      </policy>
+    </busconfig>
+    """.write(toFile: configPath, atomically: true, encoding: .utf8)
+    var environment = self.environment
+    environment["DISPLAY"] = ""
+    environment["DBUS_SESSION_BUS_ADDRESS"] = ""
+    let daemon = try BackgroundProcess(
+      "dbus-daemon", ["--config-file=\(configPath)", "--nofork", "--print-address=1"],
+      environment: environment)
+    guard daemon.waitUntil(timeout: 10, { daemon.stdout.contains("\n") }) else {
+      daemon.kill()
+      throw HarnessError("the activating bus did not start: \(daemon.stderr)")
+    }
+    environment["DBUS_SESSION_BUS_ADDRESS"] = String(daemon.stdout.prefix { $0 != "\n" })
+    return (daemon, environment)
+  }
+
   /// Runs the `grow` CLI against this bus.
   @discardableResult
   public func grow(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String)
@@ -135,6 +170,36 @@ public final class DaemonHarness {
         as? [String: Any]
     else { throw HarnessError("grow status --json failed: \(result)") }
     return object
+  }
+
+  /// A config of one-second phases that follow each other by themselves: many phase ends in a
+  /// few seconds.
+  public static let oneSecondCycle = """
+    [timer]
+    focus = 1s
+    short-break = 1s
+    long-break = 1s
+    auto-start-breaks = true
+    auto-start-focus = true
+    """
+
+  /// `$XDG_STATE_HOME/grow/pending-history.json`: ended phases the daemon keeps until they
+  /// are in the history file.
+  public var pendingHistoryPath: String {
+    environment["XDG_STATE_HOME", default: ""] + "/grow/pending-history.json"
+  }
+
+  /// Waits until every phase that ended is in the history file (the daemon writes it off its
+  /// loop, a moment after the phase ends): nothing is kept in `pendingHistoryPath` any more.
+  public func waitForHistory(timeout: TimeInterval = 10) throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while FileManager.default.fileExists(atPath: pendingHistoryPath) {
+      guard Date() < deadline else {
+        throw HarnessError(
+          "phases still wait for the history; daemon log:\n\(daemon?.stderr ?? "")")
+      }
+      Thread.sleep(forTimeInterval: 0.02)
+    }
   }
 
   /// Waits until `grow status --json` satisfies `condition`.

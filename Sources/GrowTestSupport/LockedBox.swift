@@ -3,18 +3,18 @@ import Foundation
 /// A value shared between threads (pipe readers, termination handlers, the test), guarded by
 /// one lock. This is what lets the support types be `@unchecked Sendable` honestly: every
 /// mutable field they own lives in a `LockedBox`.
-final class LockedBox<Value>: @unchecked Sendable {
+public final class LockedBox<Value>: @unchecked Sendable {
   private let lock = NSLock()
   private var value: Value
 
-  init(_ value: Value) { self.value = value }
+  public init(_ value: Value) { self.value = value }
 
   /// Runs `body` with exclusive access to the value.
-  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+  public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     lock.lock()
     defer { lock.unlock() }
     return try body(&value)
   }
 
-  var current: Value { withLock { $0 } }
+  public var current: Value { withLock { $0 } }
 }

@@ -14,6 +14,8 @@ public final class PrivateDisplay: @unchecked Sendable {
   public let display: String
   /// `DISPLAY` for the daemon and the tools.
   public var environment: [String: String] { ["DISPLAY": display] }
+  /// The X server's process id, to stop it (`kill -STOP`) as a hung server.
+  public var serverPID: Int32 { server.pid }
 
   private var server: BackgroundProcess
   private var windowManager: BackgroundProcess?

@@ -55,7 +55,9 @@ public final class RawBusClient {
     self.timeout = timeout
     socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard socket >= 0 else { throw Failure.system("socket", errno) }
-    var wait = timeval(tv_sec: Int(timeout), tv_usec: 0)
+    // Fractions count: the soak's latency probe waits one second or less.
+    let whole = timeout.rounded(.down)
+    var wait = timeval(tv_sec: Int(whole), tv_usec: Int((timeout - whole) * 1_000_000))
     setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
     let length = socklen_t(MemoryLayout<sa_family_t>.size + name.count)
     let connected = withUnsafePointer(to: &socketAddress) {

@@ -1,6 +1,7 @@
 import Foundation
 import GrowDBus
 import GrowDaemon
+import GrowPluginKit
 import GrowTestSupport
 
 /// Grow next to Safe Eyes, Workrave and GNOME Pomodoro (issue 10), in one run, on one private

@@ -1,4 +1,5 @@
 import Foundation
+import GrowPluginKit
 import GrowTestSupport
 
 /// A config of 42,000 `[card.*]` sections, just under the 1 MiB cap (issue 14): how long
@@ -37,8 +38,8 @@ struct ConfigBenchmark {
     while !daemon.stderr.contains("config reloaded") {
       let before = Date()
       let outcome = try client.call(
-        path: "/org/grow/Grow1", interface: "org.grow.Grow1.Timer", member: "GetStatus",
-        destination: "org.grow.Grow1")
+        path: GrowBusAPI.objectPath, interface: GrowBusAPI.timerInterface, member: "GetStatus",
+        destination: GrowBusAPI.busName)
       guard outcome == .returned else { throw HarnessError("GetStatus: \(outcome)") }
       calls.append(Date().timeIntervalSince(before) * 1000)
     }

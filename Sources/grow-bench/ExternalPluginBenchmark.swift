@@ -1,6 +1,7 @@
 import Foundation
 import GrowDBus
 import GrowDaemon
+import GrowPluginKit
 import GrowTestSupport
 
 /// Latency from a timer command on D-Bus to an external plugin reading the resulting event

@@ -131,8 +131,8 @@ struct X11Benchmark {
     while Date().timeIntervalSince(start) < seconds {
       let clock = MonotonicClock.now
       let outcome = try client.call(
-        path: "/org/grow/Grow1", interface: "org.grow.Grow1.Timer", member: "GetStatus",
-        destination: "org.grow.Grow1")
+        path: GrowBusAPI.objectPath, interface: GrowBusAPI.timerInterface, member: "GetStatus",
+        destination: GrowBusAPI.busName)
       guard outcome == .returned else { throw HarnessError("GetStatus: \(outcome)") }
       latencies.append((MonotonicClock.now - clock) * 1000)
       Thread.sleep(forTimeInterval: 0.05)

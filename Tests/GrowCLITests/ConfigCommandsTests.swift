@@ -64,6 +64,64 @@ import Testing
         """)
   }
 
+  /// Issue 15, item 3: plugin sections are checked against what each plugin declares, and a
+  /// default card that names no card is an error; every problem at once, with file and line.
+  /// A program's own keys (exec) are not checked. Before, all of this said ok.
+  @Test func checkReportsPluginSettingsAndAnUnknownDefaultCard() throws {
+    let harness = try DaemonHarness(
+      config: """
+        [timer]
+        default-card = mth
+
+        [card.math]
+        focus = 50m
+
+        [plugin.x11]
+        grac = 10s
+
+        [plugin.notify]
+        warn-before = soon
+        urgency = loud
+
+        [plugin.dnd]
+        card.mth = never
+
+        [plugin.logger]
+        exec = /bin/cat
+        its-own-key = 1
+        """,
+      startDaemon: false)
+    let check = try harness.grow("config", "check")
+    #expect(check.status == 1)
+    let path = harness.configPath
+    #expect(
+      check.stderr == """
+        grow: \(path):2: default-card = 'mth' in [timer]: there is no [card.mth]; did you mean \
+        'math'? (cards: math; a name of its own makes a card from [timer] alone)
+        \(path):8: unknown key 'grac' in [plugin.x11]; did you mean 'grace'?
+        \(path):11: warn-before = 'soon' in [plugin.notify]: 'soon' is not a duration; write it \
+        like 25m, 90s or 1h30m
+        \(path):12: urgency = 'loud' in [plugin.notify]: 'loud' is not one of low, normal, \
+        critical; did you mean 'low'?
+        \(path):15: unknown key 'card.mth' in [plugin.dnd]; did you mean 'card.math'?
+
+        """)
+    // The daemon refuses the same file with the same words.
+    let daemon = try harness.grow("daemon")
+    #expect(daemon.status == 1)
+    #expect(daemon.stderr.contains("\(path):8: unknown key 'grac' in [plugin.x11]"))
+  }
+
+  /// grow.ini(5) documents each plugin's keys from the plugin's own declarations.
+  @Test func theConfigManPageListsEveryPluginsKeys() throws {
+    let page = try Command.run(Binaries.grow, ["manpage", "5"]).stdout
+    for heading in ["[plugin.notify]", "[plugin.dnd]", "[plugin.x11]", "[plugin.statusbar]"] {
+      #expect(page.contains(".SH \(heading)"), "no section \(heading)")
+    }
+    #expect(page.contains("\\fBgrace\\fR = \\fIduration\\fR (default: 10s)"))
+    #expect(page.contains("\\fBurgency\\fR = \\fIlow | normal | critical\\fR"))
+  }
+
   @Test func checkNamesUnknownPluginsWithTheKnownOnes() throws {
     let harness = try DaemonHarness(config: "[plugins]\nenable = notfy, dnd\n", startDaemon: false)
     let check = try harness.grow("config", "check")

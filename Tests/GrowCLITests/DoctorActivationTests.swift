@@ -4,38 +4,6 @@ import Testing
 
 /// `grow doctor` right after `grow install --user`, on a bus that was already running.
 @Suite struct DoctorActivationTests {
-  /// A session bus whose only service directory is `directory`, as a login's bus has
-  /// `$XDG_DATA_HOME/dbus-1/services` among its standard ones; the directory need not exist.
-  func bus(readingServicesFrom directory: String, harness: DaemonHarness) throws
-    -> (BackgroundProcess, [String: String])
-  {
-    let configPath = harness.bus.directory.appendingPathComponent("login-bus.conf").path
-    try """
-    <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-     "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-    <busconfig>
-      <type>session</type>
-      <listen>unix:tmpdir=/tmp</listen>
-      <auth>EXTERNAL</auth>
-      <servicedir>\(directory)</servicedir>
-      <policy context="default">
-        <allow send_destination="*" eavesdrop="true"/>
-        <allow eavesdrop="true"/>
-        <allow own="*"/>
-      </policy>
-    </busconfig>
-    """.write(toFile: configPath, atomically: true, encoding: .utf8)
-    var environment = harness.environment
-    environment["DISPLAY"] = ""
-    environment["DBUS_SESSION_BUS_ADDRESS"] = ""
-    let bus = try BackgroundProcess(
-      "dbus-daemon", ["--config-file=\(configPath)", "--nofork", "--print-address=1"],
-      environment: environment)
-    #expect(bus.waitUntil(timeout: 10) { bus.stdout.contains("\n") })
-    environment["DBUS_SESSION_BUS_ADDRESS"] = String(bus.stdout.prefix { $0 != "\n" })
-    return (bus, environment)
-  }
-
   func daemonLine(_ environment: [String: String]) throws -> String {
     let doctor = try Command.run(Binaries.grow, ["doctor"], environment: environment)
     return doctor.stdout.split(separator: "\n").first { $0.contains(" daemon: ") }
@@ -46,7 +14,7 @@ import Testing
     let harness = try DaemonHarness(startDaemon: false)
     let services = harness.environment["XDG_DATA_HOME", default: ""] + "/dbus-1/services"
     // The bus starts first, before the directory exists: as at login, before the install.
-    let (bus, environment) = try bus(readingServicesFrom: services, harness: harness)
+    let (bus, environment) = try harness.activatingBus(services: services)
     defer { bus.terminate() }
     #expect(try daemonLine(environment).contains("not running, and nothing starts it"))
 
@@ -81,7 +49,7 @@ import Testing
     try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
     try "[D-BUS Service]\nName=org.grow.Grow1\nExec=\"/opt/old grow/bin/grow\" daemon\n".write(
       toFile: services + "/org.grow.Grow1.service", atomically: true, encoding: .utf8)
-    let (bus, environment) = try bus(readingServicesFrom: services, harness: harness)
+    let (bus, environment) = try harness.activatingBus(services: services)
     defer { bus.terminate() }
     #expect(
       try daemonLine(environment)

@@ -94,6 +94,21 @@ import Testing
     _ = servers
   }
 
+  /// The doctor names the backend as the dnd plugin does (`kde`, `gnome`): both read the
+  /// one table in GrowPluginKit (`DoNotDisturbBackend`); the doctor's own copy said `plasma`.
+  @Test(arguments: [("Plasma", "kde"), ("gnome-shell", "gnome")])
+  func theDoctorNamesTheBackendAsTheDndPluginDoes(server: String, backend: String) throws {
+    let harness = try DaemonHarness(startDaemon: false, environment: ["DISPLAY": ""])
+    let mock = try NotificationServers.mock(harness, name: server, vendor: "test")
+    let lines = try harness.grow("doctor").stdout.split(separator: "\n").map(String.init)
+    #expect(
+      lines[3]
+        == "✔ do not disturb: backend \(backend) (implied by the notification server); "
+        + "during focus Grow's own notifications go as critical, which its Do-Not-Disturb lets "
+        + "through")
+    _ = mock
+  }
+
   @Test func aBrokenDesktopGetsAFixForEveryProblemAndExitsOne() throws {
     let harness = try DaemonHarness(startDaemon: false, environment: ["DISPLAY": ""])
     let data = harness.environment["XDG_DATA_HOME", default: ""]

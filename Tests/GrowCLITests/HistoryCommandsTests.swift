@@ -6,15 +6,6 @@ import Testing
 
 /// History, stats, garden and report against real daemons and a real database.
 @Suite struct HistoryCommandsTests {
-  static let oneSecondCycle = """
-    [timer]
-    focus = 1s
-    short-break = 1s
-    long-break = 1s
-    auto-start-breaks = true
-    auto-start-focus = true
-    """
-
   func databasePath(_ harness: DaemonHarness) -> String {
     HistoryStore.defaultPath(environment: harness.bus.environment)
   }
@@ -27,7 +18,7 @@ import Testing
   }
 
   @Test func aRealDaemonRecordsEveryOutcomeAndTodaySurvivesARestart() throws {
-    let harness = try DaemonHarness(config: Self.oneSecondCycle)
+    let harness = try DaemonHarness(config: DaemonHarness.oneSecondCycle)
     #expect(try harness.grow("start", "--intention", "real run").status == 0)
     _ = try harness.waitForStatus { ($0["completed_today"] as? Int ?? 0) >= 2 }
     #expect(try harness.grow("skip").status == 0)
@@ -64,7 +55,7 @@ import Testing
   }
 
   @Test func killingTheDaemonMidRunLeavesAnIntactDatabaseWithEveryCompletedPhase() throws {
-    let harness = try DaemonHarness(config: Self.oneSecondCycle)
+    let harness = try DaemonHarness(config: DaemonHarness.oneSecondCycle)
     #expect(try harness.grow("start").status == 0)
     let status = try harness.waitForStatus(timeout: 20) {
       ($0["completed_today"] as? Int ?? 0) >= 4
@@ -72,7 +63,10 @@ import Testing
     let completedBeforeKill = status["completed_today"] as? Int ?? 0
     #expect(harness.daemon?.kill() == 128 + SIGKILL)
 
-    let store = try HistoryStore(path: databasePath(harness), create: false)
+    // A phase that ended just before the kill may still be kept beside the session, for the
+    // next daemon to write; the history's readers count it (as `grow history` does).
+    let store = try HistoryStore(
+      path: databasePath(harness), create: false, pendingPath: harness.pendingHistoryPath)
     #expect(try store.integrityCheck() == "ok")
     let recorded = try store.phases().filter(\.isCompletedFocus)
     #expect(recorded.count >= completedBeforeKill)
@@ -88,7 +82,8 @@ import Testing
     #expect(try harness.status()["state"] as? String == "focus")
     let expected =
       "grow[daemon] error: cannot create the history directory \(blocked): a file is in the "
-      + "way; move it aside so Grow can keep history; the timer runs without recording history\n"
+      + "way; move it aside so Grow can keep history; the timer runs, and every phase that ends "
+      + "is kept in \(harness.pendingHistoryPath) and written to the history once it can be\n"
     #expect(harness.daemon?.stderr.contains(expected) == true, "\(harness.daemon?.stderr ?? "")")
     let stats = try harness.grow("stats")
     #expect(stats.status == 1)
@@ -96,6 +91,11 @@ import Testing
       stats.stderr
         == "grow: cannot create the history directory \(blocked): a file is in the way; "
         + "move it aside so Grow can keep history\n")
+    // Once the file is out of the way, the kept phase reaches the history.
+    #expect(try harness.grow("stop").status == 0)
+    try FileManager.default.removeItem(atPath: blocked)
+    try harness.waitForHistory()
+    #expect(try phases(harness).map { $0["outcome"] as? String } == ["stopped"])
   }
 
   /// A month in New York, seeded with explicit instants: DST starts on 2026-03-08, and phases

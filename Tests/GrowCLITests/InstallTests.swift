@@ -251,32 +251,8 @@ import Testing
     let serviceDirectory = harness.environment["XDG_DATA_HOME", default: ""] + "/dbus-1/services"
 
     // A bus of our own whose only service directory is the one grow install wrote to.
-    let configPath = harness.bus.directory.appendingPathComponent("activation-bus.conf").path
-    try """
-    <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-     "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-    <busconfig>
-      <type>session</type>
-      <listen>unix:tmpdir=/tmp</listen>
-      <auth>EXTERNAL</auth>
-      <servicedir>\(serviceDirectory)</servicedir>
-      <policy context="default">
-        <allow send_destination="*" eavesdrop="true"/>
-        <allow eavesdrop="true"/>
-        <allow own="*"/>
-      </policy>
-    </busconfig>
-    """.write(toFile: configPath, atomically: true, encoding: .utf8)
-    var environment = harness.environment
-    environment["DISPLAY"] = ""
-    // Not the harness's bus: the activated daemon must get this bus's address from dbus-daemon.
-    environment["DBUS_SESSION_BUS_ADDRESS"] = ""
-    let bus = try BackgroundProcess(
-      "dbus-daemon", ["--config-file=\(configPath)", "--nofork", "--print-address=1"],
-      environment: environment)
+    let (bus, environment) = try harness.activatingBus(services: serviceDirectory)
     defer { bus.terminate() }
-    #expect(bus.waitUntil(timeout: 10) { bus.stdout.contains("\n") })
-    environment["DBUS_SESSION_BUS_ADDRESS"] = String(bus.stdout.prefix { $0 != "\n" })
 
     let activatable = try Command.run(
       "dbus-send",

@@ -359,7 +359,7 @@ import Testing
   let directory: String
 
   init() throws {
-    timer = FocusTimer(deck: .standard, bus: bus, time: DispatchTimeSource())
+    timer = FocusTimer(deck: .standard, bus: bus, time: MainLoop())
     directory = NSTemporaryDirectory() + "grow-external-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
   }

@@ -298,7 +298,7 @@ struct NotifyPluginTests {
       case "short-break":
         breakEndsAt = status.endsAt
         if breakSeenAt == nil { breakSeenAt = asked }
-      case "idle" where breakSeenAt != nil:
+      case "waiting" where breakSeenAt != nil:
         waitingSeenAt = asked
       default: break
       }
@@ -398,13 +398,16 @@ struct NotifyPluginTests {
     _ = servers
   }
 
+  /// Checked as [timer] is (issue 15): the daemon does not start on it and says why, where
+  /// before it ran with the plugin failed, seen only in `grow plugins`.
   @Test func anUnknownKeyIsReportedWithFileAndLine() throws {
-    let harness = try DaemonHarness(config: "[plugin.notify]\nwarn_before = 1m\n")
-    let notify = try harness.plugins()["notify"]
-    #expect(notify?["state"] == "failed")
+    let harness = try DaemonHarness(
+      config: "[plugin.notify]\nwarn_before = 1m\n", startDaemon: false)
+    let daemon = try harness.grow("daemon")
+    #expect(daemon.status == 1)
     #expect(
-      notify?["error"]
-        == "\(harness.configPath):2: unknown key 'warn_before' in [plugin.notify]; "
-        + "did you mean 'warn-before'?")
+      daemon.stderr.contains(
+        "\(harness.configPath):2: unknown key 'warn_before' in [plugin.notify]; "
+          + "did you mean 'warn-before'?"))
   }
 }

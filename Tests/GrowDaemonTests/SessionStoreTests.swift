@@ -1,5 +1,6 @@
 import Foundation
 import GrowCore
+import GrowDaemon
 import GrowHistory
 import GrowTestSupport
 import Testing
@@ -46,6 +47,17 @@ import Testing
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .secondsSince1970
     return try decoder.decode(FocusTimer.SavedSession.self, from: data).runningPhase
+  }
+
+  /// The session file and the plugin folder come from the one XDG lookup (XDGDirectories):
+  /// a trailing slash or an empty HOME once gave `//` paths or none.
+  @Test func theSessionAndPluginPathsFollowTheOneXDGLookup() {
+    #expect(
+      SessionStore.defaultPath(environment: ["XDG_STATE_HOME": "/s/", "HOME": "/home/u"])
+        == "/s/grow/session.json")
+    #expect(
+      PluginDirectories.standard(environment: ["XDG_DATA_HOME": "/d/", "HOME": "/home/u"]).user
+        == ["/d/grow/plugins"])
   }
 
   func history(_ harness: DaemonHarness) throws -> HistoryStore {
@@ -100,6 +112,7 @@ import Testing
     let (harness, store) = try restartAfterARecordedFocus(.skipped, after: 0.5)
     #expect(try harness.status()["state"] as? String == "short-break")
     #expect(try harness.grow("stop").status == 0)
+    try harness.waitForHistory()
     #expect(try store.phases().map(\.outcome) == [.skipped, .stopped])
   }
 
@@ -118,6 +131,7 @@ import Testing
     #expect(harness.daemon?.kill() == 128 + SIGKILL)
     try harness.start()
     _ = try harness.waitForStatus { $0["state"] as? String == "short-break" }
+    try harness.waitForHistory()
     let recorded = try history(harness).phases()
     #expect(recorded.map(\.intention) == ["essay"])
   }

@@ -77,10 +77,9 @@ import Testing
     try desktop.display.activate(game)
     Thread.sleep(forTimeInterval: 0.6)
     #expect(desktop.events("distraction-started").isEmpty, "flagged before the grace period")
+    // The grace period's exact length is checked on a manual clock in
+    // Tests/X11PluginTests (aDistractionIsFlaggedExactlyWhenTheGraceEnds).
     let started = try desktop.waitFor("distraction-started")
-    // The grace timer runs on the monotonic clock and this test's Date on the wall clock; they
-    // were seen a millisecond apart over the second (twice in many runs), hence the 5 ms.
-    #expect(Date().timeIntervalSince(switched) >= 1 - 0.005)
     #expect(started["app"] as? String == "Game")
     #expect(started["title"] as? String == "Level 3")
     #expect(started["card"] as? String == "work")
@@ -93,6 +92,7 @@ import Testing
     #expect(abs(duration - away) < 1, "counted \(duration)s, was there \(away)s")
 
     #expect(try desktop.harness.grow("stop").status == 0)
+    try desktop.harness.waitForHistory()
     let store = try HistoryStore(path: desktop.historyPath, create: false)
     let recorded = try store.distractions()
     #expect(recorded.map(\.appClass) == ["Game"])
@@ -155,19 +155,7 @@ import Testing
     #expect(desktop.harness.daemon?.waitUntil(timeout: 5) { fileSays() == "● focus\n" } == true)
   }
 
-  @Test func anAllowedTitleIsNotFlaggedAndNothingIsFlaggedDuringABreak() throws {
-    let desktop = try Desktop(Self.distracting)
-    let docs = try desktop.display.openWindow(class: "Browser", title: "grow docs - reddit")
-    let game = try desktop.display.openWindow(class: "Game", title: "Level 3")
-    try desktop.start()
-    #expect(try desktop.harness.grow("start", "--focus", "3s").status == 0)
-    try desktop.display.activate(docs)
-    _ = try desktop.harness.waitForStatus { $0["state"] as? String == "short-break" }
-    try desktop.display.activate(game)
-    Thread.sleep(forTimeInterval: 2)
-    #expect(desktop.events("distraction-started").isEmpty)
-    #expect(desktop.events("active-window-changed").contains { $0["class"] as? String == "Game" })
-  }
+  // An allowed title and a break: Tests/X11PluginTests, on a manual clock.
 
   @Test func idleDuringFocusPausesAndInputResumesWithTheAwayTimeRecorded() throws {
     let desktop = try Desktop("[plugin.x11]\nidle-pause = 2s\n")
@@ -187,6 +175,7 @@ import Testing
     #expect(away >= 3 && away < 5, "away \(away)s")
 
     #expect(try desktop.harness.grow("stop").status == 0)
+    try desktop.harness.waitForHistory()
     let store = try HistoryStore(path: desktop.historyPath, create: false)
     let phase = try #require(try store.phases().last)
     #expect(abs(phase.awaySeconds - away) < 0.5, "\(desktop.events("away-resumed"))")

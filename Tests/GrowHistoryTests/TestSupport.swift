@@ -14,6 +14,8 @@ final class TemporaryDirectory {
   deinit { try? FileManager.default.removeItem(at: url) }
 
   var databasePath: String { url.appendingPathComponent("grow/history.sqlite").path }
+  /// Where the daemon would keep phases not yet written (beside its session).
+  var pendingPath: String { url.appendingPathComponent("state/pending-history.json").path }
 }
 
 let newYork = TimeZone(identifier: "America/New_York") ?? .gmt

@@ -2,6 +2,7 @@ import Foundation
 import GrowConfig
 import GrowCore
 import GrowPluginKit
+import GrowPluginTesting
 import Testing
 
 @testable import NotifyPlugin
@@ -11,17 +12,16 @@ import Testing
 /// in Tests/GrowDaemonTests/NotifyPluginTests.swift.
 @MainActor
 @Suite struct NotificationLifecycleTests {
-  let bus = EventBus()
-  let clock = ManualTimeSource()
+  let bed = PluginTestBed()
+  var bus: EventBus { bed.events }
+  var clock: ManualLoop { bed.loop }
   let timer: FocusTimer
   let server = RecordingServer()
   let plugin: NotifyPlugin
 
   init() throws {
-    timer = FocusTimer(deck: .standard, bus: bus, time: clock)
-    let context = PluginContext(
-      id: "notify", config: ConfigSection(name: "plugin.notify", path: "test.ini", line: 1),
-      log: Logger(label: "notify", minimumLevel: .error), events: bus, timer: timer)
+    timer = FocusTimer(deck: .standard, bus: bed.events, time: bed.loop)
+    let context = try bed.context("notify", timer: timer)
     plugin = try NotifyPlugin(context: context, server: server)
   }
 
@@ -123,29 +123,37 @@ import Testing
       server.request(titled: "Focus done")?.actions.map(\.key)
         == ["default", "start-break", "remind-5m"])
   }
+
+  /// `warn-before` is one alarm at the deadline less the warning, on the wall clock; a pause
+  /// takes it back and a resume sets it again for the new deadline.
+  @Test func theWarningComesWarnBeforeTheEndAndFollowsAPause() throws {
+    let bed = PluginTestBed()
+    let clock = bed.loop
+    let timer = FocusTimer(deck: .standard, bus: bed.events, time: clock)
+    let server = RecordingServer()
+    let plugin = try NotifyPlugin(
+      context: bed.context("notify", settings: "warn-before = 2m", timer: timer), server: server)
+    _ = plugin
+    try timer.start()
+    clock.advance(by: 23 * 60 - 0.01)
+    #expect(server.request(titled: "Focus ends in 2m") == nil)
+    try timer.pause()
+    clock.advance(by: 600)
+    #expect(server.request(titled: "Focus ends in 2m") == nil, "paused: no warning")
+    try timer.resume()
+    clock.advance(by: 0.02)
+    #expect(server.onScreen.contains { $0.hasPrefix("Focus ends in") })
+  }
 }
 
 extension NotificationLifecycleTests {
-  /// Grow's own Do-Not-Disturb on, as the dnd plugin announces it (its event type lives in
-  /// the dnd plugin's library; the notify plugin reads it by name, as here).
-  struct DNDChanged: JSONLineEvent {
-    static let eventName = "dnd-changed"
-    let backend: String
-    var silencesServer = true
-    func jsonFields() -> [String: JSONValue] {
-      [
-        "enabled": .bool(true), "backend": .string(backend),
-        "silences_server": .bool(silencesServer),
-      ]
-    }
-  }
-
   /// Whether "Welcome back" during focus reaches the server, and with which urgency.
   func welcomeBackDuringFocus(backend: String, silencesServer: Bool = true) throws
     -> NotificationHint?
   {
     try timer.start()
-    bus.publish(DNDChanged(backend: backend, silencesServer: silencesServer))
+    bus.publish(
+      DoNotDisturbChanged(enabled: true, backend: backend, silencesServer: silencesServer))
     bus.publish(AwayResumed(card: "work", awaySeconds: 60))
     return server.request(titled: "Welcome back").map { $0.hints["urgency"] ?? .string("none") }
   }
@@ -166,7 +174,7 @@ extension NotificationLifecycleTests {
     card.autoStartBreaks = false
     timer.replaceDeck(CardDeck(cards: [card], defaultCardName: "work"))
     try timer.start()
-    bus.publish(DNDChanged(backend: "dunst"))
+    bus.publish(DoNotDisturbChanged(enabled: true, backend: "dunst", silencesServer: true))
     clock.advance(by: 25 * 60)
     #expect(timer.status.next == .shortBreak)
     #expect(server.onScreen == [])

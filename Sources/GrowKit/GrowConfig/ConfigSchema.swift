@@ -31,6 +31,12 @@ import GrowCore
   case choice([String])
   /// Comma-separated window patterns: `discord`, `firefox:/youtube|reddit/`, `/regex/`.
   case windowPatterns
+  /// Comma-separated free text.
+  case textList
+  /// Comma-separated words, each one of these.
+  case choiceList([String])
+  /// A duration of at least `minimum` seconds, or one of the words.
+  case durationOr(words: [String], minimum: TimeInterval)
 }
 
 /// One key config.ini understands.
@@ -46,7 +52,7 @@ public struct ConfigKey: Sendable, Equatable {
 }
 
 /// The keys config.ini understands: the one source of truth for the validator, help text and
-/// man pages. `[plugin.ID]` sections are not listed: each plugin reads its own keys.
+/// man pages. `[plugin.ID]` keys are declared by each plugin (`PluginSetting`).
 public enum ConfigSchema {
   public static let keys: [ConfigKey] = {
     let card = FocusCard.standard

@@ -61,14 +61,7 @@ public struct GrowConfig: Sendable, Equatable {
   public static func defaultPath(
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> String {
-    let base: String
-    if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
-      base = xdg
-    } else {
-      let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-      base = (home.hasSuffix("/") ? String(home.dropLast()) : home) + "/.config"
-    }
-    return (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/grow/config.ini"
+    XDGDirectories(environment: environment).growConfig + "/config.ini"
   }
 
   /// Reads and checks the config file.
@@ -76,13 +69,16 @@ public struct GrowConfig: Sendable, Equatable {
   /// - Parameter path: the file to read; nil for `defaultPath(environment:)`. A missing file at
   ///   the default path means the defaults; a missing file given explicitly is an error.
   /// - Throws: `ConfigError` listing every problem in the file.
+  /// - Parameter pluginSettings: what a plugin declares (`GrowPlugin.settings`), asked only for
+  ///   the plugins that would start (see `pluginProblems`); nil leaves its section unchecked.
   public static func load(
-    path: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
+    path: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
+    pluginSettings: @escaping PluginSettingsLookup = { _ in nil }
   ) throws(ConfigError) -> GrowConfig {
     let target = path ?? defaultPath(environment: environment)
     switch RawFile.contents(of: target, limit: maximumFileSize) {
     case .bytes(let bytes):
-      return try parse(bytes: bytes, path: target)
+      return try parse(bytes: bytes, path: target, pluginSettings: pluginSettings)
     case .missing:
       if path == nil { return .defaults }
       throw ConfigError(ConfigProblem(path: target, line: nil, issue: .fileNotFound))
@@ -98,8 +94,10 @@ public struct GrowConfig: Sendable, Equatable {
 
   /// Checks `text` as the contents of the config file at `path` (used in messages only).
   /// - Throws: `ConfigError` listing every problem.
-  public static func parse(_ text: String, path: String) throws(ConfigError) -> GrowConfig {
-    try parse(bytes: Array(text.utf8), path: path)
+  public static func parse(
+    _ text: String, path: String, pluginSettings: @escaping PluginSettingsLookup = { _ in nil }
+  ) throws(ConfigError) -> GrowConfig {
+    try parse(bytes: Array(text.utf8), path: path, pluginSettings: pluginSettings)
   }
 
   /// Checks raw file contents, which need not be valid UTF-8.
@@ -108,16 +106,45 @@ public struct GrowConfig: Sendable, Equatable {
     try parse(bytes: [UInt8](data), path: path)
   }
 
-  static func parse(bytes: [UInt8], path: String) throws(ConfigError) -> GrowConfig {
+  static func parse(
+    bytes: [UInt8], path: String, pluginSettings: @escaping PluginSettingsLookup = { _ in nil }
+  ) throws(ConfigError) -> GrowConfig {
     guard bytes.count <= maximumFileSize else {
       throw ConfigError(
         ConfigProblem(path: path, line: nil, issue: .fileTooLarge(limit: maximumFileSize)))
     }
-    var builder = ConfigBuilder(path: path)
+    var builder = ConfigBuilder(path: path, pluginSettings: pluginSettings)
     builder.readLines(bytes)
     let config = builder.build()
     if !builder.problems.isEmpty { throw builder.error }
     return config
+  }
+}
+
+/// What a plugin declares about its `[plugin.ID]` keys, by id; nil when it is not known.
+public typealias PluginSettingsLookup = (_ id: String) -> [PluginSetting]?
+
+extension GrowConfig {
+  /// The problems of the `[plugin.ID]` sections of the plugins that would start (enabled, not
+  /// `enabled = false`, not a program run with `exec`, whose own keys are not known), measured
+  /// against what each declares. A disabled plugin is never opened to ask.
+  public func pluginProblems(declared: PluginSettingsLookup) -> [ConfigProblem] {
+    Self.pluginProblems(
+      sections: pluginSections, enabled: enabledPlugins, cards: deck.names, declared: declared)
+  }
+
+  static func pluginProblems(
+    sections: [String: ConfigSection], enabled: [String]?, cards: [String],
+    declared: PluginSettingsLookup
+  ) -> [ConfigProblem] {
+    sections.sorted { $0.value.line < $1.value.line }.flatMap { id, section -> [ConfigProblem] in
+      let wanted = enabled?.contains(id) ?? true
+      guard wanted, section["exec"] == nil,
+        (try? section.bool("enabled", default: true)) ?? true,
+        let settings = declared(id)
+      else { return [] }
+      return section.problems(against: settings, cards: cards)
+    }
   }
 }
 
@@ -129,6 +156,7 @@ private struct ConfigBuilder {
   static let sectionNameLimit = 48
 
   let path: String
+  let pluginSettings: PluginSettingsLookup
   private(set) var problems: [ConfigProblem] = []
   private(set) var warnings: [ConfigProblem] = []
   private var sections: [ConfigSection] = []
@@ -136,8 +164,9 @@ private struct ConfigBuilder {
   /// header with every one before it.
   private var sectionIndex: [String: Int] = [:]
 
-  init(path: String) {
+  init(path: String, pluginSettings: @escaping PluginSettingsLookup) {
     self.path = path
+    self.pluginSettings = pluginSettings
   }
 
   var error: ConfigError {
@@ -296,6 +325,21 @@ private struct ConfigBuilder {
       }
       deck.append(card)
     }
+    let cardNames = deck.map(\.name)
+    // A default card with no [card.NAME] of its own is made from [timer] alone (documented),
+    // but one whose name is a near miss of a card's is a typo: `default-card = mth` beside
+    // [card.math] silently made a new card "mth".
+    if !cardNames.contains(defaultName), let entry = timer?["default-card"],
+      let guess = closestMatch(to: defaultName, in: cardNames)
+    {
+      report(
+        entry.line,
+        .invalidValue(
+          key: entry.key, value: entry.value, section: "timer",
+          reason: "there is no [card.\(defaultName)]; did you mean '\(guess)'? (cards: "
+            + cardNames.joined(separator: ", ")
+            + "; a name of its own makes a card from [timer] alone)"))
+    }
     if !deck.contains(where: { $0.name == defaultName }) {
       var card = base
       card.name = defaultName
@@ -309,6 +353,8 @@ private struct ConfigBuilder {
       }
     }
 
+    problems += GrowConfig.pluginProblems(
+      sections: pluginSections, enabled: enabled, cards: cardNames, declared: pluginSettings)
     return GrowConfig(
       deck: CardDeck(cards: deck, defaultCardName: defaultName), enabledPlugins: enabled,
       pluginSections: pluginSections, path: path, sleepLimit: sleepLimit, warnings: warnings)
@@ -369,12 +415,11 @@ private struct ConfigBuilder {
         for id in ids { _ = try ValueReader.name(id, what: "plugin id") }
         var seen = Set<String>()
         return .names(ids.filter { seen.insert($0).inserted })
-      case .choice(let words):
-        guard let word = words.first(where: { $0 == text.lowercased() }) else {
-          throw ValueError(
-            reason: "'\(text)' is not one of \(words.joined(separator: ", "))")
-        }
-        return .text(word)
+      case .choice(let words): return .text(try ValueReader.choice(text, words))
+      case .textList, .choiceList, .durationOr:
+        // Kinds of plugin settings only (see PluginSettings.swift).
+        try ValueReader.check(text, as: key.kind)
+        return .text(text)
       case .windowPatterns:
         let items = WindowPattern.split(text)
         for item in items {

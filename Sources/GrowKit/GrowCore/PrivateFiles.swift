@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// Why one of Grow's own files or directories could not be written.
@@ -105,4 +106,19 @@ public enum PrivateFiles {
       guard fsync(descriptor) == 0 else { throw PrivateFileError(path: target, code: errno) }
     }
   }
+
+  /// `flush(_:)` on a queue of its own, not the caller's thread. After `replace(flush: false)`
+  /// the new file is already whole for every process, a kill -9 of ours included; the sync
+  /// only guards against the machine itself going down, and on a disk busy with other work it
+  /// can take long enough to stall the daemon's event loop (`make soak` saw GetStatus wait
+  /// 130-290 ms at phase ends). Flushes run one at a time, in the order asked for.
+  public static func flushInBackground(
+    _ path: String, onError: @escaping @Sendable (PrivateFileError) -> Void
+  ) {
+    flushQueue.async {
+      do throws(PrivateFileError) { try flush(path) } catch { onError(error) }
+    }
+  }
+
+  private static let flushQueue = DispatchQueue(label: "grow.private-files.flush", qos: .utility)
 }

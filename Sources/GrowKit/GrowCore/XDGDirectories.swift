@@ -2,6 +2,7 @@ import Foundation
 
 /// The XDG base directories (XDG Base Directory Specification) for one environment, and
 /// Grow's own folder in each. A relative `XDG_*` value is ignored, as the specification says.
+/// The one place Grow reads these variables: the daemon, the plugins and the CLI all ask here.
 public struct XDGDirectories: Sendable, Equatable {
   public let home: String
   private let environment: [String: String]
@@ -19,11 +20,22 @@ public struct XDGDirectories: Sendable, Equatable {
   /// `$XDG_CONFIG_HOME`, else `~/.config`.
   public var configHome: String { base("XDG_CONFIG_HOME", ".config") }
 
+  /// `$XDG_RUNTIME_DIR`, or nil: the specification gives it no fallback.
+  public var runtimeDirectory: String? {
+    environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+  }
+
   /// Grow's folder in the state directory.
   public var growState: String { stateHome + "/grow" }
+  /// Grow's folder in the data directory: the history and third-party plugins.
+  public var growData: String { dataHome + "/grow" }
+  /// Grow's folder in the config directory: config.ini.
+  public var growConfig: String { configHome + "/grow" }
 
   private func base(_ variable: String, _ fallback: String) -> String {
-    if let value = environment[variable], value.hasPrefix("/") { return value }
+    if let value = environment[variable], value.hasPrefix("/") {
+      return value.count > 1 && value.hasSuffix("/") ? String(value.dropLast()) : value
+    }
     return home + "/" + fallback
   }
 }

@@ -13,6 +13,9 @@ import GrowCore
 ///
 /// public final class HelloPlugin: GrowPlugin {
 ///   public static let id = "hello"
+///   public static let settings = [
+///     PluginSetting("greeting", .text, default: "Well done", help: "What to say.")
+///   ]
 ///   public init(context: PluginContext) throws {
 ///     let greeting = context.config.string("greeting", default: "Well done")
 ///     context.subscribe(PhaseEnded.self) { event in
@@ -40,6 +43,10 @@ public protocol GrowPlugin: AnyObject {
   static var id: String { get }
   /// One line for `grow plugins`: what the plugin does.
   static var summary: String { get }
+  /// The keys of `[plugin.ID]`, each with its type, default and one line of help. The daemon
+  /// and `grow config check` check the section against them (file, line, key, did-you-mean)
+  /// before the plugin starts, and `grow.ini(5)` lists them. Empty: the section is unchecked.
+  static var settings: [PluginSetting] { get }
   /// Sets the plugin up. Called once, on the event loop.
   init(context: PluginContext) throws
   /// Undo what the plugin changed; called once before it is unloaded or the daemon exits.
@@ -48,6 +55,7 @@ public protocol GrowPlugin: AnyObject {
 
 extension GrowPlugin {
   public static var summary: String { "" }
+  public static var settings: [PluginSetting] { [] }
   public func stop() {}
 }
 

@@ -64,10 +64,16 @@ public final class LogFile: Sendable {
 public struct LogDestination: Sendable {
   public var standardError: Bool
   public var file: LogFile?
+  /// Gets every line as written (without the time stamp), in process: a plugin's tests read
+  /// its log this way (`LogCapture` in GrowPluginTesting).
+  public var lines: (@Sendable (String) -> Void)?
 
-  public init(standardError: Bool, file: LogFile? = nil) {
+  public init(
+    standardError: Bool, file: LogFile? = nil, lines: (@Sendable (String) -> Void)? = nil
+  ) {
     self.standardError = standardError
     self.file = file
+    self.lines = lines
   }
 
   public static let standardError = LogDestination(standardError: true)

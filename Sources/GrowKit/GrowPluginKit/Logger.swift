@@ -8,7 +8,7 @@ public struct Logger: Sendable {
   public enum Level: Int, Sendable, Comparable, CaseIterable {
     case debug, info, warning, error
     public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
-    var label: String {
+    public var label: String {
       switch self {
       case .debug: "debug"
       case .info: "info"
@@ -50,6 +50,7 @@ public struct Logger: Sendable {
     guard level >= minimumLevel else { return }
     let lines = Self.lines(label: label, level: level, message())
     if destination.standardError { FileHandle.standardError.write(Data(lines.utf8)) }
+    destination.lines?(lines)
     if let file = destination.file {
       // The journal stamps each line itself; a file needs the time written in.
       let stamp = Self.timestamp(Date())

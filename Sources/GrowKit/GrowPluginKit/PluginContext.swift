@@ -2,6 +2,7 @@ import Foundation
 import GrowConfig
 import GrowCore
 import GrowDBus
+import GrowLoop
 
 /// What a plugin gets from the daemon: its settings, a logger, the event bus and the timer.
 @MainActor
@@ -21,6 +22,10 @@ public final class PluginContext {
   public let growObject: BusObject?
   /// The daemon's environment (`DISPLAY`, `XDG_*`).
   public let environment: [String: String]
+  /// The event loop: the clocks, alarms and descriptor watches. A plugin uses this, never the
+  /// main queue, `FileWatcher.shared` or `Date()` directly, so its tests can run it on a
+  /// `ManualLoop` (GrowPluginTesting).
+  public let loop: any EventLoop
 
   /// Set by the host: takes the plugin out of service with `error` as the reason.
   public var onDisable: ((PluginError) -> Void)?
@@ -37,7 +42,8 @@ public final class PluginContext {
   public init(
     id: String, config: ConfigSection, log: Logger, events: EventBus, timer: any TimerControl,
     sessionBus: BusConnection? = nil, growObject: BusObject? = nil,
-    environment: [String: String] = ProcessInfo.processInfo.environment
+    environment: [String: String] = ProcessInfo.processInfo.environment,
+    loop: any EventLoop = MainLoop.shared
   ) {
     self.id = id
     self.config = config
@@ -47,6 +53,7 @@ public final class PluginContext {
     self.sessionBus = sessionBus
     self.growObject = growObject
     self.environment = environment
+    self.loop = loop
   }
 
   /// Calls `handler` with every `E` published from now on. If the handler throws, the plugin

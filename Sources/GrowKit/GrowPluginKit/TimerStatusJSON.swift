@@ -69,7 +69,43 @@ public struct TimerStatusJSON: Encodable, Equatable, Sendable {
   }
 }
 
+/// How the D-Bus API carries numbers: durations as whole seconds (`u`), instants as µs since
+/// the epoch (`x`), 0 meaning "none". The daemon writes with these, `TimerStatus(busValues:)`
+/// reads them back.
+public enum BusEncoding {
+  public static func seconds(_ interval: TimeInterval) -> UInt32 {
+    UInt32(clamping: Int64(max(0, interval).rounded()))
+  }
+
+  public static func microseconds(_ date: Date?) -> Int64 {
+    guard let date else { return 0 }
+    return Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+  }
+}
+
 extension TimerStatus {
+  /// The status as `GetStatus` returns it: the `Timer` interface's properties (same names,
+  /// same values) plus the card's `LongBreakAfter` and `DailyGoal`.
+  public var busValues: [String: BusValue] {
+    [
+      "State": .string(state.rawValue),
+      "Paused": .bool(paused),
+      "Card": .string(card),
+      "Duration": .uint32(BusEncoding.seconds(duration)),
+      "Remaining": .uint32(BusEncoding.seconds(remaining)),
+      "Elapsed": .uint32(BusEncoding.seconds(elapsed)),
+      "StartedAt": .int64(BusEncoding.microseconds(startedAt)),
+      "EndsAt": .int64(BusEncoding.microseconds(endsAt)),
+      "Cycle": .uint32(UInt32(max(0, cycle))),
+      "LongBreakAfter": .uint32(UInt32(max(0, longBreakAfter))),
+      "Next": .string(next?.rawValue ?? ""),
+      "CompletedToday": .uint32(UInt32(clamping: completedToday)),
+      "FocusToday": .uint32(BusEncoding.seconds(focusToday)),
+      "DailyGoal": .uint32(BusEncoding.seconds(dailyGoal ?? 0)),
+      "Intention": .string(intention ?? ""),
+    ]
+  }
+
   /// Reads the status from the D-Bus API: `GetStatus`'s dictionary, or the `Timer`
   /// interface's properties (which lack `LongBreakAfter` and `DailyGoal`; those stay 0/nil).
   /// Times arrive as µs since the epoch, 0 meaning "none".

@@ -1,14 +1,21 @@
-import Glibc
+import Foundation
 import GrowCore
 import GrowPluginKit
 
-/// Test fixture: a plugin whose handler never returns once the phase is paused (it keeps the
-/// CPU out of the way with sleeps, but never gives the loop back).
+/// Test fixture: a plugin whose handler never returns once the event named by its `hang-on`
+/// key arrives (`phase-paused` unless told otherwise). It sleeps rather than spins, as a
+/// handler stuck on a lock or a blocking call would, so the machine stays usable while the
+/// daemon's loop is stuck in it. The soak's plugin-hang rounds use it (Sources/GrowSoak).
 public final class HangsInHandlerPlugin: GrowPlugin {
   public static let id = "hangs-in-handler"
+
   public init(context: PluginContext) throws {
-    context.subscribe(PhasePaused.self) { _ in
-      while true { usleep(100_000) }
+    try context.config.checkKeys(["hang-on"])
+    let event = context.config.string("hang-on", default: PhasePaused.eventName)
+    context.subscribeToAll { published in
+      guard type(of: published).eventName == event else { return }
+      context.log.warning("fixture: hanging in the handler of \(event), for good")
+      while true { sleep(60) }
     }
   }
 }

@@ -4,6 +4,8 @@ public enum GrowBusAPI {
   public static let objectPath = "/org/grow/Grow1"
   public static let timerInterface = "org.grow.Grow1.Timer"
   public static let pluginsInterface = "org.grow.Grow1.Plugins"
+  /// `grow reload`: read config.ini again.
+  public static let configInterface = "org.grow.Grow1.Config"
   /// Added by the dnd plugin; absent when that plugin is not running.
   public static let doNotDisturbInterface = "org.grow.Grow1.DoNotDisturb"
   /// Added by the x11 plugin: what distracts the person right now.

@@ -1,0 +1,221 @@
+import Dispatch
+import Foundation
+import GrowCore
+
+/// The daemon's one connection to the history, on a serial queue of its own: the event loop
+/// hands it phases and hears back through `report`, and never waits for SQLite. A phase that
+/// cannot be written now (another program holds the lock, the disk is full, the file cannot
+/// be opened) stays queued, in order, and is tried again with backoff; nothing after it is
+/// written before it. Writing a phase twice changes nothing (`HistoryStore.write`), which is
+/// what makes a retry, or the replay after a restart, leave each phase in the history once.
+///
+/// A written phase is held until a checkpoint has put it into the database file itself: if the
+/// write-ahead log is deleted while the daemon runs (its inode changes or it vanishes), the
+/// writer rescues what its connection still sees, opens the database again and writes the
+/// held phases once more.
+///
+/// Every stored property is touched only on `queue`.
+final class HistoryWriter: @unchecked Sendable {
+  /// What the writer tells the loop, in the order it happened.
+  enum Report: Sendable {
+    /// These phases are in the history now (with their row ids, and whether each row was added
+    /// now or was there already), oldest first; `daily` is the focus per day after them, for
+    /// the streak (nil when it could not be read).
+    case written([PendingPhase], ids: [Int64], added: [Bool], daily: [LocalDay: DayActivity]?)
+    /// These revisions are in the database file itself: they need not be kept any longer.
+    case settled([PhaseRecord.Key: Int])
+    /// Writing stopped at the oldest phase; `waiting` phases are queued and tried again with
+    /// backoff. Sent once per kind of failure, not per retry.
+    case failing(HistoryError, waiting: Int)
+    /// Writing works again after `failing`.
+    case recovered
+    /// Phases the history had confirmed were missing from it: the write-ahead log that held
+    /// them was lost. They are being written again.
+    case lost(count: Int, reason: String)
+  }
+
+  let path: String
+  private let queue = DispatchQueue(label: "grow.history.writer")
+  private let report: @Sendable (Report) -> Void
+  private var store: HistoryStore?
+  /// The write-ahead log the open connection writes to.
+  private var walIdentity: FileIdentity?
+  /// Not yet written, oldest first.
+  private var waiting: [PendingPhase] = []
+  /// Written, not yet in the database file (only in the write-ahead log).
+  private var unsettled: [PendingPhase] = []
+  private var failure: HistoryError?
+  private var retryDelay: TimeInterval = 0
+  private var retryScheduled = false
+  private var settleScheduled = false
+  /// A retry waits this long at first, doubling up to `longestRetry`.
+  static let firstRetry: TimeInterval = 0.25
+  static let longestRetry: TimeInterval = 4
+  /// How long one statement waits for another program's lock before the writer gives up and
+  /// retries later. Short, so that `finish(within:)` at shutdown stays short too.
+  static let busyTimeout: Int32 = 250
+
+  init(path: String, report: @escaping @Sendable (Report) -> Void) {
+    self.path = path
+    self.report = report
+  }
+
+  /// Runs `body` on the writer's connection and waits for it. Only for the reads the daemon
+  /// needs while it starts (today's totals, how a saved phase ended), before anything is
+  /// queued, so nothing but the read itself is waited for; in WAL mode a read never waits for
+  /// another program's write lock.
+  func readNow<T>(_ body: (HistoryStore) throws(HistoryError) -> T) -> Result<T, HistoryError> {
+    queue.sync {
+      do throws(HistoryError) {
+        return .success(try body(try openStore()))
+      } catch {
+        return .failure(error)
+      }
+    }
+  }
+
+  /// Queues `phase` (a new revision replaces the queued one) and writes what it can.
+  func submit(_ phases: [PendingPhase]) {
+    queue.async { [self] in
+      for phase in phases {
+        unsettled.removeAll { $0.key == phase.key }
+        if let index = waiting.firstIndex(where: { $0.key == phase.key }) {
+          waiting[index] = phase
+        } else {
+          waiting.append(phase)
+        }
+      }
+      writeWaiting()
+    }
+  }
+
+  /// Waits up to `seconds` for the queued phases to be written (at shutdown); what is not
+  /// written by then stays kept for the next daemon.
+  func finish(within seconds: TimeInterval) {
+    let done = DispatchSemaphore(value: 0)
+    queue.async { [self] in
+      if !waiting.isEmpty { writeWaiting() }
+      done.signal()
+    }
+    _ = done.wait(timeout: .now() + seconds)
+  }
+
+  /// Waits until the writer has done what it was given (tests).
+  func waitUntilIdle() { queue.sync {} }
+
+  // MARK: On the queue
+
+  private func openStore() throws(HistoryError) -> HistoryStore {
+    if let store { return store }
+    let opened = try HistoryStore(path: path, busyTimeout: Self.busyTimeout)
+    // What an earlier run left in the log (a new file's schema, say) goes into the file first,
+    // so the file is whole on its own from here on.
+    _ = try? opened.checkpoint()
+    store = opened
+    walIdentity = opened.writeAheadLog
+    return opened
+  }
+
+  private func writeWaiting() {
+    guard !retryScheduled else { return }
+    do throws(HistoryError) {
+      try noticeALostWriteAheadLog()
+      let store = try openStore()
+      var written: [PendingPhase] = []
+      var ids: [Int64] = []
+      var addedNow: [Bool] = []
+      var rewritten = 0
+      var failed: HistoryError?
+      while let phase = waiting.first {
+        do throws(HistoryError) {
+          let (id, added) = try store.write(phase.phase, distractions: phase.distractions)
+          if added && phase.confirmed { rewritten += 1 }
+          waiting.removeFirst()
+          var confirmed = phase
+          confirmed.confirmed = true
+          written.append(confirmed)
+          ids.append(id)
+          addedNow.append(added)
+        } catch {
+          failed = error
+          break
+        }
+      }
+      if !written.isEmpty {
+        unsettled += written
+        report(
+          .written(written, ids: ids, added: addedNow, daily: try? store.dailyActivity()))
+      }
+      if rewritten > 0 {
+        report(.lost(count: rewritten, reason: "the database did not have them"))
+      }
+      if let failed { throw failed }
+      walIdentity = walIdentity ?? store.writeAheadLog
+      if failure != nil {
+        failure = nil
+        retryDelay = 0
+        report(.recovered)
+      }
+      settleWhatIsInTheFile(store)
+    } catch {
+      retryLater(after: error)
+    }
+  }
+
+  /// Lets go of the written phases once a checkpoint has put them into the database file. A
+  /// reader holding an old snapshot stops the checkpoint short: then it is tried again later,
+  /// so the phases are let go even if no other phase ends meanwhile.
+  private func settleWhatIsInTheFile(_ store: HistoryStore) {
+    guard !unsettled.isEmpty else { return }
+    guard (try? store.checkpoint()) == true else {
+      guard !settleScheduled else { return }
+      settleScheduled = true
+      queue.asyncAfter(deadline: .now() + Self.longestRetry) { [weak self] in
+        guard let self else { return }
+        settleScheduled = false
+        if let store = self.store { settleWhatIsInTheFile(store) }
+      }
+      return
+    }
+    report(.settled(Dictionary(unsettled.map { ($0.key, $0.revision) }) { _, last in last }))
+    unsettled = []
+  }
+
+  /// When the `-wal` file is not the one the connection opened, what was committed since the
+  /// last checkpoint is only in a file nobody else can see, and goes with the process. The
+  /// old connection still sees it: a checkpoint through it copies it into the database file.
+  /// Then the connection is opened anew and the held phases are written again (a phase the
+  /// rescue saved is not written twice).
+  private func noticeALostWriteAheadLog() throws(HistoryError) {
+    guard let store, let walIdentity, store.writeAheadLog != walIdentity else { return }
+    let rescued = (try? store.checkpoint()) == true
+    self.store = nil
+    self.walIdentity = nil
+    let held = unsettled.map { phase in
+      var again = phase
+      again.confirmed = !rescued
+      return again
+    }
+    waiting = held + waiting.filter { phase in !held.contains { $0.key == phase.key } }
+    unsettled = []
+    report(
+      .lost(
+        count: held.count,
+        reason: "its write-ahead log \(path)-wal was deleted or replaced while Grow ran"
+          + (rescued ? "; copied into the database before reopening it" : "")))
+  }
+
+  private func retryLater(after error: HistoryError) {
+    retryDelay = min(Self.longestRetry, max(Self.firstRetry, retryDelay * 2))
+    if failure != error {
+      failure = error
+      report(.failing(error, waiting: waiting.count))
+    }
+    retryScheduled = true
+    // Weak: a writer given up (a test's) stops retrying.
+    queue.asyncAfter(deadline: .now() + retryDelay) { [weak self] in
+      self?.retryScheduled = false
+      self?.writeWaiting()
+    }
+  }
+}

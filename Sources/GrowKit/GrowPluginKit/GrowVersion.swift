@@ -1,0 +1,8 @@
+// Facts about the product that the daemon, the CLI and plugins share; here so that the CLI
+// needs no part of the daemon for them.
+
+/// Grow's version, as `grow --version` prints it and the plugin protocol's hello line sends it.
+public let growVersion = "0.1.0"
+
+/// The plugins that ship with Grow (`libgrow-plugin-ID.so` next to `grow`).
+public let builtInPluginIDs = ["notify", "dnd", "x11", "statusbar"]

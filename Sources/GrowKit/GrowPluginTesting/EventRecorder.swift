@@ -1,0 +1,22 @@
+import GrowCore
+
+/// Every event published on a bus, in order, for asserting what a plugin announced.
+@MainActor
+public final class EventRecorder {
+  public private(set) var events: [any GrowEvent] = []
+
+  public init(_ bus: EventBus) {
+    bus.subscribeToAll(as: "test-recorder") { [weak self] event in self?.events.append(event) }
+  }
+
+  /// The recorded events of type `E`, in order.
+  public func of<E: GrowEvent>(_ type: E.Type) -> [E] { events.compactMap { $0 as? E } }
+
+  /// The last recorded event of type `E`.
+  public func last<E: GrowEvent>(_ type: E.Type) -> E? { of(type).last }
+
+  /// The names of the recorded events' types, in order: `["PhaseStarted", "TimerChanged"]`.
+  public var names: [String] { events.map { String(describing: type(of: $0)) } }
+
+  public func removeAll() { events.removeAll() }
+}

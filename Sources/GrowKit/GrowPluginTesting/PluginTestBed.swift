@@ -1,0 +1,48 @@
+import Foundation
+import GrowConfig
+import GrowCore
+import GrowDBus
+import GrowPluginKit
+
+/// Everything a plugin's fast test needs, wired together: a manual loop, a recording timer,
+/// an event bus with a recorder on it and a captured log; `context` makes the plugin's
+/// `PluginContext` from them.
+///
+///     let bed = PluginTestBed()
+///     let plugin = try MyPlugin(context: bed.context("mine", settings: "interval = 5s"))
+///     bed.loop.advance(by: 5)
+///     #expect(bed.recorder.of(MyEvent.self).count == 1)
+@MainActor
+public final class PluginTestBed {
+  public let loop: ManualLoop
+  public let events = EventBus()
+  public let recorder: EventRecorder
+  public let timer: RecordingTimer
+  public let logs = LogCapture()
+
+  public init(loop: ManualLoop = ManualLoop(), timer: RecordingTimer = RecordingTimer()) {
+    self.loop = loop
+    self.timer = timer
+    recorder = EventRecorder(events)
+  }
+
+  /// A context for plugin `id` with `settings` (lines of its `[plugin.ID]` section), on this
+  /// bed's loop, timer, bus and log. `timer` replaces the recording one (a real `FocusTimer`
+  /// on `loop`, say).
+  public func context(
+    _ id: String, settings: String..., environment: [String: String] = [:],
+    timer: (any TimerControl)? = nil, sessionBus: BusConnection? = nil
+  ) throws(ConfigError) -> PluginContext {
+    let lines = settings.joined(separator: "\n")
+    let section =
+      lines.isEmpty
+      ? ConfigSection(name: "plugin.\(id)", path: "test.ini", line: 1)
+      : try PluginSettings.section(id, lines)
+    return PluginContext(
+      id: id, config: section, log: logs.logger(label: id), events: events,
+      timer: timer ?? self.timer, sessionBus: sessionBus, environment: environment, loop: loop)
+  }
+
+  /// Publishes `event` as the daemon would.
+  public func publish<E: GrowEvent>(_ event: E) { events.publish(event) }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import GrowCore
+import GrowTestSupport
+import Testing
+
+@testable import GrowHistory
+
+/// The recorder against a real database that another program (the `sqlite3` program) locks,
+/// and across restarts: no phase is lost, none is written twice, the order is kept, and the
+/// loop never waits for the lock.
+@Suite struct PendingPhasesTests {
+  /// A recorder on a timer with a 60 s focus and a 30 s break that start by themselves.
+  final class Setup {
+    let directory: TemporaryDirectory
+    let clock = ManualTimeSource(timeZone: newYork)
+    let events = EventBus()
+    let timer: FocusTimer
+    var recorder: HistoryRecorder?
+    var messages: [String] = []
+
+    init(directory: TemporaryDirectory? = nil) throws {
+      self.directory = try directory ?? TemporaryDirectory()
+      let card = FocusCard(
+        name: "math", focus: 60, shortBreak: 30, autoStartBreaks: true, autoStartFocus: true)
+      timer = FocusTimer(
+        deck: CardDeck(cards: [card], defaultCardName: "math"), bus: events, time: clock)
+      _ = try HistoryStore(path: self.directory.databasePath)
+    }
+
+    @discardableResult
+    func startRecorder() -> HistoryRecorder {
+      let recorder = HistoryRecorder(
+        path: directory.databasePath, pendingPath: directory.pendingPath, events: events,
+        dailyGoal: { nil }, timeZone: { newYork }, clock: { [clock] in clock.now },
+        log: { [weak self] in self?.messages.append($1) })
+      self.recorder = recorder
+      return recorder
+    }
+
+    func store() throws -> HistoryStore { try HistoryStore(path: directory.databasePath) }
+
+    func kept() throws -> [PendingPhase] {
+      try PendingPhases(path: directory.pendingPath).phases
+    }
+
+    /// Waits (up to 15 s) until the history has `count` phases.
+    func waitForHistory(count: Int) throws -> [PhaseRecord] {
+      let deadline = Date().addingTimeInterval(15)
+      while true {
+        recorder?.waitForWrites()
+        let phases = try store().phases()
+        if phases.count >= count || Date() > deadline { return phases }
+        Thread.sleep(forTimeInterval: 0.1)
+      }
+    }
+  }
+
+  @Test func phasesEndedWhileAnotherProgramHoldsTheLockAreWrittenAfterInOrderOnce() throws {
+    let setup = try Setup()
+    let recorder = setup.startRecorder()
+    let lock = try SQLiteTransaction(.writeLock, on: setup.directory.databasePath)
+    try setup.timer.start()
+    let began = Date()
+    for _ in 0..<3 { setup.clock.advance(by: 60 + 30) }  // focus, break; three times
+    let took = Date().timeIntervalSince(began)
+    // The old recorder waited out SQLite's 5 s busy timeout on the loop for each phase.
+    #expect(took < 1, "six phase ends took \(took)s on the loop")
+    recorder.waitForWrites()
+    #expect(try setup.store().phases().isEmpty, "nothing can be written yet")
+    #expect(try setup.kept().count == 6, "all six kept on disk")
+    #expect(setup.messages.count == 1, "one message for the whole wait: \(setup.messages)")
+    #expect(setup.messages.first?.contains("is locked by another program") == true)
+
+    lock.end()
+    let phases = try setup.waitForHistory(count: 6)
+    #expect(phases.map(\.kind) == [.focus, .shortBreak, .focus, .shortBreak, .focus, .shortBreak])
+    #expect(phases.map(\.id) == phases.map(\.id).sorted(), "written in the order they ended")
+    #expect(zip(phases, phases.dropFirst()).allSatisfy { $0.endedAt == $1.startedAt })
+    #expect(setup.messages.last?.contains("can be written again") == true)
+    recorder.waitForWrites()
+    #expect(try setup.kept().isEmpty, "let go once in the database file")
+    #expect(!FileManager.default.fileExists(atPath: setup.directory.pendingPath))
+  }
+
+  /// A daemon killed while phases wait leaves them in the file; the next one counts them in
+  /// today's figures at once, and writes them once, however often it is restarted.
+  @Test func keptPhasesSurviveTheRecorderAndAreWrittenOnceByTheNext() throws {
+    let setup = try Setup()
+    setup.startRecorder()
+    let lock = try SQLiteTransaction(.writeLock, on: setup.directory.databasePath)
+    try setup.timer.start()
+    setup.clock.advance(by: 90)  // focus and break ended
+    setup.recorder?.waitForWrites()
+    #expect(try setup.kept().count == 2)
+    setup.recorder = nil  // gone, as after kill -9: only the file is left
+
+    let restarted = setup.startRecorder()
+    #expect(restarted.today() == DayActivity(focusSeconds: 60, completedFocus: 1))
+    // How the saved focus ended comes from the kept phase, not from the locked database.
+    let focus = try #require(try setup.kept().first?.phase)
+    let phase = Phase(
+      kind: .focus, card: "math", cycle: 1, duration: 60, startedAt: focus.startedAt)
+    #expect(restarted.recordedEnd(of: phase)?.outcome == .completed)
+    setup.clock.advance(by: 60)  // the next focus ends before the kept ones are handed over
+    restarted.startWriting()
+    lock.end()
+    let written = try setup.waitForHistory(count: 3)
+    #expect(written.map(\.kind) == [.focus, .shortBreak, .focus])
+    #expect(written.map(\.id) == [1, 2, 3], "the kept phases first, in order")
+
+    // The first write reached the database but the file still lists it (killed in between).
+    try PendingPhases(path: setup.directory.pendingPath).saving(
+      try setup.store().phases().map { PendingPhase(phase: $0) })
+    setup.recorder = nil
+    let again = setup.startRecorder()
+    #expect(again.today() == DayActivity(focusSeconds: 120, completedFocus: 2), "not twice")
+    again.startWriting()
+    again.waitForWrites()
+    #expect(try setup.store().phases().count == 3)
+    #expect(try setup.kept().isEmpty)
+  }
+
+  /// Phases the history confirmed, then no longer has (its write-ahead log was lost before a
+  /// checkpoint copied them), are noticed at start, logged, and written again.
+  @Test func confirmedPhasesMissingFromTheDatabaseAreNoticedAndWrittenAgain() throws {
+    let setup = try Setup()
+    let end = local("2026-03-09 10:00")
+    var lost = PendingPhase(phase: focus("math", minutes: 25, endingAt: end))
+    lost.confirmed = true
+    try PendingPhases(path: setup.directory.pendingPath).saving([lost])
+    let recorder = setup.startRecorder()
+    #expect(
+      setup.messages.contains {
+        $0.contains("lost 1 phase(s) it had recorded") && $0.contains("write-ahead log")
+      }, "\(setup.messages)")
+    recorder.startWriting()
+    recorder.waitForWrites()
+    #expect(try setup.store().phases().map(\.startedAt) == [lost.phase.startedAt])
+    #expect(setup.messages.filter { $0.contains("lost") }.count == 1, "said once")
+  }
+
+  @Test func aKeptPhaseReadsBackWithTheSameStartToTheBit() throws {
+    let directory = try TemporaryDirectory()
+    let start = Date(timeIntervalSinceReferenceDate: 786_000_000.123_456_7)
+    let phase = PhaseRecord(
+      card: "math", kind: .focus, plannedSeconds: 1500, actualSeconds: 1499.987_654_321,
+      startedAt: start, endedAt: start.addingTimeInterval(1499.987_654_321),
+      outcome: .completed, pauseCount: 2, pausedSeconds: 0.5, awaySeconds: 3,
+      intention: "proofs", timeZone: newYork)
+    var kept = PendingPhases(emptyAt: directory.pendingPath)
+    kept.keep(
+      PendingPhase(
+        phase: phase, distractions: [Distraction(phaseID: 0, appClass: "x", seconds: 1.25)]))
+    try kept.save()
+    let read = try #require(try PendingPhases(path: directory.pendingPath).phases.first)
+    // The database compares Unix seconds: those must come back exactly.
+    #expect(read.key == phase.key)
+    #expect(
+      read.phase.endedAt.timeIntervalSince1970 == phase.endedAt.timeIntervalSince1970)
+    var same = read.phase
+    same.startedAt = phase.startedAt
+    same.endedAt = phase.endedAt
+    #expect(same == phase)
+    #expect(read.distractions.map(\.appClass) == ["x"])
+  }
+}
+
+extension PendingPhases {
+  /// Writes `phases` as the file's whole content.
+  fileprivate func saving(_ phases: [PendingPhase]) throws {
+    var list = PendingPhases(emptyAt: path)
+    for phase in phases { list.keep(phase) }
+    try list.save()
+  }
+}

@@ -39,6 +39,20 @@ struct Client {
     }
   }
 
+  /// Whether a daemon owns Grow's bus name now (asked of the bus itself, so a call never
+  /// starts one by D-Bus activation).
+  func daemonIsRunning() throws(CLIError) -> Bool {
+    do {
+      let message = try BusMessage.methodCall(
+        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+        interface: "org.freedesktop.DBus", member: "NameHasOwner",
+        arguments: [.string(GrowBusAPI.busName)])
+      return try connection.call(message).arguments.first?.boolValue ?? false
+    } catch {
+      throw .bus(error)
+    }
+  }
+
   func status() throws(CLIError) -> [String: BusValue] {
     try call("GetStatus").first?.vardictEntries ?? [:]
   }

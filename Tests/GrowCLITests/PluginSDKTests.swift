@@ -57,20 +57,42 @@ import Testing
     """.write(toFile: sources + "/HelloPlugin.swift", atomically: true, encoding: .utf8)
   }
 
+  /// `make install` of the debug build into `prefix`. NO_BUILD: the debug build is there
+  /// already (see MakeInstallTests).
+  static func installDebugBuild(into prefix: String) throws {
+    let install = try Command.run(
+      "make",
+      [
+        "-C", RepoPaths.root.path, "PREFIX=\(prefix)", "CONFIGURATION=debug", "NO_BUILD=1",
+        "install",
+      ], timeout: 120)
+    try #require(install.status == 0, "\(install.stderr)")
+  }
+
+  /// Starts the installed `grow daemon` on the harness's bus and waits until it answers; the
+  /// caller stops it (`terminate`, then `kill`).
+  static func startInstalledDaemon(prefix: String, harness: DaemonHarness) throws
+    -> BackgroundProcess
+  {
+    let grow = prefix + "/bin/grow"
+    let daemon = try BackgroundProcess(grow, ["daemon"], environment: harness.environment)
+    #expect(
+      daemon.waitUntil(timeout: 10) {
+        (try? Command.run(grow, ["status"], environment: harness.environment).status) == 0
+      }, "\(daemon.stderr)")
+    return daemon
+  }
+
   /// Starts the installed daemon with the plugin in `$XDG_DATA_HOME/grow/plugins`, starts a
   /// focus phase and returns what `grow plugins` says about the plugin.
   static func runInstalledDaemon(prefix: String, harness: DaemonHarness) throws -> [String: String]
   {
     let grow = prefix + "/bin/grow"
-    let daemon = try BackgroundProcess(grow, ["daemon"], environment: harness.environment)
+    let daemon = try startInstalledDaemon(prefix: prefix, harness: harness)
     defer {
       daemon.terminate()
       daemon.kill()
     }
-    #expect(
-      daemon.waitUntil(timeout: 10) {
-        (try? Command.run(grow, ["status"], environment: harness.environment).status) == 0
-      }, "\(daemon.stderr)")
     let start = try Command.run(grow, ["start"], environment: harness.environment)
     #expect(start.status == 0, "\(start.stderr)")
     var hello: [String: String] = [:]
@@ -94,14 +116,7 @@ import Testing
     let harness = try DaemonHarness(startDaemon: false, environment: ["DISPLAY": ""])
     let work = harness.bus.directory.path
     let prefix = work + "/prefix"
-    // NO_BUILD: the debug build is there already (see MakeInstallTests).
-    let install = try Command.run(
-      "make",
-      [
-        "-C", RepoPaths.root.path, "PREFIX=\(prefix)", "CONFIGURATION=debug", "NO_BUILD=1",
-        "install",
-      ], timeout: 120)
-    #expect(install.status == 0, "\(install.stderr)")
+    try Self.installDebugBuild(into: prefix)
     let pc = try String(contentsOfFile: prefix + "/lib/pkgconfig/grow-plugin.pc", encoding: .utf8)
     #expect(pc.contains("Cflags: -I${swiftdir}") && pc.contains("-lGrowKit"))
 
@@ -151,6 +166,7 @@ import Testing
       [
         "grow": debug + "/grow", "libGrowKit.so": kit + "/.build/debug/libGrowKit.so",
         "Modules": kit + "/.build/debug/Modules",
+        "GrowPluginTesting.build": kit + "/.build/debug/GrowPluginTesting.build",
       ]
       .merging(
         ["notify", "dnd", "x11", "statusbar"].map {

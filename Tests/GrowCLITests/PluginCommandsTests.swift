@@ -96,7 +96,7 @@ import Testing
     chmod(work + "/grow-plugin-notify", 0o755)
     // A plugin built for another API version, as the daemon's own tests make one.
     try FileManager.default.copyItem(
-      atPath: Self.buildBin + "/libgrowtest-future-api.so",
+      atPath: try FixturePlugins.library("libgrowtest-future-api.so"),
       toPath: work + "/libgrow-plugin-future.so")
     let cases: [(path: String, says: String)] = [
       ("missing.so", "missing.so: no such file or directory"),

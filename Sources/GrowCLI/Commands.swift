@@ -58,7 +58,9 @@ enum Commands {
           --json            one JSON object: state (idle, waiting, focus, short-break,
                             long-break), paused, card, duration, remaining, elapsed
                             (seconds), started_at, ends_at (ISO 8601), cycle, long_break_after,
-                            next (the phase that waits), completed_today, focus_today,
+                            next (the phase that waits), completed_today, focus_today
+                            (completed focus and the running one: what the goal counts),
+                            cut_short_today (focus stopped, skipped or cut short),
                             daily_goal, intention
           --format FORMAT   one line in a status bar's protocol: plain (tmux, lemonbar, xmobar,
                             scripts), i3blocks, polybar, waybar (return-type json), i3bar
@@ -155,8 +157,10 @@ enum Commands {
         Every ended phase is kept in $XDG_DATA_HOME/grow/history.sqlite; nothing leaves the
         machine. Without a range, the last 7 days.
           --json, --csv                      the raw phases for scripts and spreadsheets
-          delete --from DATE --to DATE       deletes those days' phases, without asking
-          edit ID --card NAME                moves a phase to another card
+          delete ID [ID…]                    deletes those phases (all or none)
+          delete --from DATE --to DATE       deletes those days' phases; asks on a terminal,
+                                             and from a script needs --yes
+          edit ID --card NAME                moves a phase to another card of config.ini
           edit ID --outcome OUTCOME          completed, skipped, stopped or abandoned
         """, run: runHistory),
     Command(

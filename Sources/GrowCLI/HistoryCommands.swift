@@ -2,13 +2,14 @@ import Foundation
 import GrowConfig
 import GrowCore
 import GrowHistory
+import GrowPluginKit
 
 extension Commands {
   /// `grow history [--from DATE] [--to DATE] [--card NAME] [--all] [--json|--csv]`,
   /// `grow history delete --from DATE --to DATE`, `grow history edit ID --card|--outcome`.
   static func runHistory(_ words: [String]) throws(CLIError) {
     let arguments = try parse(
-      words, values: ["from", "to", "card", "outcome"], flags: ["json", "csv", "all"],
+      words, values: ["from", "to", "card", "outcome"], flags: ["json", "csv", "all", "yes"],
       usage: "history")
     switch arguments.positionals.first {
     case "delete": try deleteHistory(arguments)
@@ -54,15 +55,50 @@ extension Commands {
     }
   }
 
+  /// `delete ID [ID…]` removes those phases; `delete --from DATE --to DATE` asks first on a
+  /// terminal and, for scripts (stdin not a terminal), needs `--yes`.
   private static func deleteHistory(_ arguments: Arguments) throws(CLIError) {
-    try expect(arguments, atMost: 1, "history")
+    let idWords = arguments.positionals.dropFirst()
+    if !idWords.isEmpty {
+      guard arguments.value("from") == nil, arguments.value("to") == nil else {
+        throw .usage("grow history delete takes phase ids or --from/--to, not both")
+      }
+      var ids: [Int64] = []
+      for word in idWords {
+        guard let id = Int64(word), id > 0 else {
+          throw .usage(
+            "grow history delete: '\(shown(word))' is not a phase id; 'grow history' lists them")
+        }
+        ids.append(id)
+      }
+      try withHistory { store throws(HistoryError) in try store.delete(ids: ids) }
+      tellTheDaemon()
+      let noun = ids.count == 1 ? "phase" : "phases"
+      return say("deleted \(noun) \(ids.map(String.init).joined(separator: ", "))")
+    }
     guard arguments.value("from") != nil, arguments.value("to") != nil else {
-      throw .usage("grow history delete needs --from DATE and --to DATE (YYYY-MM-DD)")
+      throw .usage(
+        "grow history delete needs phase ids, or --from DATE and --to DATE (YYYY-MM-DD)")
     }
     let days = try dayRange(arguments, defaultDays: 1)
+    let range = "from \(days.lowerBound) to \(days.upperBound)"
+    if !arguments.flag("yes") {
+      let count = try withHistory { store throws(HistoryError) in try store.count(days: days) }
+      let noun = count == 1 ? "phase" : "phases"
+      guard count > 0 else { return say("no phases recorded \(range); nothing deleted") }
+      guard isatty(0) == 1 else {
+        throw .failed(
+          "not deleting \(count) \(noun) \(range) without asking: stdin is not a terminal; "
+            + "add --yes to delete them from a script")
+      }
+      sayExactly("Delete \(count) \(noun) \(range)? [y/N] ")
+      let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+      guard answer == "y" || answer == "yes" else { return say("nothing deleted") }
+    }
     let deleted = try withHistory { store throws(HistoryError) in try store.delete(days: days) }
+    if deleted > 0 { tellTheDaemon() }
     let noun = deleted == 1 ? "phase" : "phases"
-    say("deleted \(deleted) \(noun) from \(days.lowerBound) to \(days.upperBound)")
+    say("deleted \(deleted) \(noun) \(range)")
   }
 
   private static func editHistory(_ arguments: Arguments) throws(CLIError) {
@@ -81,13 +117,46 @@ extension Commands {
     }
     let card = arguments.value("card")
     if card?.isEmpty == true { throw .usage("--card needs a name") }
+    if let card { try requireKnownCard(card) }
     try withHistory { store throws(HistoryError) in
       try store.edit(id: id, card: card, outcome: outcome)
     }
+    tellTheDaemon()
     var changes: [String] = []
     if let card { changes.append("card '\(card)'") }
     if let outcome { changes.append("outcome \(outcome.rawValue)") }
     say("phase \(id): \(changes.joined(separator: ", "))")
+  }
+
+  /// Tells a running daemon the history file changed, so its today figures (`grow status`)
+  /// follow it (GrowBusAPI.historyInterface). Without a daemon there is nothing to tell; a
+  /// daemon that does not answer catches up when it starts next, which is said.
+  private static func tellTheDaemon() {
+    guard let client = try? Client(), client.daemonIsRunning() else { return }
+    do {
+      try client.call("Changed", interface: GrowBusAPI.historyInterface)
+    } catch {
+      FileHandle.standardError.write(
+        Data(
+          ("grow: the history is changed, but the running daemon was not told (\(error)); "
+            + "its today figures catch up when it starts next\n").utf8))
+    }
+  }
+
+  /// Refuses a card config.ini does not have (a typo would otherwise file the phase under a
+  /// card no stats or goal ever shows), the way `grow start --card` does (TimerError).
+  private static func requireKnownCard(_ name: String) throws(CLIError) {
+    let config: GrowConfig
+    do {
+      config = try loadConfiguration(nil)
+    } catch {
+      throw .failed("cannot check the card against the config:\n\(error.description)")
+    }
+    do {
+      _ = try config.deck.card(named: name)
+    } catch {
+      throw .failed(error.description + "; nothing was changed")
+    }
   }
 
   // MARK: Shared by history, stats, garden and report

@@ -299,7 +299,7 @@ extension Commands {
     about installation: PluginInstallation, report: inout InstallReport
   ) throws(CLIError) {
     // No session bus, or no daemon on it: it finds the plugin when it starts.
-    guard let client = try? Client(), (try? client.daemonIsRunning()) == true else { return }
+    guard let client = try? Client(), client.daemonIsRunning() else { return }
     report.daemonRunning = true
     let id = installation.id
     report.daemonChanges = try reloadConfiguration(client)

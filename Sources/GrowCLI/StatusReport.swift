@@ -40,6 +40,9 @@ struct StatusReport: Encodable {
       let percent = Int((status.focusToday / dailyGoal * 100).rounded(.down))
       today += " (\(percent)% of the \(DurationText.format(dailyGoal)) goal)"
     }
+    if status.cutShortToday >= 1 {
+      today += ", \(DurationText.format(status.cutShortToday)) cut short"
+    }
     lines.append(today)
     return lines.joined(separator: "\n")
   }

@@ -147,6 +147,7 @@ public final class Daemon {
       }
       PluginService(host: plugins, object: object).install()
       installConfigInterface(on: object)
+      object.add(Self.historyInterface { [weak self] in self?.history?.reread() })
     } catch {
       throw .cannotExport(error)
     }
@@ -281,9 +282,38 @@ public final class Daemon {
     recorder.wake = { [weak self] in
       DispatchQueue.main.async { MainActor.assumeIsolated { self?.history?.deliverReports() } }
     }
+    recorder.todayChanged = { [weak self] today in self?.followHistory(today) }
     let today = recorder.today()
-    timer.seedToday(completed: today.completedFocus, focusSeconds: today.focusSeconds)
+    timer.seedToday(
+      completed: today.completedFocus, focusSeconds: today.focusSeconds,
+      cutShortSeconds: today.cutShortSeconds)
     return recorder
+  }
+
+  /// `org.grow.Grow1.History`: `grow history` calls `Changed` after it deleted or edited
+  /// phases, so the timer's today figures follow the file (read on the writer's queue).
+  static func historyInterface(changed: @escaping () -> Void) -> BusInterface {
+    BusInterface(
+      name: GrowBusAPI.historyInterface,
+      methods: [
+        .init(
+          "Changed",
+          doc: "The history file was changed by another program (grow history delete or "
+            + "edit): today's figures and the streak are read again, then announced."
+        ) { _, _ in
+          changed()
+          return []
+        }
+      ],
+      doc: "Grow's history of phases, kept in $XDG_DATA_HOME/grow/history.sqlite.")
+  }
+
+  /// Today's figures as the history has them now (after `grow history` changed it).
+  private func followHistory(_ today: DayActivity) {
+    timer.seedToday(
+      completed: today.completedFocus, focusSeconds: today.focusSeconds,
+      cutShortSeconds: today.cutShortSeconds)
+    service?.announceToday()
   }
 
   /// Suspends and wall-clock changes: the kernel tells through the clock watch's timerfd, and

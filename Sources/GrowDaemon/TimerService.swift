@@ -45,6 +45,18 @@ final class TimerService {
     bus.subscribe(TimerChanged.self, as: "dbus") { [weak self] _ in self?.announceChanges() }
   }
 
+  /// Sends today's figures and the streaks in a `PropertiesChanged` of their own: they are
+  /// annotated as changing silently (at midnight), but a change of the history is news.
+  func announceToday() {
+    let names = ["CompletedToday", "FocusToday", "CutShortToday", "Streak", "BestStreak"]
+    let current = object.propertyValues(of: GrowBusAPI.timerInterface)
+    let changed = current.filter { names.contains($0.key) }
+    for (name, value) in changed { lastSent[name] = value }
+    object.emit(
+      "PropertiesChanged", on: "org.freedesktop.DBus.Properties",
+      [.string(GrowBusAPI.timerInterface), .vardict(changed), .array(element: "s", [])])
+  }
+
   /// Sends `PropertiesChanged` with the properties whose value differs from the last one
   /// sent; the object leaves out those annotated as changing silently (with the clock).
   private func announceChanges() {
@@ -179,8 +191,14 @@ final class TimerService {
         ) { [timer] in .uint32(UInt32(timer.status.completedToday)) },
         .init(
           "FocusToday", "u", changes: silent,
-          doc: "Seconds of focus today, the running focus included: changes without a signal."
+          doc: "Seconds of focus today toward the daily goal: completed focus phases and the "
+            + "running one; changes without a signal."
         ) { [timer] in .uint32(BusEncoding.seconds(timer.status.focusToday)) },
+        .init(
+          "CutShortToday", "u", changes: silent,
+          doc: "Seconds of focus today in phases stopped, skipped or cut short; not toward the "
+            + "goal. Goes back to 0 at midnight without a signal."
+        ) { [timer] in .uint32(BusEncoding.seconds(timer.status.cutShortToday)) },
         .init("Next", "s", doc: "The phase waiting for Resume (state waiting); empty otherwise.") {
           [timer] in .string(timer.status.next?.rawValue ?? "")
         },

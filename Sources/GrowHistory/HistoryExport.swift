@@ -15,6 +15,8 @@ public struct ExportedPhase: Sendable, Equatable, Codable {
   public var pauses: Int
   public var pausedSeconds: Int
   public var awaySeconds: Int
+  public var distractions: Int
+  public var distractionSeconds: Int
   public var intention: String?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
@@ -26,6 +28,8 @@ public struct ExportedPhase: Sendable, Equatable, Codable {
     case outcome, pauses
     case pausedSeconds = "paused_seconds"
     case awaySeconds = "away_seconds"
+    case distractions
+    case distractionSeconds = "distraction_seconds"
     case intention
   }
 
@@ -41,6 +45,8 @@ public struct ExportedPhase: Sendable, Equatable, Codable {
     pauses = phase.pauseCount
     pausedSeconds = Int(phase.pausedSeconds.rounded())
     awaySeconds = Int(phase.awaySeconds.rounded())
+    distractions = phase.distractionCount
+    distractionSeconds = Int(phase.distractionSeconds.rounded())
     intention = phase.intention
   }
 
@@ -51,7 +57,8 @@ public struct ExportedPhase: Sendable, Equatable, Codable {
   public var csvFields: [String] {
     [
       "\(id)", card, kind, "\(plannedSeconds)", "\(actualSeconds)", startedAt, endedAt, outcome,
-      "\(pauses)", "\(pausedSeconds)", "\(awaySeconds)", intention ?? "",
+      "\(pauses)", "\(pausedSeconds)", "\(awaySeconds)", "\(distractions)",
+      "\(distractionSeconds)", intention ?? "",
     ]
   }
 }

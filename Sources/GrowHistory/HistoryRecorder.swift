@@ -46,6 +46,13 @@ public final class HistoryRecorder {
   private var keptAtStart: [PendingPhase]
   /// Today's figures and the streak as the history and the kept phases give them at start.
   private var todayAtStart = DayActivity()
+  /// Called on the loop with today's figures once `reread()` has read them.
+  public var todayChanged: ((DayActivity) -> Void)?
+  /// How many rereads were asked for; each phase recorded since is tagged with the count
+  /// then, so a reread's figures get the phases it could not see (recorded after it was
+  /// asked for) and no phase twice.
+  private var rereadRequests = 0
+  private var recordedDuringRereads: [(request: Int, phase: PhaseRecord)] = []
 
   /// - Parameters:
   ///   - path: the history database.
@@ -168,6 +175,23 @@ public final class HistoryRecorder {
     record(phase, outcome: .abandoned, at: clock())
   }
 
+  /// Reads today's figures and the streak again on the writer's queue (another program
+  /// changed the history); `todayChanged` hears the result on the loop.
+  public func reread() {
+    rereadRequests += 1
+    writer.reread(request: rereadRequests)
+  }
+
+  private func rereadDone(_ read: [LocalDay: DayActivity], request: Int) {
+    var daily = read
+    for (tag, phase) in recordedDuringRereads where tag >= request && phase.kind == .focus {
+      daily[phase.day, default: DayActivity()].add(phase)
+    }
+    recordedDuringRereads.removeAll { $0.request < request || request == rereadRequests }
+    refreshStreak(daily)
+    todayChanged?(daily[LocalDay(clock(), in: timeZone())] ?? DayActivity())
+  }
+
   /// Waits up to `seconds` for the kept phases to be written (at shutdown); the rest stay
   /// kept for the next daemon.
   public func finishWriting(within seconds: TimeInterval) {
@@ -218,6 +242,11 @@ public final class HistoryRecorder {
           .warning,
           "the history \(writer.path) lost \(count) phase(s) it had recorded: \(reason); "
             + "writing them again from \(pending.path ?? "memory")")
+      case .reread(let daily, let request):
+        rereadDone(daily, request: request)
+      case .rereadFailed(let error, let request):
+        if request == rereadRequests { recordedDuringRereads = [] }
+        log(.warning, "\(error); today's figures stay as they were until the next change")
       }
     }
     if changed { savePending() }
@@ -233,6 +262,7 @@ public final class HistoryRecorder {
       timeZone: timeZone())
     pauseCount = 0
     phaseStartedAt = nil
+    if rereadRequests > 0 { recordedDuringRereads.append((rereadRequests, record)) }
     let ended = distractions.map(row(for:))
     distractions = []
     awaySeconds = 0

@@ -35,7 +35,12 @@ public final class HistoryStore {
     pendingPath: String? = nil
   ) throws(HistoryError) {
     self.path = path
-    kept = ((try? PendingPhases(path: pendingPath))?.phases ?? []).map(\.phase)
+    kept = ((try? PendingPhases(path: pendingPath))?.phases ?? []).map { pending in
+      var phase = pending.phase
+      phase.distractionCount = pending.distractions.count
+      phase.distractionSeconds = pending.distractions.reduce(0) { $0 + $1.seconds }
+      return phase
+    }
     if create {
       try Self.prepareFile(at: path)
     } else if !FileManager.default.fileExists(atPath: path) {
@@ -167,6 +172,26 @@ public final class HistoryStore {
     }
   }
 
+  /// How many recorded phases count for the days in `days` (what `delete(days:)` would remove).
+  public func count(days: ClosedRange<LocalDay>) throws(HistoryError) -> Int {
+    try database.query(
+      "SELECT count(*) FROM phases WHERE day BETWEEN ? AND ?",
+      [.integer(Int64(days.lowerBound.number)), .integer(Int64(days.upperBound.number))]
+    ) { row in row.int(0) }.first ?? 0
+  }
+
+  /// Deletes the phases with these ids (and their distractions), all or none: an id that is
+  /// not there throws `noSuchPhase` and leaves every phase where it was.
+  public func delete(ids: [Int64]) throws(HistoryError) {
+    try database.transaction { () throws(HistoryError) in
+      for id in Set(ids).sorted() {
+        guard try database.run("DELETE FROM phases WHERE id = ?", [.integer(id)]) == 1 else {
+          throw .noSuchPhase(id: id)
+        }
+      }
+    }
+  }
+
   /// Changes a phase's card or outcome (people fix a phase started on the wrong card).
   public func edit(id: Int64, card: String? = nil, outcome: HistoryOutcome? = nil)
     throws(HistoryError)
@@ -194,7 +219,9 @@ public final class HistoryStore {
     let recorded = try database.query(
       """
       SELECT id, card, kind, planned_seconds, actual_seconds, started_at, start_offset,
-        ended_at, end_offset, outcome, pause_count, paused_seconds, away_seconds, intention
+        ended_at, end_offset, outcome, pause_count, paused_seconds, away_seconds, intention,
+        (SELECT count(*) FROM distractions WHERE phase_id = phases.id),
+        (SELECT total(seconds) FROM distractions WHERE phase_id = phases.id)
       FROM phases \(filter) ORDER BY started_at, id
       """, values, Self.readPhase)
     let waiting = try keptButNotRecorded().filter { phase in
@@ -235,13 +262,15 @@ public final class HistoryStore {
   public func dailyActivity() throws(HistoryError) -> [LocalDay: DayActivity] {
     let rows = try database.query(
       """
-      SELECT day, sum(actual_seconds), sum(outcome = 'completed')
+      SELECT day, total(iif(outcome = 'completed', actual_seconds, 0)),
+        sum(outcome = 'completed'), total(iif(outcome = 'completed', 0, actual_seconds))
       FROM phases WHERE kind = 'focus' GROUP BY day
       """
     ) { row in
       (
         LocalDay(number: row.int(0)),
-        DayActivity(focusSeconds: row.double(1), completedFocus: row.int(2))
+        DayActivity(
+          focusSeconds: row.double(1), completedFocus: row.int(2), cutShortSeconds: row.double(3))
       )
     }
     var daily = Dictionary(rows) { first, _ in first }
@@ -256,10 +285,15 @@ public final class HistoryStore {
     var activity =
       try database.query(
         """
-        SELECT coalesce(sum(actual_seconds), 0), coalesce(sum(outcome = 'completed'), 0)
+        SELECT total(iif(outcome = 'completed', actual_seconds, 0)),
+          coalesce(sum(outcome = 'completed'), 0),
+          total(iif(outcome = 'completed', 0, actual_seconds))
         FROM phases WHERE kind = 'focus' AND day = ?
         """, [.integer(Int64(day.number))]
-      ) { DayActivity(focusSeconds: $0.double(0), completedFocus: $0.int(1)) }.first
+      ) {
+        DayActivity(
+          focusSeconds: $0.double(0), completedFocus: $0.int(1), cutShortSeconds: $0.double(2))
+      }.first
       ?? DayActivity()
     for phase in try keptButNotRecorded() where phase.kind == .focus && phase.day == day {
       activity.add(phase)
@@ -309,6 +343,8 @@ public final class HistoryStore {
       intention: row.text(13))
     phase.startOffset = row.int(6)
     phase.endOffset = row.int(8)
+    phase.distractionCount = row.int(14)
+    phase.distractionSeconds = row.double(15)
     return phase
   }
 

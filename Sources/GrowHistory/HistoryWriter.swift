@@ -32,6 +32,11 @@ final class HistoryWriter: @unchecked Sendable {
     /// Phases the history had confirmed were missing from it: the write-ahead log that held
     /// them was lost. They are being written again.
     case lost(count: Int, reason: String)
+    /// The focus per day as the file has it now, read for `reread(request:)` (after
+    /// `grow history` changed the file), with the phases still waiting counted in.
+    case reread([LocalDay: DayActivity], request: Int)
+    /// That read failed; the figures stay as they were.
+    case rereadFailed(HistoryError, request: Int)
   }
 
   let path: String
@@ -46,11 +51,20 @@ final class HistoryWriter: @unchecked Sendable {
   private var unsettled: [PendingPhase] = []
   private var failure: HistoryError?
   private var retryDelay: TimeInterval = 0
+  /// Counts scheduled retries; a retry whose number is no longer current was overtaken (by
+  /// `finish(within:)`, which tries at once) and does nothing.
+  private var retryGeneration = 0
   private var retryScheduled = false
   private var settleScheduled = false
-  /// A retry waits this long at first, doubling up to `longestRetry`.
-  static let firstRetry: TimeInterval = 0.25
-  static let longestRetry: TimeInterval = 4
+  /// A retry after a failure other than a lock waits this long at first, doubling up to
+  /// `longestRetry`. Short enough that the history catches up with the timer within about a
+  /// second of the disk having room again (the soak's today check depends on it).
+  static let firstRetry: TimeInterval = 0.1
+  static let longestRetry: TimeInterval = 1
+  /// A locked database is tried again this soon: each try already waits `busyTimeout` inside
+  /// SQLite, which polls the lock, so the phases are written moments after the other program
+  /// lets go. (Backing off to 4 s here let the history lag the timer by seconds.)
+  static let lockedRetry: TimeInterval = 0.05
   /// How long one statement waits for another program's lock before the writer gives up and
   /// retries later. Short, so that `finish(within:)` at shutdown stays short too.
   static let busyTimeout: Int32 = 250
@@ -89,12 +103,33 @@ final class HistoryWriter: @unchecked Sendable {
     }
   }
 
+  /// Reads the focus per day again, behind everything queued before it: another program
+  /// (`grow history delete`, `edit`) changed the file.
+  func reread(request: Int) {
+    queue.async { [self] in
+      do throws(HistoryError) {
+        var daily = try openStore().dailyActivity()
+        for phase in waiting where phase.phase.kind == .focus {
+          daily[phase.phase.day, default: DayActivity()].add(phase.phase)
+        }
+        report(.reread(daily, request: request))
+      } catch {
+        report(.rereadFailed(error, request: request))
+      }
+    }
+  }
+
   /// Waits up to `seconds` for the queued phases to be written (at shutdown); what is not
   /// written by then stays kept for the next daemon.
   func finish(within seconds: TimeInterval) {
     let done = DispatchSemaphore(value: 0)
     queue.async { [self] in
-      if !waiting.isEmpty { writeWaiting() }
+      // At once, even while a retry is scheduled: the lock may be gone already, and waiting
+      // out the backoff would leave the phases for the next daemon.
+      if !waiting.isEmpty {
+        cancelRetry()
+        writeWaiting()
+      }
       done.signal()
     }
     _ = done.wait(timeout: .now() + seconds)
@@ -206,16 +241,28 @@ final class HistoryWriter: @unchecked Sendable {
   }
 
   private func retryLater(after error: HistoryError) {
-    retryDelay = min(Self.longestRetry, max(Self.firstRetry, retryDelay * 2))
+    if case .locked = error {
+      retryDelay = Self.lockedRetry
+    } else {
+      retryDelay = min(Self.longestRetry, max(Self.firstRetry, retryDelay * 2))
+    }
     if failure != error {
       failure = error
       report(.failing(error, waiting: waiting.count))
     }
     retryScheduled = true
+    retryGeneration += 1
+    let generation = retryGeneration
     // Weak: a writer given up (a test's) stops retrying.
     queue.asyncAfter(deadline: .now() + retryDelay) { [weak self] in
-      self?.retryScheduled = false
-      self?.writeWaiting()
+      guard let self, generation == retryGeneration else { return }
+      retryScheduled = false
+      writeWaiting()
     }
+  }
+
+  private func cancelRetry() {
+    retryGeneration += 1
+    retryScheduled = false
   }
 }

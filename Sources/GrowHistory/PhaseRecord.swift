@@ -42,6 +42,10 @@ public struct PhaseRecord: Sendable, Equatable {
   /// Seconds away from the computer during the phase (filled in by the X11 monitor).
   public var awaySeconds: Double
   public var intention: String?
+  /// The distractions recorded for the phase (rows of the distractions table), and their
+  /// seconds in all; filled in by `HistoryStore.phases`, not written by `record`.
+  public var distractionCount = 0
+  public var distractionSeconds: Double = 0
 
   /// - Parameter timeZone: gives the UTC offsets at the start and the end.
   public init(
@@ -95,20 +99,29 @@ public struct Distraction: Sendable, Equatable {
 }
 
 /// Focus on one local day, over every card: what streaks and today's goal are judged on.
+/// Only completed focus counts toward them; the rest is `cutShortSeconds`, shown apart.
 public struct DayActivity: Sendable, Equatable {
+  /// Seconds of completed focus.
   public var focusSeconds: Double
   public var completedFocus: Int
+  /// Seconds of focus in phases stopped, skipped or abandoned.
+  public var cutShortSeconds: Double
 
-  public init(focusSeconds: Double = 0, completedFocus: Int = 0) {
+  public init(focusSeconds: Double = 0, completedFocus: Int = 0, cutShortSeconds: Double = 0) {
     self.focusSeconds = focusSeconds
     self.completedFocus = completedFocus
+    self.cutShortSeconds = cutShortSeconds
   }
 }
 
 extension DayActivity {
   /// Counts focus `phase` in.
   mutating func add(_ phase: PhaseRecord) {
-    focusSeconds += phase.actualSeconds
-    if phase.outcome == .completed { completedFocus += 1 }
+    if phase.outcome == .completed {
+      focusSeconds += phase.actualSeconds
+      completedFocus += 1
+    } else {
+      cutShortSeconds += phase.actualSeconds
+    }
   }
 }

@@ -100,6 +100,7 @@ public final class DaemonHarness {
   /// - Parameter umask: the file-creation mask to start it with (octal, such as "000"), set by
   ///   a shell that then becomes the daemon; the test process's own otherwise.
   public func start(arguments: [String] = [], umask: String? = nil) throws {
+    touchInput()
     let daemon =
       if let umask {
         try BackgroundProcess(
@@ -113,6 +114,19 @@ public final class DaemonHarness {
     let ready = try daemon.waitUntil(timeout: 10) { try grow("status").status == 0 }
     guard ready else {
       throw HarnessError("grow daemon did not come up; stderr:\n\(daemon.stderr)")
+    }
+  }
+
+  /// Moves the pointer one pixel and back on the harness's display, as a person who has just
+  /// typed a command has used the input. The tests' Xvfb gets no input otherwise, so its idle
+  /// time, counted from the server's start, crossed the x11 plugin's `idle-pause` (3 min)
+  /// in whichever test ran focus at that moment, and the focus became a pause.
+  public func touchInput() {
+    let display = environment["DISPLAY"] ?? ProcessInfo.processInfo.environment["DISPLAY"]
+    guard let display, !display.isEmpty else { return }
+    for step in ["1", "-1"] {
+      _ = try? Command.run(
+        "xdotool", ["mousemove_relative", "--", step, "0"], environment: environment, timeout: 5)
     }
   }
 

@@ -102,7 +102,8 @@ import Testing
   /// end on both sides of midnight.
   func seededMonth() throws -> DaemonHarness {
     let harness = try DaemonHarness(
-      startDaemon: false, environment: ["TZ": "America/New_York", "NO_COLOR": "1"])
+      config: "[card.math]\nfocus = 50m\n", startDaemon: false,
+      environment: ["TZ": "America/New_York", "NO_COLOR": "1"])
     let zone = try #require(TimeZone(identifier: "America/New_York"))
     let formatter = DateFormatter()
     formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -184,11 +185,11 @@ import Testing
     let csv = try harness.grow("history", "--from", "2026-03-08", "--to", "2026-03-08", "--csv")
     #expect(csv.stdout.contains("\r\n8,math,focus,1500,1500,2026-03-08T09:35:00-04:00,"))
     let deleted = try harness.grow(
-      "history", "delete", "--from", "2026-03-01", "--to", "2026-03-08")
+      "history", "delete", "--from", "2026-03-01", "--to", "2026-03-08", "--yes")
     #expect(deleted.stdout == "deleted 10 phases from 2026-03-01 to 2026-03-08\n")
     #expect(try phases(harness).count == 24)
 
-    let missing = try harness.grow("history", "edit", "999", "--card", "x")
+    let missing = try harness.grow("history", "edit", "999", "--card", "math")
     #expect(missing.status == 1)
     #expect(
       missing.stderr == "grow: no phase with id 999; 'grow history' lists them with their ids\n")
@@ -198,6 +199,188 @@ import Testing
       badDate.stderr
         == "grow: --from: '2026-02-30' is not a date; write it as YYYY-MM-DD, like 2026-03-08 "
         + "(see 'grow help')\n")
+  }
+
+  @Test func editingToACardTheConfigDoesNotHaveIsRefusedWithTheKnownCards() throws {
+    let harness = try seededMonth()
+    let typo = try harness.grow("history", "edit", "8", "--card", "mtah")
+    #expect(typo.status == 1)
+    #expect(
+      typo.stderr
+        == "grow: no card named 'mtah'; did you mean 'math'? (cards: work, math); "
+        + "nothing was changed\n")
+    let unknown = try harness.grow("history", "edit", "8", "--card", "nosuch")
+    #expect(unknown.status == 1)
+    #expect(unknown.stderr.hasPrefix("grow: no card named 'nosuch' (cards: work, math)"))
+    let row = try phases(harness).first { $0["id"] as? Int == 8 }
+    #expect(row?["card"] as? String == "work")
+  }
+
+  @Test func deletingPhasesByIdRemovesOnlyThoseAndAMissingIdDeletesNothing() throws {
+    let harness = try seededMonth()
+    let deleted = try harness.grow("history", "delete", "27", "33")
+    #expect(deleted.status == 0, "\(deleted.stderr)")
+    #expect(deleted.stdout == "deleted phases 27, 33\n")
+    let left = try phases(harness).compactMap { $0["id"] as? Int }
+    #expect(left.count == 32)
+    #expect(!left.contains(27) && !left.contains(33) && left.contains(8))
+
+    let missing = try harness.grow("history", "delete", "8", "999")
+    #expect(missing.status == 1)
+    #expect(
+      missing.stderr == "grow: no phase with id 999; 'grow history' lists them with their ids\n")
+    #expect(try phases(harness).count == 32, "all or none: phase 8 is still there")
+    let word = try harness.grow("history", "delete", "eight")
+    #expect(word.status == 2)
+    #expect(word.stderr.hasPrefix("grow: grow history delete: 'eight' is not a phase id"))
+  }
+
+  @Test func aRangeDeleteAsksOnATerminalAndNeedsYesFromAScript() throws {
+    let harness = try seededMonth()
+    let range = ["history", "delete", "--from", "2026-03-01", "--to", "2026-03-08"]
+    let script = try harness.run(Binaries.grow, range)
+    #expect(script.status == 1)
+    #expect(
+      script.stderr
+        == "grow: not deleting 10 phases from 2026-03-01 to 2026-03-08 without asking: stdin is "
+        + "not a terminal; add --yes to delete them from a script\n")
+    #expect(try phases(harness).count == 34)
+
+    // script(1) gives grow a real terminal for stdin and stdout.
+    func onATerminal(answer: String) throws -> String {
+      let command = ([Binaries.grow] + range).joined(separator: " ")
+      let result = try Command.run(
+        "script", ["-qec", command, "/dev/null"], environment: harness.environment,
+        stdin: answer + "\n")
+      #expect(result.status == 0, "\(result.stdout)")
+      return result.stdout
+    }
+    let declined = try onATerminal(answer: "n")
+    #expect(declined.contains("Delete 10 phases from 2026-03-01 to 2026-03-08? [y/N] "))
+    #expect(declined.contains("nothing deleted"))
+    #expect(try phases(harness).count == 34)
+    let accepted = try onATerminal(answer: "y")
+    #expect(accepted.contains("deleted 10 phases from 2026-03-01 to 2026-03-08"))
+    #expect(try phases(harness).count == 24)
+  }
+
+  @Test func exportsCarryEachPhasesDistractionsAndAwayTime() throws {
+    let harness = try seededMonth()
+    let store = try HistoryStore(path: databasePath(harness))
+    let phase = try #require(try store.phases(days: nil).first { $0.id == 8 })
+    var away = phase
+    away.startedAt = phase.endedAt.addingTimeInterval(60)
+    away.endedAt = away.startedAt.addingTimeInterval(1500)
+    away.awaySeconds = 95
+    let awayID = try store.record(away)
+    try store.record(Distraction(phaseID: 8, appClass: "firefox", seconds: 30.4))
+    try store.record(Distraction(phaseID: 8, appClass: "Slack", seconds: 12))
+
+    let range = ["history", "--from", "2026-03-08", "--to", "2026-03-08"]
+    let csv = try harness.run(Binaries.grow, range + ["--csv"]).stdout
+    let rows = csv.components(separatedBy: "\r\n").map { $0.components(separatedBy: ",") }
+    let header = try #require(rows.first)
+    #expect(header.contains("distractions") && header.contains("distraction_seconds"))
+    let field = { (row: [String], name: String) in
+      header.firstIndex(of: name).flatMap { $0 < row.count ? row[$0] : nil }
+    }
+    let row8 = try #require(rows.first { $0.first == "8" })
+    let rowAway = try #require(rows.first { $0.first == "\(awayID)" })
+    #expect(field(row8, "distractions") == "2")
+    #expect(field(row8, "distraction_seconds") == "42")
+    #expect(field(row8, "away_seconds") == "0")
+    #expect(field(rowAway, "away_seconds") == "95")
+    #expect(field(rowAway, "distractions") == "0")
+
+    let json = try harness.run(Binaries.grow, range + ["--json"]).stdout
+    let objects = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+    let object8 = try #require(objects.first { $0["id"] as? Int == 8 })
+    #expect(object8["distractions"] as? Int == 2)
+    #expect(object8["distraction_seconds"] as? Int == 42)
+    let objectAway = try #require(objects.first { $0["id"] as? Int == Int(awayID) })
+    #expect(objectAway["away_seconds"] as? Int == 95)
+  }
+
+  /// Today's phases as the history has them, ended a minute or two ago: one completed 25m
+  /// focus and one 12m focus that was stopped.
+  func seedToday(_ harness: DaemonHarness) throws {
+    let now = Date()
+    func focus(_ minutes: Double, endedAgo: TimeInterval, _ outcome: HistoryOutcome)
+      -> PhaseRecord
+    {
+      let end = now.addingTimeInterval(-endedAgo)
+      return PhaseRecord(
+        card: "work", kind: .focus, plannedSeconds: 1500, actualSeconds: minutes * 60,
+        startedAt: end.addingTimeInterval(-minutes * 60), endedAt: end, outcome: outcome)
+    }
+    try HistoryStore(path: databasePath(harness)).record(all: [
+      focus(25, endedAgo: 120, .completed), focus(12, endedAgo: 60, .stopped),
+    ])
+  }
+
+  @Test func onlyCompletedFocusCountsTowardTodayAndTheGoalAndCutShortFocusIsShownApart() throws {
+    let harness = try DaemonHarness(
+      config: "[timer]\nfocus = 1s\ndaily-goal = 2h\nauto-start-breaks = false\n",
+      startDaemon: false)
+    try seedToday(harness)
+    try harness.start()
+    var status = try harness.status()
+    #expect(status["completed_today"] as? Int == 1)
+    #expect(status["focus_today"] as? Int == 1500)
+    #expect(status["cut_short_today"] as? Int == 720)
+    #expect(
+      try harness.grow("status").stdout.contains("  today: 1 completed, 25m focus, 12m cut short\n")
+    )
+
+    // A 1s focus completes: the session waits for its break, with the card's goal.
+    #expect(try harness.grow("start").status == 0)
+    _ = try harness.waitForStatus { $0["state"] as? String == "waiting" }
+    #expect(
+      try harness.grow("status").stdout.contains(
+        "  today: 2 completed, 25m1s focus (20% of the 2h goal), 12m cut short\n"))
+    #expect(try harness.grow("stop").status == 0)
+
+    // A stopped focus goes to the cut-short time, not toward the goal.
+    #expect(try harness.grow("start", "--focus", "10m").status == 0)
+    #expect(try harness.grow("stop").status == 0)
+    status = try harness.status()
+    #expect(status["focus_today"] as? Int == 1501)
+    let cutShort = status["cut_short_today"] as? Int ?? 0
+    #expect(cutShort >= 720 && cutShort < 730, "\(cutShort)")
+  }
+
+  @Test func theDaemonsTodayFollowsTheHistoryAfterDeletesAndEdits() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    try seedToday(harness)
+    try harness.start()
+    #expect(try harness.status()["completed_today"] as? Int == 1)
+
+    // Phase 2, the stopped one, was completed after all.
+    #expect(try harness.grow("history", "edit", "2", "--outcome", "completed").status == 0)
+    var status = try harness.waitForStatus { $0["completed_today"] as? Int == 2 }
+    #expect(status["focus_today"] as? Int == 1500 + 720)
+    #expect(status["cut_short_today"] as? Int == 0)
+
+    #expect(try harness.grow("history", "delete", "1").status == 0)
+    status = try harness.waitForStatus { $0["completed_today"] as? Int == 1 }
+    #expect(status["focus_today"] as? Int == 720)
+
+    let today = LocalDay.today().text
+    let deleted = try harness.grow("history", "delete", "--from", today, "--to", today, "--yes")
+    #expect(deleted.stdout == "deleted 1 phase from \(today) to \(today)\n")
+    status = try harness.waitForStatus { $0["completed_today"] as? Int == 0 }
+    #expect(status["focus_today"] as? Int == 0)
+    #expect(try harness.grow("status").stdout.contains("  today: 0 completed, 0s focus\n"))
+
+    // Without a daemon, the history changes all the same and no daemon is started.
+    #expect(harness.daemon?.terminate() == 0)
+    try seedToday(harness)
+    let id = try #require(try phases(harness).first?["id"] as? Int)
+    let alone = try harness.grow("history", "delete", "\(id)")
+    #expect(alone.status == 0, "\(alone.stderr)")
+    #expect(alone.stderr == "")
+    #expect(try harness.grow("status").status != 0, "no daemon was activated")
   }
 
   @Test func reportWritesAnSVGThatRendersToAPNG() throws {

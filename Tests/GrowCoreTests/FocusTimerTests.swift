@@ -410,7 +410,8 @@ struct FocusTimerSkipStopTests {
     #expect(status.card == "")
     #expect(status.cycle == 0)
     #expect(status.completedToday == 2)
-    #expect(status.focusToday == 60 * minute)
+    #expect(status.focusToday == 50 * minute, "only completed focus counts toward the goal")
+    #expect(status.cutShortToday == 10 * minute)
     #expect(rig.time.nextDeadline == nil)
 
     rig.log.clear()
@@ -670,7 +671,7 @@ struct FocusTimerStatusTests {
     #expect(status.focusToday == 50 * minute)
   }
 
-  @Test func todayCountsEverySecondOfFocusButOnlyCompletedPhases() throws {
+  @Test func todayCountsCompletedFocusAndTheRunningOneAndKeepsCutShortFocusApart() throws {
     let rig = Rig([card(autoFocus: true)])
     try rig.timer.start()
     rig.advance(minutes: 40)
@@ -681,7 +682,8 @@ struct FocusTimerStatusTests {
     rig.advance(minutes: 4)
     let status = rig.timer.status
     #expect(status.completedToday == 1)
-    #expect(status.focusToday == (25 + 10 + 3 + 4) * minute)
+    #expect(status.focusToday == (25 + 4) * minute)
+    #expect(status.cutShortToday == (10 + 3) * minute, "the skipped and the stopped focus")
   }
 
   @Test func theDayEndsAtLocalMidnight() throws {

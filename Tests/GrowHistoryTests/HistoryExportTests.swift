@@ -78,7 +78,7 @@ func parseCSV(_ text: String) -> [[String]] {
     #expect(
       printed.split(separator: "\r\n").first == """
         id,card,kind,planned_seconds,actual_seconds,started_at,ended_at,outcome,pauses,\
-        paused_seconds,away_seconds,intention
+        paused_seconds,away_seconds,distractions,distraction_seconds,intention
         """)
   }
 

@@ -52,7 +52,8 @@ import Testing
     #expect(recorder.streak == Streak(current: 1, longest: 1))
     #expect(
       try store.activity(on: LocalDay(clock.now, in: newYork))
-        == DayActivity(focusSeconds: 95, completedFocus: 1))
+        == DayActivity(focusSeconds: 60, completedFocus: 1, cutShortSeconds: 35),
+      "only completed focus counts toward the goal; the rest is apart")
     #expect(recorder.pendingPhases.isEmpty, "every phase is in the database file")
   }
 
@@ -88,7 +89,9 @@ import Testing
     // The focus cut short by the long sleep ends when the lid closed.
     #expect(phases[2].actualSeconds == 300)
     #expect(phases[2].endedAt == phases[2].startedAt.addingTimeInterval(300))
-    #expect(try store.activity(on: LocalDay(clock.now, in: newYork)).focusSeconds == 1800)
+    let today = try store.activity(on: LocalDay(clock.now, in: newYork))
+    #expect(today.focusSeconds == 1500)
+    #expect(today.cutShortSeconds == 300)
   }
 
   @Test func aFailedWriteIsReportedOnceTheTimerGoesOnAndThePhaseIsKept() throws {

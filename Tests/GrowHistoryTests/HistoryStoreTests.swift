@@ -41,6 +41,8 @@ import Testing
         {
           var kept = phase
           kept.id = first
+          kept.distractionCount = 1
+          kept.distractionSeconds = 30
           return kept
         }()
       ])

@@ -82,6 +82,46 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: setup.directory.pendingPath))
   }
 
+  /// Phases that waited for another program's lock are in the history moments after it lets
+  /// go, not after a backoff of seconds: `grow status` counts them at once, and the history
+  /// file must catch up with it (the soak's today check failed on a lag of up to 4 s).
+  @Test func phasesWaitingForALockAreWrittenWithinASecondOfItsEnd() throws {
+    let setup = try Setup()
+    let recorder = setup.startRecorder()
+    let lock = try SQLiteTransaction(.writeLock, on: setup.directory.databasePath)
+    try setup.timer.start()
+    setup.clock.advance(by: 90)  // focus and break ended, both kept
+    // Long enough for a backoff that doubles from 0.25 s to be between tries when it ends.
+    Thread.sleep(forTimeInterval: 3)
+    recorder.waitForWrites()
+    #expect(try setup.store().phases().isEmpty)
+    lock.end()
+    let released = Date()
+    var written: [PhaseRecord] = []
+    while written.count < 2, Date().timeIntervalSince(released) < 1 {
+      Thread.sleep(forTimeInterval: 0.02)
+      written = try setup.store().phases()
+    }
+    #expect(
+      written.map(\.kind) == [.focus, .shortBreak],
+      "written \(Date().timeIntervalSince(released)) s after the lock ended: \(written.count)")
+  }
+
+  /// At shutdown the daemon writes what waits right away, even in the middle of a backoff:
+  /// the lock may be gone, and the phases should not wait for the next daemon.
+  @Test func shutdownWritesTheWaitingPhasesAtOnceAfterALockEnded() throws {
+    let setup = try Setup()
+    let recorder = setup.startRecorder()
+    let lock = try SQLiteTransaction(.writeLock, on: setup.directory.databasePath)
+    try setup.timer.start()
+    setup.clock.advance(by: 90)
+    Thread.sleep(forTimeInterval: 3)
+    lock.end()
+    recorder.finishWriting(within: 0.5)
+    #expect(try setup.store().phases().map(\.kind) == [.focus, .shortBreak])
+    #expect(try setup.kept().allSatisfy(\.confirmed))
+  }
+
   /// A daemon killed while phases wait leaves them in the file; the next one counts them in
   /// today's figures at once, and writes them once, however often it is restarted.
   @Test func keptPhasesSurviveTheRecorderAndAreWrittenOnceByTheNext() throws {

@@ -99,7 +99,7 @@ import Testing
     let expectedKeys: Set<String> = [
       "state", "paused", "card", "duration", "remaining", "elapsed", "started_at", "ends_at",
       "cycle", "long_break_after", "next", "completed_today", "focus_today", "daily_goal",
-      "intention",
+      "intention", "cut_short_today",
     ]
     #expect(Set(status.keys) == expectedKeys, "the keys of grow status --json")
   }

@@ -14,7 +14,11 @@ struct SoakTests {
     options.timeLimit = 240
     // Every fault kind (issue 9's and issue 14's stress faults) and one plugin-hang round.
     options.hangRounds = 1
-    let report = try Soak(options: options).run()
+    var report = try Soak(options: options).run()
+    // Here the bound is behavioural, a loop that never freezes (issue 14 saw 50 s): make test
+    // runs on busy machines too, where a 100 ms p99 is not the daemon's doing. make soak
+    // reports the p99 against 100 ms.
+    report.latencyBoundMilliseconds = 1000
     let table = Comment(rawValue: "grow-soak --seed \(report.seed):\n\(report.table)")
     #expect(!report.stoppedAtTimeLimit, table)
     #expect(report.faultsInjected == 30, table)

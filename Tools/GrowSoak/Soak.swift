@@ -624,19 +624,53 @@ public final class Soak {
     try auditHistory()
   }
 
-  /// Pauses so nothing ends, then compares `CompletedToday` with the history.
+  /// Pauses so nothing ends, then compares `CompletedToday` with the history twice: at once
+  /// with the history as `grow history` shows it (the database and the phases the daemon
+  /// keeps for it), then with the database file alone once the daemon has written every
+  /// phase it counted, which it must do within `writtenBound` seconds. (The daemon counts a
+  /// phase when it ends and writes it off its loop moments later; after a lock or a full disk
+  /// it used to wait out a backoff of up to 4 s first.)
   private func checkTodayCount() throws {
     if try snapshot()?.phase?.isPaused == false { try command("pause") }
     let status = try harness.status()
+    let shown = status["completed_today"] as? Int ?? -1
+    let today = LocalDay(Date(), in: .current)
+    let pendingPath = PendingPhases.path(besideSession: sessionPath)
+    let shownByCLI = try HistoryStore(path: historyPath, create: false, pendingPath: pendingPath)
+      .phases(days: today...today).filter(\.isCompletedFocus).count
+    report.todayCountRight = shown == shownByCLI
+    if shown != shownByCLI {
+      problem(
+        "grow status says \(shown) completed today, grow history (with the phases kept for "
+          + "it) has \(shownByCLI)")
+    }
+    let waitUntil = Date().addingTimeInterval(Self.writtenBound)
+    var unwritten = try Self.unwrittenPhases(pendingPath)
+    while unwritten > 0, Date() < waitUntil {
+      Thread.sleep(forTimeInterval: 0.05)
+      unwritten = try Self.unwrittenPhases(pendingPath)
+    }
     let store = try history ?? HistoryStore(path: historyPath, create: false)
     history = store
-    let today = LocalDay(Date(), in: .current)
     let completed = try store.phases(days: today...today).filter(\.isCompletedFocus).count
-    let shown = status["completed_today"] as? Int ?? -1
-    report.todayCountRight = shown == completed
     if shown != completed {
-      problem("grow status says \(shown) completed today, the history has \(completed)")
+      report.todayCountRight = false
+      problem(
+        "grow status says \(shown) completed today, the history file has \(completed)"
+          + (unwritten > 0
+            ? " (\(unwritten) phase(s) still not written after \(Int(Self.writtenBound)) s)"
+            : ""))
     }
+  }
+
+  /// How long the daemon may take, once the last fault is over, to have every phase it
+  /// counted in the history file (HistoryWriter tries a lock again within moments, anything
+  /// else within 1 s).
+  static let writtenBound: TimeInterval = 2
+
+  /// The phases the daemon keeps for the history and has not written yet.
+  static func unwrittenPhases(_ path: String) throws -> Int {
+    try PendingPhases(path: path).phases.filter { !$0.confirmed }.count
   }
 
   private func finishAfterError() throws {

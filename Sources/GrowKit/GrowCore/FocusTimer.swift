@@ -94,11 +94,13 @@ public final class FocusTimer {
     var cycle = 0
   }
 
-  /// Today's totals; every second of focus counts, only completed phases count as completed.
+  /// Today's totals: focus that ran its course (toward the daily goal), and apart from it the
+  /// focus of phases stopped, skipped or cut short by an exit.
   private struct Today {
     var day: DateComponents
     var completed = 0
     var focusSeconds: TimeInterval = 0
+    var cutShortSeconds: TimeInterval = 0
   }
 
   public private(set) var deck: CardDeck
@@ -124,11 +126,15 @@ public final class FocusTimer {
     self.today = Today(day: Self.dayKey(time.now, time.calendar))
   }
 
-  /// Starts today's totals from what was recorded earlier today (by a daemon that has since
-  /// exited), so `CompletedToday` and `FocusToday` survive a restart.
-  public func seedToday(completed: Int, focusSeconds: TimeInterval) {
+  /// Starts today's totals from what the history has for today (recorded by a daemon that
+  /// has since exited, or changed by `grow history`), so `CompletedToday`, `FocusToday` and
+  /// `CutShortToday` survive a restart and follow the history.
+  public func seedToday(
+    completed: Int, focusSeconds: TimeInterval, cutShortSeconds: TimeInterval = 0
+  ) {
     today = Today(
-      day: Self.dayKey(time.now, time.calendar), completed: completed, focusSeconds: focusSeconds)
+      day: Self.dayKey(time.now, time.calendar), completed: completed, focusSeconds: focusSeconds,
+      cutShortSeconds: cutShortSeconds)
   }
 
   /// Replaces the cards (after the config was reloaded). A running session keeps its card.
@@ -406,6 +412,7 @@ public final class FocusTimer {
     var status = TimerStatus.idle
     status.completedToday = today.completed
     status.focusToday = today.focusSeconds
+    status.cutShortToday = today.cutShortSeconds
     guard let session else { return status }
     status.card = session.card.name
     status.longBreakAfter = session.card.longBreakAfter
@@ -519,8 +526,12 @@ public final class FocusTimer {
   private func record(ended phase: Phase, outcome: PhaseOutcome, at end: Date) {
     guard phase.kind == .focus else { return }
     rollOverDayIfNeeded(end)
-    today.focusSeconds += phase.elapsed(at: end)
-    if outcome == .completed { today.completed += 1 }
+    if outcome == .completed {
+      today.focusSeconds += phase.elapsed(at: end)
+      today.completed += 1
+    } else {
+      today.cutShortSeconds += phase.elapsed(at: end)
+    }
   }
 
   private func rollOverDayIfNeeded(_ now: Date) {

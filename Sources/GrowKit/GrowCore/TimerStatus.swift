@@ -48,10 +48,14 @@ public struct TimerStatus: Sendable, Equatable, Codable {
   /// The phase waiting to be started (state `waiting`); nil otherwise.
   public var next: PhaseKind?
   public var completedToday: Int
-  /// Seconds of focus today, over every focus phase that ended today.
+  /// Seconds of focus today toward the daily goal: the focus phases completed today, and the
+  /// one running now.
   public var focusToday: TimeInterval
   public var dailyGoal: TimeInterval?
   public var intention: String?
+  /// Seconds of focus today in phases that did not run their course (stopped, skipped, cut
+  /// short by an exit): shown apart, never counted toward the goal.
+  public var cutShortToday: TimeInterval = 0
 
   /// A phase runs or is paused: there is a countdown to show.
   public var hasPhase: Bool { state.phaseKind != nil }

@@ -151,6 +151,7 @@ extension TimerStatus {
       "started_at": .time(startedAt), "ends_at": .time(endsAt), "cycle": .int(cycle),
       "long_break_after": .int(longBreakAfter), "next": .string(next?.rawValue),
       "completed_today": .int(completedToday), "focus_today": .seconds(focusToday),
+      "cut_short_today": .seconds(cutShortToday),
       "daily_goal": dailyGoal.map { .seconds($0) } ?? .null, "intention": .string(intention),
     ]
   }

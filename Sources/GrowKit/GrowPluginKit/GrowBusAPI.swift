@@ -10,6 +10,9 @@ public enum GrowBusAPI {
   public static let doNotDisturbInterface = "org.grow.Grow1.DoNotDisturb"
   /// Added by the x11 plugin: what distracts the person right now.
   public static let attentionInterface = "org.grow.Grow1.Attention"
+  /// `Changed()`: `grow history delete`/`edit` changed the history file; the daemon reads
+  /// today's figures again.
+  public static let historyInterface = "org.grow.Grow1.History"
 
   /// Error names, each sent with a message meant for people.
   public enum ErrorName {

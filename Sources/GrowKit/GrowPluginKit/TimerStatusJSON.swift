@@ -21,6 +21,7 @@ public struct TimerStatusJSON: Encodable, Equatable, Sendable {
   public var next: String?
   public var completedToday: Int
   public var focusToday: Int
+  public var cutShortToday: Int
   public var dailyGoal: Int?
   public var intention: String?
 
@@ -31,6 +32,7 @@ public struct TimerStatusJSON: Encodable, Equatable, Sendable {
     case longBreakAfter = "long_break_after"
     case completedToday = "completed_today"
     case focusToday = "focus_today"
+    case cutShortToday = "cut_short_today"
     case dailyGoal = "daily_goal"
   }
 
@@ -49,6 +51,7 @@ public struct TimerStatusJSON: Encodable, Equatable, Sendable {
     next = status.next?.rawValue
     completedToday = status.completedToday
     focusToday = whole(status.focusToday)
+    cutShortToday = whole(status.cutShortToday)
     dailyGoal = status.dailyGoal.map(whole).flatMap { $0 > 0 ? $0 : nil }
     intention = status.intention.flatMap { $0.isEmpty ? nil : $0 }
   }
@@ -101,6 +104,7 @@ extension TimerStatus {
       "Next": .string(next?.rawValue ?? ""),
       "CompletedToday": .uint32(UInt32(clamping: completedToday)),
       "FocusToday": .uint32(BusEncoding.seconds(focusToday)),
+      "CutShortToday": .uint32(BusEncoding.seconds(cutShortToday)),
       "DailyGoal": .uint32(BusEncoding.seconds(dailyGoal ?? 0)),
       "Intention": .string(intention ?? ""),
     ]
@@ -131,6 +135,7 @@ extension TimerStatus {
     next = PhaseKind(rawValue: text("Next"))
     completedToday = Int(number("CompletedToday"))
     focusToday = TimeInterval(number("FocusToday"))
+    cutShortToday = TimeInterval(number("CutShortToday"))
     let goal = TimeInterval(number("DailyGoal"))
     dailyGoal = goal > 0 ? goal : nil
     intention = text("Intention").isEmpty ? nil : text("Intention")

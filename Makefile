@@ -19,8 +19,8 @@ endif
 
 SWIFT ?= swift
 GROW := .build/debug/grow
-# Only the source directories that exist (Plugins/ and examples/ come later).
-FORMAT_DIRS := $(wildcard Sources Plugins Tests examples)
+# The Swift source directories (those that exist).
+FORMAT_DIRS := $(wildcard Sources Plugins Tools Tests examples)
 
 # make install: where to (GNU conventions; DESTDIR is a staging root, never written into
 # files) and which build to install. NO_BUILD=1 installs what is already built: the tests
@@ -45,7 +45,7 @@ SOAK_ARGS ?=
 
 # List the targets.
 help:
-	@echo "make build   - swift build (debug)"
+	@echo "make build   - debug build of the product: grow, the plugins, the SDK (not Tools/)"
 	@echo "make run     - install deps, build, run 'grow demo' (private desktop if none)"
 	@echo "make test    - install deps, build, run the whole suite on a private desktop"
 	@echo "make soak    - fault-injection soak: kill -9, crashes, stalled peers, full disk; prints a table"
@@ -62,9 +62,21 @@ help:
 deps:
 	scripts/install-deps
 
-# Debug build of everything (the grow executable and its libraries).
+# The product: the grow executable, the built-in plugins and the plugin test kit make install
+# ships with the SDK. Not the tools in Tools/ (make bench, soak and fuzz build those) nor the
+# test fixtures (Tests/Fixtures, a package of its own).
+# GrowPluginTesting is a target: SwiftPM builds everything for `--product` of an automatic
+# library product.
+PRODUCTS := grow grow-plugin-notify grow-plugin-dnd grow-plugin-x11 grow-plugin-wayland \
+  grow-plugin-statusbar
+# $(call build_product,CONFIGURATION)
+build_product = for product in $(PRODUCTS); do \
+	  $(SWIFT) build -c $(1) --product $$product || exit 1; done; \
+	  $(SWIFT) build -c $(1) --target GrowPluginTesting
+
+# Debug build of the product.
 build:
-	$(SWIFT) build
+	$(call build_product,debug)
 
 # A short, visible focus -> break cycle. Uses the current desktop when DISPLAY and the session
 # bus work; otherwise a private headless one that is torn down afterwards.
@@ -90,8 +102,8 @@ test: deps
 # phases recorded vs. expected, integrity check and DND. Fails when an invariant broke;
 # `timeout` is the hard stop should the soak itself hang. Run as root: the data directory's
 # full-disk fault mounts a tmpfs (grow-soak unmounts it at the end).
-soak: deps
-	$(SWIFT) build
+soak: deps build
+	$(SWIFT) build --product grow-soak
 	timeout --kill-after=10 $$(( $(SOAK_TIME_LIMIT) + 60 )) scripts/with-desktop --private \
 	  .build/debug/grow-soak --faults $(SOAK_FAULTS) --time-limit $(SOAK_TIME_LIMIT) \
 	  $(if $(SOAK_SEED),--seed $(SOAK_SEED)) $(SOAK_ARGS)
@@ -164,7 +176,7 @@ clean:
 # Builds first (as the caller: run `make` before `sudo make install` to build as yourself).
 install:
 	@[[ "$(PREFIX)" == /* ]] || { echo "make install: PREFIX must be absolute" >&2; exit 2; }
-	$(if $(NO_BUILD),,$(SWIFT) build -c $(CONFIGURATION))
+	$(if $(NO_BUILD),,$(call build_product,$(CONFIGURATION)))
 	scripts/install-grow install .build/$(CONFIGURATION) "$(PREFIX)" "$(DESTDIR)"
 
 # Removes what the manifest of `make install` (PREFIX/lib/grow/install-manifest) lists.

@@ -24,14 +24,6 @@ let package = Package(
     .library(name: "grow-plugin-x11", type: .dynamic, targets: ["X11Plugin"]),
     .library(name: "grow-plugin-statusbar", type: .dynamic, targets: ["StatusBarPlugin"]),
     .library(name: "grow-plugin-wayland", type: .dynamic, targets: ["WaylandPlugin"]),
-    // Test fixtures: broken plugins. Named so the daemon never finds them by itself; tests
-    // copy them into a private plugin directory under a plugin's name.
-    .library(name: "growtest-throws-on-init", type: .dynamic, targets: ["ThrowsOnInitPlugin"]),
-    .library(
-      name: "growtest-throws-in-handler", type: .dynamic, targets: ["ThrowsInHandlerPlugin"]),
-    .library(name: "growtest-future-api", type: .dynamic, targets: ["FutureAPIPlugin"]),
-    .library(
-      name: "growtest-hangs-in-handler", type: .dynamic, targets: ["HangsInHandlerPlugin"]),
   ],
   dependencies: [
     .package(path: "Sources/GrowKit")
@@ -66,12 +58,6 @@ let package = Package(
     .executableTarget(
       name: "grow", dependencies: ["GrowCLI"],
       linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/grow"])]),
-    // Benchmarks (make bench): prints figures, asserts nothing.
-    .executableTarget(
-      name: "grow-bench", dependencies: [kit, "GrowDaemon", "GrowHistory", "GrowTestSupport"]),
-    // The fault-injection soak (make soak; a short run in make test): kills, crashes, checks.
-    .target(name: "GrowSoak", dependencies: [kit, "GrowHistory", "GrowTestSupport"]),
-    .executableTarget(name: "grow-soak", dependencies: ["GrowSoak"]),
 
     // Built-in plugins, in Plugins/ (run-time plugins, not SwiftPM package plugins).
     .target(name: "NotifyPlugin", dependencies: [kit], path: "Plugins/NotifyPlugin"),
@@ -86,24 +72,26 @@ let package = Package(
       name: "WaylandPlugin", dependencies: [kit, "CWaylandProtocols"], path: "Plugins/WaylandPlugin"
     ),
 
+    // Tools, in Tools/: never part of the product (`make build` and `make install` build only
+    // `grow` and the plugins), built by `swift build --build-tests` for their tests.
+    // Benchmarks (make bench): prints figures, asserts nothing.
+    .executableTarget(
+      name: "grow-bench", dependencies: [kit, "GrowDaemon", "GrowHistory", "GrowTestSupport"],
+      path: "Tools/grow-bench"),
+    // The fault-injection soak (make soak; a short run in make test): kills, crashes, checks.
+    .target(
+      name: "GrowSoak", dependencies: [kit, "GrowHistory", "GrowTestSupport"],
+      path: "Tools/GrowSoak"),
+    .executableTarget(name: "grow-soak", dependencies: ["GrowSoak"], path: "Tools/grow-soak"),
     // The parsers' promises under hostile input, and their driver: libFuzzer for `make fuzz`
     // (built with -DGROW_LIBFUZZER), a replay of saved inputs otherwise.
-    .target(name: "GrowFuzz", dependencies: [kit, "GrowDaemon"]),
-    .executableTarget(name: "grow-fuzz", dependencies: ["GrowFuzz"]),
+    .target(name: "GrowFuzz", dependencies: [kit, "GrowDaemon"], path: "Tools/GrowFuzz"),
+    .executableTarget(name: "grow-fuzz", dependencies: ["GrowFuzz"], path: "Tools/grow-fuzz"),
 
-    // Test-only helpers: a private session bus, running commands and the daemon.
+    // Test-only helpers: a private session bus, running commands and the daemon, and the
+    // broken plugins of Tests/Fixtures (a package of their own, built on first use against
+    // this build's GrowKit: FixturePlugins).
     .target(name: "GrowTestSupport", dependencies: [kit, "CX11"]),
-
-    // Plugins that fail on purpose, for the plugin host's tests.
-    .target(
-      name: "ThrowsOnInitPlugin", dependencies: [kit], path: "Tests/Fixtures/ThrowsOnInitPlugin"),
-    .target(
-      name: "ThrowsInHandlerPlugin", dependencies: [kit],
-      path: "Tests/Fixtures/ThrowsInHandlerPlugin"),
-    .target(name: "FutureAPIPlugin", dependencies: [kit], path: "Tests/Fixtures/FutureAPIPlugin"),
-    .target(
-      name: "HangsInHandlerPlugin", dependencies: [kit],
-      path: "Tests/Fixtures/HangsInHandlerPlugin"),
 
     // Tests mirror Sources/ and Plugins/.
     .testTarget(name: "GrowCoreTests", dependencies: [kit]),

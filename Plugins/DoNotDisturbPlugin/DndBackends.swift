@@ -30,6 +30,9 @@ func makeBackend(serverName: String, bus: BusConnection) -> (any DndBackend)? {
   case .kde: PlasmaBackend(bus: bus)
   case .gnome: GnomeBackend()
   case nil: nil
+  // A server a newer GrowKit names (the kit is built with library evolution, see
+  // Sources/GrowKit/Package.swift) has no backend in this plugin yet.
+  @unknown default: nil
   }
 }
 
@@ -45,6 +48,7 @@ func emergencyWrite(backend: String, enabled: Bool, busAddress: String) -> BusMe
   case .swaync: SwayncBackend.writeCall(enabled)
   case .mako: MakoBackend.emergencyWriteCall(enabled, busAddress: busAddress)
   case .kde, .gnome, nil: nil
+  @unknown default: nil
   }
 }
 

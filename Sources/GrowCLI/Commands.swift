@@ -98,6 +98,23 @@ enum Commands {
                       start it again with its settings (after its server came back)
         """, run: runPlugins),
     Command(
+      name: "plugin", synopsis: "new NAME [--swift | --python | --shell] | install PATH [--json]",
+      summary: "write a new plugin project, or install a plugin where the daemon finds it",
+      details: """
+        From nothing to a plugin running in the daemon is three commands: new, a build,
+        install (docs/writing-plugins.md).
+          new NAME        a new directory NAME: a Swift package that builds against this
+                          grow's installed SDK (--swift, the default) with one event handler,
+                          a test on the plugin test kit and a README; or a program (--python,
+                          --shell) with a test script and a README
+          install PATH    a built plugin (a Swift package directory, libgrow-plugin-ID.so, or
+                          a program grow-plugin-ID[.py|.sh] or the directory holding it),
+                          checked as the daemon checks it at load, copied to
+                          $XDG_DATA_HOME/grow/plugins; adds it to [plugins] enable when that
+                          line would leave it out, and a running daemon starts it
+          --json          what was written or installed, as one JSON object
+        """, run: runPlugin),
+    Command(
       name: "logs", synopsis: "[-f] [--plugin ID] [-n N]",
       summary: "show the daemon's log (and follow it with -f)",
       details: """

@@ -1,7 +1,6 @@
 import Foundation
 import GrowConfig
 import GrowCore
-import GrowDaemon
 import GrowHistory
 import GrowPluginKit
 
@@ -170,7 +169,7 @@ extension Commands {
     do {
       return try body(
         try HistoryStore(
-          pendingPath: PendingPhases.path(besideSession: SessionStore.defaultPath())))
+          pendingPath: PendingPhases.path(besideSession: XDGDirectories().sessionFile)))
     } catch {
       throw .failed(error.description)
     }

@@ -108,7 +108,7 @@ enum ManPages {
       }
     }
     // Each plugin's own keys, as the plugin declares them (GrowPlugin.settings).
-    for id in PluginHost.builtInIDs {
+    for id in builtInPluginIDs {
       guard let settings = PluginHost.declaredSettings(of: id, directories: .standard()),
         !settings.isEmpty
       else { continue }

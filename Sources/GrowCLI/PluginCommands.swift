@@ -1,4 +1,8 @@
+import Foundation
+import GrowConfig
+import GrowCore
 import GrowDBus
+import GrowDaemon
 import GrowPluginKit
 
 /// A plugin as `grow plugins` shows it.
@@ -83,5 +87,239 @@ extension Commands {
         for line in lastOutput { say("      \(line)") }
       }
     }
+  }
+}
+
+/// What `grow plugin new --json` prints.
+struct ScaffoldReport: Encodable {
+  var id: String
+  var language: String
+  var directory: String
+  var files: [String]
+  /// The commands that follow, as docs/writing-plugins.md gives them.
+  var next: [String]
+}
+
+/// What `grow plugin install --json` prints.
+struct InstallReport: Encodable {
+  var id: String
+  var kind: String
+  var source: String
+  var installed: String
+  var replaced: Bool
+  /// What was done about config.ini, or what to do.
+  var config: String
+  /// Whether config.ini was changed.
+  var configChanged: Bool
+  var daemonRunning: Bool
+  /// What the running daemon did (`grow reload`'s lines) and the plugin's state there.
+  var daemonChanges: [String]
+  var state: String?
+  var error: String?
+
+  enum CodingKeys: String, CodingKey {
+    case id, kind, source, installed, replaced, config, state, error
+    case configChanged = "config_changed"
+    case daemonRunning = "daemon_running"
+    case daemonChanges = "daemon_changes"
+  }
+}
+
+extension Commands {
+  /// `grow plugin new NAME [--swift | --python | --shell]` and `grow plugin install PATH`.
+  static func runPlugin(_ words: [String]) throws(CLIError) {
+    let arguments = try parse(
+      words, flags: Set(["json"] + PluginLanguage.allCases.map(\.rawValue)), usage: "plugin")
+    guard let action = arguments.positionals.first else {
+      throw .usage("grow plugin needs an action: grow plugin new NAME | install PATH")
+    }
+    switch action {
+    case "new": try newPlugin(arguments)
+    case "install": try installPlugin(arguments)
+    default:
+      throw .usage(
+        "grow plugin: no action '\(shown(action))'; usage: grow plugin new NAME | install PATH")
+    }
+  }
+
+  /// PREFIX/lib/grow of the running grow (PREFIX/bin/grow): where `make install` put the SDK,
+  /// beside the built-in plugins' PREFIX/lib/grow/plugins.
+  static var installedSDK: String {
+    let installedPlugins =
+      PluginDirectories.standard().builtIn.last ?? "/usr/local/lib/grow/plugins"
+    return (installedPlugins as NSString).deletingLastPathComponent
+  }
+
+  private static func newPlugin(_ arguments: Arguments) throws(CLIError) {
+    try expect(arguments, atMost: 2, "plugin")
+    guard arguments.positionals.count == 2 else {
+      throw .usage("usage: grow plugin new NAME [--swift | --python | --shell]")
+    }
+    let chosen = PluginLanguage.allCases.filter { arguments.flag($0.rawValue) }
+    guard chosen.count <= 1 else {
+      throw .usage("grow plugin new: pick one of --swift, --python, --shell")
+    }
+    let language = chosen.first ?? .swift
+    let name = arguments.positionals[1]
+    // The directory is named after the plugin; its last component is the id.
+    let id = (name as NSString).lastPathComponent
+    guard PluginScaffold.isValidID(id) else {
+      throw .usage("grow plugin new: \(PluginScaffoldError.invalidName(id).description)")
+    }
+    let sdk = installedSDK
+    if language == .swift,
+      !FileManager.default.fileExists(atPath: sdk + "/swift/GrowPluginKit.swiftinterface")
+    {
+      throw .failed(PluginScaffoldError.noSDK(searched: sdk + "/swift").description)
+    }
+    let scaffold = PluginScaffold(id: id, language: language, sdk: sdk)
+    do {
+      try scaffold.write(to: name)
+    } catch {
+      throw .failed(error.description)
+    }
+    let next =
+      (language == .swift ? ["swift build --package-path \(name)"] : ["\(name)/test-plugin"])
+      + ["grow plugin install \(name)"]
+    let files = scaffold.files.map(\.path)
+    if arguments.flag("json") {
+      return say(
+        jsonText(
+          ScaffoldReport(
+            id: id, language: language.rawValue, directory: name, files: files, next: next)))
+    }
+    let kind =
+      language == .swift
+      ? "a Swift plugin against the SDK in \(sdk)" : "a \(language.rawValue) program"
+    say("wrote \(name)/, the plugin '\(id)' (\(kind)):")
+    for file in files { say("  \(name)/\(file)") }
+    say("next:")
+    for command in next { say("  \(command)") }
+  }
+
+  private static func installPlugin(_ arguments: Arguments) throws(CLIError) {
+    try expect(arguments, atMost: 2, "plugin")
+    guard arguments.positionals.count == 2 else {
+      throw .usage("usage: grow plugin install PATH")
+    }
+    let environment = ProcessInfo.processInfo.environment
+    let directory = XDGDirectories(environment: environment).growData + "/plugins"
+    let installation: PluginInstallation
+    do {
+      installation = try PluginInstaller.install(arguments.positionals[1], into: directory)
+    } catch {
+      throw .failed("grow plugin install: \(error.description); nothing was installed")
+    }
+    let id = installation.id
+    let (configText, configChanged) = enable(id)
+    var report = InstallReport(
+      id: id, kind: installation.kind.rawValue, source: installation.source,
+      installed: installation.destination, replaced: installation.replaced, config: configText,
+      configChanged: configChanged, daemonRunning: false, daemonChanges: [])
+    try tellDaemon(about: installation, report: &report)
+    if arguments.flag("json") { return say(jsonText(report)) }
+    say(
+      "\(installation.replaced ? "replaced" : "installed") plugin '\(id)' "
+        + "(\(installation.kind.rawValue)): \(installation.destination)")
+    say("  from \(installation.source)")
+    say("config: \(configText)")
+    guard report.daemonRunning else {
+      return say("daemon: not running; it starts '\(id)' when it starts ('grow start' starts it)")
+    }
+    for change in report.daemonChanges { say("daemon: \(change)") }
+    say(
+      "daemon: '\(id)' is \(report.state ?? "not listed")" + (report.error.map { ": \($0)" } ?? ""))
+  }
+
+  /// Makes config.ini start plugin `id`: without a `[plugins] enable` line every plugin found
+  /// starts, so nothing changes; a list without `id` gets it added. An explicit
+  /// `[plugin.ID] enabled = false` is the person's choice and stays; the text says how to undo
+  /// it. Returns what was done or what to do, and whether the file changed.
+  static func enable(_ id: String) -> (String, Bool) {
+    let path = GrowConfig.defaultPath()
+    let config: GrowConfig
+    do {
+      config = try GrowConfig.load(path: nil)
+    } catch {
+      return (
+        "\(path) has problems ('grow config check' lists them), so it was left alone; "
+          + "add '\(id)' to [plugins] enable there if it has that line", false
+      )
+    }
+    if let section = config.pluginSections[id], let entry = section["enabled"],
+      (try? section.bool("enabled", default: true)) == false
+    {
+      return (
+        "\(path):\(entry.line): [plugin.\(id)] enabled = \(entry.value) keeps it off; "
+          + "remove that line and run 'grow reload'", false
+      )
+    }
+    guard let enabled = config.enabledPlugins, let line = config.enabledPluginsLine else {
+      return (
+        config.path == nil
+          ? "enabled (no config.ini: every plugin found starts)"
+          : "enabled (\(path) has no [plugins] enable line: every plugin found starts)",
+        false
+      )
+    }
+    if enabled.contains(id) { return ("enabled already ([plugins] enable lists '\(id)')", false) }
+    do {
+      try appendToLine(line, of: path, ", \(id)")
+    } catch {
+      return (
+        "could not add '\(id)' to [plugins] enable in \(path):\(line) (\(error)); "
+          + "add it there yourself and run 'grow reload'", false
+      )
+    }
+    return ("added '\(id)' to [plugins] enable in \(path):\(line)", true)
+  }
+
+  /// Appends `text` to line `number` of the file (before an inline ` ;` comment), written
+  /// atomically with the file's permissions kept.
+  private static func appendToLine(_ number: Int, of path: String, _ text: String) throws {
+    let contents = try String(contentsOfFile: path, encoding: .utf8)
+    var lines = contents.components(separatedBy: "\n")
+    guard number >= 1, number <= lines.count else { throw CocoaError(.fileReadCorruptFile) }
+    var line = lines[number - 1]
+    let comment = line.range(of: " ;")?.lowerBound ?? line.endIndex
+    var value = String(line[..<comment])
+    while value.last == " " || value.last == "\t" || value.last == "\r" { value.removeLast() }
+    line = value + text + line[comment...].replacingOccurrences(of: "\r", with: "")
+    lines[number - 1] = line
+    let attributes = try FileManager.default.attributesOfItem(atPath: path)
+    try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    if let permissions = attributes[.posixPermissions] {
+      try FileManager.default.setAttributes([.posixPermissions: permissions], ofItemAtPath: path)
+    }
+  }
+
+  /// A running daemon reads config.ini again (finding the new plugin, as `grow reload` does)
+  /// and, when the plugin was running already, restarts it with the new file.
+  private static func tellDaemon(
+    about installation: PluginInstallation, report: inout InstallReport
+  ) throws(CLIError) {
+    // No session bus, or no daemon on it: it finds the plugin when it starts.
+    guard let client = try? Client(), client.daemonIsRunning() else { return }
+    report.daemonRunning = true
+    let id = installation.id
+    report.daemonChanges = try reloadConfiguration(client)
+    let restarted = report.daemonChanges.contains {
+      $0.hasPrefix("started plugin '\(id)'") || $0.hasPrefix("restarted plugin '\(id)'")
+    }
+    if !restarted {
+      try client.call("Reload", [.string(id)], interface: GrowBusAPI.pluginsInterface)
+      report.daemonChanges.append("restarted plugin '\(id)' with the installed file")
+    }
+    // An external plugin's first start takes a moment; its state settles within a second.
+    let deadline = Date().addingTimeInterval(3)
+    repeat {
+      let reply = try client.call("List", interface: GrowBusAPI.pluginsInterface)
+      guard case .array(_, let items)? = reply.first else { break }
+      let plugin = items.compactMap(\.vardictEntries).map(PluginReport.init).first { $0.id == id }
+      report.state = plugin?.state
+      report.error = plugin?.error
+      if plugin?.state == "running" || plugin?.state == "failed" { break }
+      Thread.sleep(forTimeInterval: 0.1)
+    } while Date() < deadline
   }
 }

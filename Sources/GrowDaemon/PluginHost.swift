@@ -531,14 +531,22 @@ public final class PluginHost {
     public var problem: String?
   }
 
-  /// The libraries found on disk, by id; built-in directories first.
+  /// The libraries found on disk, by id, built-in directories first; and in the user
+  /// directories the programs named `grow-plugin-ID` (what `grow plugin install` puts there),
+  /// which run as if `[plugin.ID] exec` named them.
   static func discover(in directories: PluginDirectories) -> [String: Source] {
     var found: [String: Source] = [:]
     let scan = { (directory: String, builtIn: Bool) in
       let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
       for name in names.sorted() {
-        guard let id = PluginLibrary.id(fromFileName: name), found[id] == nil else { continue }
         let path = (directory as NSString).appendingPathComponent(name)
+        if !builtIn, let id = PluginLibrary.id(fromProgramName: name),
+          name == PluginLibrary.programName(for: id), found[id] == nil
+        {
+          found[id] = .executable(arguments: [path])
+          continue
+        }
+        guard let id = PluginLibrary.id(fromFileName: name), found[id] == nil else { continue }
         found[id] =
           builtIn && Self.builtInIDs.contains(id) ? .builtIn(path: path) : .library(path: path)
       }

@@ -1,4 +1,5 @@
 import Foundation
+import GrowConfig
 import GrowPluginKit
 
 /// Why a plugin library could not be loaded. Each message names the file and what to do.
@@ -46,6 +47,20 @@ enum PluginLibrary {
     guard name.hasPrefix(prefix), name.hasSuffix(suffix), name.count > prefix.count + suffix.count
     else { return nil }
     return String(name.dropFirst(prefix.count).dropLast(suffix.count))
+  }
+
+  /// `grow-plugin-ID`: an external plugin's program in a user plugin directory, started
+  /// without an `exec` line (`PluginHost.discover`).
+  static func programName(for id: String) -> String { "grow-plugin-\(id)" }
+
+  /// The plugin id a program file stands for: `grow-plugin-ID`, or with an extension
+  /// (`grow-plugin-ID.py`, as `grow plugin new --python` writes it; installed without it).
+  static func id(fromProgramName name: String) -> String? {
+    let prefix = "grow-plugin-"
+    guard name.hasPrefix(prefix) else { return nil }
+    let rest = name.dropFirst(prefix.count)
+    let id = rest.split(separator: ".", maxSplits: 1).first.map(String.init) ?? ""
+    return ConfigSchema.isValidName(id) ? id : nil
   }
 
   /// Opens the library at `path` and returns the plugin type it describes.

@@ -17,7 +17,7 @@ public struct SessionStore {
   public static func defaultPath(
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> String {
-    XDGDirectories(environment: environment).growState + "/session.json"
+    XDGDirectories(environment: environment).sessionFile
   }
 
   enum LoadError: Error, CustomStringConvertible {

@@ -277,6 +277,8 @@ final class TimerService {
         case .unknownCard: GrowBusAPI.ErrorName.unknownCard
         case .invalidState: GrowBusAPI.ErrorName.invalidState
         case .invalidArgument: GrowBusAPI.ErrorName.invalidArgument
+        // TimerError is not frozen (Sources/GrowKit/GrowCore/TimerError.swift).
+        @unknown default: BusError.failed
         }
       throw BusError(name: name, message: error.description)
     }

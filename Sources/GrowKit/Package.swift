@@ -6,6 +6,19 @@
 // executable and each plugin link (Tests/GrowDaemonTests/PluginHostTests.swift loads them so).
 import PackageDescription
 
+// Library evolution: plugins are built against the installed SDK (PREFIX/lib/grow/swift: the
+// .swiftinterface files of these modules) and keep loading after GrowKit is rebuilt with added
+// fields, cases and methods (docs/writing-plugins.md, "The ABI promise"). Always on, so the
+// debug build the tests install is the same kind of library as a release install. The module
+// GrowConfig has a type GrowConfig, so the interface must alias module names to stay
+// parseable.
+let resilient: [SwiftSetting] = [
+  .unsafeFlags([
+    "-enable-library-evolution", "-emit-module-interface",
+    "-Xfrontend", "-alias-module-names-in-module-interface",
+  ])
+]
+
 let package = Package(
   name: "GrowKit",
   products: [
@@ -26,22 +39,30 @@ let package = Package(
     .systemLibrary(name: "CLinux", path: "CLinux"),
 
     // Core: the timer, its events and the typed bus. Foundation only, no C libraries.
-    .target(name: "GrowCore", path: "GrowCore"),
+    .target(name: "GrowCore", path: "GrowCore", swiftSettings: resilient),
     // config.ini, read with libinih.
-    .target(name: "GrowConfig", dependencies: ["GrowCore", "CInih"], path: "GrowConfig"),
+    .target(
+      name: "GrowConfig", dependencies: ["GrowCore", "CInih"], path: "GrowConfig",
+      swiftSettings: resilient),
     // The event loop as a service (`EventLoop`): descriptor readiness (one epoll, one
     // DispatchSource), alarms and clocks. GrowCore for `TimeSource`, which it extends.
-    .target(name: "GrowLoop", dependencies: ["CLinux", "GrowCore"], path: "GrowLoop"),
+    .target(
+      name: "GrowLoop", dependencies: ["CLinux", "GrowCore"], path: "GrowLoop",
+      swiftSettings: resilient),
     // libdbus on the daemon's event loop.
     // GrowCore for its text helpers (shortened names in error messages).
-    .target(name: "GrowDBus", dependencies: ["CDBus", "GrowCore", "GrowLoop"], path: "GrowDBus"),
+    .target(
+      name: "GrowDBus", dependencies: ["CDBus", "GrowCore", "GrowLoop"], path: "GrowDBus",
+      swiftSettings: resilient),
     // What a plugin author sees.
     .target(
       name: "GrowPluginKit", dependencies: ["GrowCore", "GrowConfig", "GrowLoop", "GrowDBus"],
-      path: "GrowPluginKit"),
+      path: "GrowPluginKit", swiftSettings: resilient),
+    // Installed with the SDK (its interface beside GrowKit's) so that a plugin's own tests
+    // can use it: built with library evolution too.
     .target(
       name: "GrowPluginTesting",
       dependencies: ["GrowCore", "GrowConfig", "GrowLoop", "GrowPluginKit"],
-      path: "GrowPluginTesting"),
+      path: "GrowPluginTesting", swiftSettings: resilient),
   ]
 )

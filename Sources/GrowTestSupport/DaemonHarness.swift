@@ -36,11 +36,15 @@ public final class DaemonHarness {
     bus.environment["XDG_DATA_HOME", default: ""] + "/grow/plugins"
   }
 
-  /// Copies a built library into the plugin directory as plugin `id`.
+  /// Copies a library into the plugin directory as plugin `id`: a fixture
+  /// (`libgrowtest-*.so`, from `FixturePlugins`) or one of the build (`libGrowKit.so`).
   public func installPlugin(library: String, as id: String, mode: Int = 0o755) throws {
     try FileManager.default.createDirectory(
       atPath: pluginDirectory, withIntermediateDirectories: true)
-    let source = (Binaries.grow as NSString).deletingLastPathComponent + "/" + library
+    let source =
+      library.hasPrefix("libgrowtest-")
+      ? try FixturePlugins.library(library)
+      : (Binaries.grow as NSString).deletingLastPathComponent + "/" + library
     let target = pluginDirectory + "/libgrow-plugin-\(id).so"
     try? FileManager.default.removeItem(atPath: target)
     try FileManager.default.copyItem(atPath: source, toPath: target)

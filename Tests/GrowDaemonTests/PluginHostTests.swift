@@ -26,6 +26,29 @@ import Testing
     }
   }
 
+  /// What `grow plugin install` puts in the plugin directory: a program named
+  /// `grow-plugin-ID` runs as if `[plugin.ID] exec` named it; one with an extension is a
+  /// project file, not a plugin; an `exec` line wins over a program found.
+  @Test func programsNamedGrowPluginIDInThePluginDirectoryRunAsExternalPlugins() throws {
+    let harness = try DaemonHarness(
+      config: "[plugin.other]\nexec = /bin/cat\n", startDaemon: false,
+      environment: ["DISPLAY": ""])
+    let directory = harness.pluginDirectory
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    for name in ["grow-plugin-found", "grow-plugin-source.py", "grow-plugin-other"] {
+      try "#!/bin/sh\nexec cat >/dev/null\n".write(
+        toFile: directory + "/" + name, atomically: true, encoding: .utf8)
+      chmod(directory + "/" + name, 0o755)
+    }
+    try harness.start()
+    let plugins = try harness.plugins()
+    #expect(plugins["found"]?["source"] == "executable")
+    #expect(plugins["found"]?["location"] == directory + "/grow-plugin-found")
+    #expect(plugins["found"]?["state"] == "running", "\(plugins)")
+    #expect(plugins["source"] == nil)
+    #expect(plugins["other"]?["location"] == "/bin/cat")
+  }
+
   @Test func aDisabledPluginIsNotEvenLoaded() throws {
     let harness = try DaemonHarness(
       config: """

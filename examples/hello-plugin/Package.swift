@@ -13,7 +13,8 @@ let package = Package(
     .library(name: "grow-plugin-hello", type: .dynamic, targets: ["HelloPlugin"])
   ],
   dependencies: [
-    // Point this at your Grow checkout (or an installed copy of Sources/GrowKit).
+    // Inside Grow's source tree. Outside it, build against the installed SDK instead
+    // (PREFIX/lib/grow/swift; docs/writing-plugins.md shows the Package.swift).
     .package(path: "../../Sources/GrowKit")
   ],
   targets: [

@@ -1,6 +1,6 @@
 // The only file in GrowConfig that touches C: libinih and the POSIX file calls. Everything
 // it hands back is plain Swift values; no pointer leaves this file.
-import CInih
+internal import CInih
 
 #if canImport(Glibc)
   import Glibc

@@ -2,7 +2,7 @@ import Foundation
 import GrowCore
 
 /// The kinds of section config.ini has.
-public enum ConfigSectionKind: String, Sendable, CaseIterable {
+@frozen public enum ConfigSectionKind: String, Sendable, CaseIterable {
   case timer = "timer"
   /// `[card.NAME]`: one card; it inherits from `[timer]` whatever it leaves out.
   case card = "card.NAME"
@@ -12,7 +12,7 @@ public enum ConfigSectionKind: String, Sendable, CaseIterable {
 }
 
 /// What a key's value must look like.
-public enum ConfigValueKind: Sendable, Equatable {
+@frozen public enum ConfigValueKind: Sendable, Equatable {
   /// `25m`, `90s`, `1h30m`; at least `minimum` seconds.
   case duration(minimum: TimeInterval)
   /// A duration, or `0`/`none` for no goal.

@@ -23,6 +23,9 @@ public struct GrowConfig: Sendable, Equatable {
   public var deck: CardDeck
   /// The plugin ids of `[plugins] enable`, in order; nil when the key is absent.
   public var enabledPlugins: [String]?
+  /// The line of `[plugins] enable`; nil when the key is absent (`grow plugin install` adds
+  /// an id there).
+  public var enabledPluginsLine: Int?
   /// `[plugin.ID]` sections by id: `"notify"` holds `[plugin.notify]`.
   public var pluginSections: [String: ConfigSection]
   /// The file these settings came from; nil when running on the defaults.
@@ -347,17 +350,23 @@ private struct ConfigBuilder {
     }
 
     var enabled: [String]?
+    var enabledLine: Int?
     if let plugins {
       for entry in plugins.entries {
-        if case .names(let ids) = value(of: entry, in: plugins, kind: .plugins) { enabled = ids }
+        if case .names(let ids) = value(of: entry, in: plugins, kind: .plugins) {
+          enabled = ids
+          enabledLine = entry.line
+        }
       }
     }
 
     problems += GrowConfig.pluginProblems(
       sections: pluginSections, enabled: enabled, cards: cardNames, declared: pluginSettings)
-    return GrowConfig(
+    var config = GrowConfig(
       deck: CardDeck(cards: deck, defaultCardName: defaultName), enabledPlugins: enabled,
       pluginSections: pluginSections, path: path, sleepLimit: sleepLimit, warnings: warnings)
+    config.enabledPluginsLine = enabledLine
+    return config
   }
 
   /// `card.math` → ("card", "math"); `timer` → ("timer", nil).

@@ -85,7 +85,8 @@ public enum DurationText {
 }
 
 /// Why a duration could not be read.
-public enum DurationError: Error, Equatable, CustomStringConvertible {
+/// Frozen: callers name each reason (docs/writing-plugins.md, "The ABI promise").
+@frozen public enum DurationError: Error, Equatable, CustomStringConvertible {
   case empty
   case malformed(String)
   case tooLong(String)

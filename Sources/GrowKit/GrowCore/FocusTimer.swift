@@ -334,7 +334,7 @@ public final class FocusTimer {
   }
 
   /// What `restore` made of a saved session.
-  public enum RestoreResult: Equatable, Sendable {
+  @frozen public enum RestoreResult: Equatable, Sendable {
     /// The session goes on, at the phase real time has reached.
     case resumed
     /// Its phase ended more than the maximum age ago: the session was closed.

@@ -1,7 +1,9 @@
 import Foundation
 
 /// The three kinds of phase in the focus cycle.
-public enum PhaseKind: String, Sendable, Codable, CaseIterable {
+/// Frozen: the cycle has these kinds for good, so the daemon and plugins switch over them
+/// without `@unknown default` (see "The ABI promise" in docs/writing-plugins.md).
+@frozen public enum PhaseKind: String, Sendable, Codable, CaseIterable {
   case focus
   case shortBreak = "short-break"
   case longBreak = "long-break"
@@ -19,7 +21,8 @@ public enum PhaseKind: String, Sendable, Codable, CaseIterable {
 }
 
 /// How a phase ended.
-public enum PhaseOutcome: String, Sendable, Codable {
+/// Frozen, like `PhaseKind`: a phase runs out, is skipped or is stopped.
+@frozen public enum PhaseOutcome: String, Sendable, Codable {
   /// Ran until its deadline.
   case completed
   /// Ended early with `skip`; the cycle moved on.

@@ -1,4 +1,6 @@
 /// Why a timer command was refused. The messages are shown to people as they are.
+/// Not frozen: typed throws of a frozen enum through a resilient protocol requirement crashed
+/// (Tests/GrowFuzzTests, ExternalPlugin.respond); switch over it with `@unknown default`.
 public enum TimerError: Error, Equatable, CustomStringConvertible {
   case unknownCard(String, known: [String])
   case invalidState(String)

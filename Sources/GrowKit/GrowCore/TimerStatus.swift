@@ -3,7 +3,7 @@ import Foundation
 /// What the timer is doing, as the D-Bus API, the CLI and status bars show it.
 public struct TimerStatus: Sendable, Equatable, Codable {
   /// `idle`, `waiting`, `focus`, `short-break` or `long-break`.
-  public enum State: String, Sendable, Codable {
+  @frozen public enum State: String, Sendable, Codable {
     case idle
     /// A phase ended and the card does not start the next one by itself: `next` names the
     /// phase that `resume` starts.

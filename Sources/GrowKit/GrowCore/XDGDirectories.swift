@@ -31,6 +31,9 @@ public struct XDGDirectories: Sendable, Equatable {
   public var growData: String { dataHome + "/grow" }
   /// Grow's folder in the config directory: config.ini.
   public var growConfig: String { configHome + "/grow" }
+  /// The running session the daemon keeps (SessionStore), beside which the phases not yet
+  /// in the history wait (PendingPhases).
+  public var sessionFile: String { growState + "/session.json" }
 
   private func base(_ variable: String, _ fallback: String) -> String {
     if let value = environment[variable], value.hasPrefix("/") {

@@ -1,4 +1,4 @@
-import CDBus
+internal import CDBus
 
 /// Moves `BusValue`s in and out of libdbus message iterators.
 ///

@@ -1,4 +1,4 @@
-import CDBus
+internal import CDBus
 import Glibc
 
 /// A D-Bus message: a method call, a reply, an error or a signal.

@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 import Glibc
 
 /// The three Linux clocks at one instant, in seconds.

@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 import Dispatch
 import Glibc
 

@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 import Dispatch
 import Foundation
 import Glibc
@@ -7,7 +7,7 @@ import Glibc
 public enum ProcessDescriptor {
   /// A descriptor that becomes readable when process `pid` exits (pidfd_open, Linux 5.3+), or
   /// nil with `errno` set.
-  public static func open(_ pid: pid_t) -> Int32? {
+  public static func open(_ pid: Glibc.pid_t) -> Int32? {
     let descriptor = clinux_pidfd_open(pid)
     return descriptor >= 0 ? descriptor : nil
   }
@@ -29,9 +29,9 @@ public enum ProcessLauncher {
   @MainActor
   public static func launch(
     _ program: Int32, arguments: [String], environment: [String],
-    standardStreams: (input: Int32, output: Int32, error: Int32), umask: mode_t?,
+    standardStreams: (input: Int32, output: Int32, error: Int32), umask: Glibc.mode_t?,
     defaultSignals: [Int32], deathSignal: Int32
-  ) throws(Failure) -> pid_t {
+  ) throws(Failure) -> Glibc.pid_t {
     // Everything the child needs is allocated before fork: it may not call malloc.
     let argv = arguments.map { strdup($0) } + [nil]
     let envp = environment.map { strdup($0) } + [nil]

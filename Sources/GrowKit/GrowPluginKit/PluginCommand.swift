@@ -2,7 +2,8 @@ import Foundation
 
 /// One command an external plugin sends on its stdout: a JSON object on one line, such as
 /// `{"command":"extend","seconds":300}` (protocol v1, docs/plugin-protocol.md).
-public enum PluginCommand: Equatable, Sendable {
+/// Frozen: a new command is a new plugin API version (docs/writing-plugins.md, "The ABI promise").
+@frozen public enum PluginCommand: Equatable, Sendable {
   case pause, resume, toggle, skip, stop
   /// `{"command":"start","card":"math"}`; without `card`, the default card.
   case start(card: String?)

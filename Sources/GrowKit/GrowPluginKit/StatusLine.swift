@@ -48,7 +48,7 @@ public struct StatusSnapshot: Sendable, Equatable {
 }
 
 /// The states a bar tells apart, each with its own icon, text and (for waybar) CSS class.
-public enum DisplayState: String, Sendable, CaseIterable {
+@frozen public enum DisplayState: String, Sendable, CaseIterable {
   case focus
   case shortBreak = "short-break"
   case longBreak = "long-break"

@@ -5,7 +5,7 @@ import GrowPluginKit
 /// Test fixture: a plugin whose handler never returns once the event named by its `hang-on`
 /// key arrives (`phase-paused` unless told otherwise). It sleeps rather than spins, as a
 /// handler stuck on a lock or a blocking call would, so the machine stays usable while the
-/// daemon's loop is stuck in it. The soak's plugin-hang rounds use it (Sources/GrowSoak).
+/// daemon's loop is stuck in it. The soak's plugin-hang rounds use it (Tools/GrowSoak).
 public final class HangsInHandlerPlugin: GrowPlugin {
   public static let id = "hangs-in-handler"
 

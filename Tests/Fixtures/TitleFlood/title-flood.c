@@ -1,4 +1,4 @@
-/* title-flood: a hostile X client for the soak (Sources/GrowSoak/StressFaults.swift).
+/* title-flood: a hostile X client for the soak (Tools/GrowSoak/StressFaults.swift).
  *
  * Maps a window of class "soakflood", prints its id, waits for a line on stdin, then
  * retitles the window as fast as the X server takes it (XStoreName, XSync every 50) until

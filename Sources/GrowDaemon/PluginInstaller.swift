@@ -1,0 +1,203 @@
+import Foundation
+import GrowCore
+import GrowPluginKit
+
+/// Why `grow plugin install` installed nothing. Each message names the path and what to do.
+public enum PluginInstallError: Error, Equatable, CustomStringConvertible {
+  case notFound(path: String)
+  /// A directory with no built library and no program in it.
+  case nothingToInstall(directory: String, reason: String)
+  /// A file that is neither `libgrow-plugin-ID.so` nor a program named `grow-plugin-ID`.
+  case notAPlugin(path: String, reason: String)
+  /// A library the daemon would refuse (no entry point, another API version, wrong id).
+  case wouldNotLoad(PluginLoadError)
+  /// The file, or a directory on the way to it or to the plugin directory, is unsafe
+  /// (`TrustedFile`'s rules, the same as at load).
+  case untrusted(path: String, reason: String)
+  case builtInID(String)
+  case cannotWrite(path: String, reason: String)
+
+  public var description: String {
+    switch self {
+    case .notFound(let path): "\(path): no such file or directory"
+    case .nothingToInstall(let directory, let reason):
+      "nothing to install in \(directory): \(reason)"
+    case .notAPlugin(let path, let reason): "\(path) is not a Grow plugin: \(reason)"
+    case .wouldNotLoad(let error): error.description
+    case .untrusted(let path, let reason): "refusing to install \(path): \(reason)"
+    case .builtInID(let id):
+      "'\(id)' is the id of a built-in plugin, which would be loaded instead; "
+        + "give your plugin another id"
+    case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
+    }
+  }
+}
+
+/// What `grow plugin install` put where.
+public struct PluginInstallation: Sendable, Equatable {
+  public enum Kind: String, Sendable {
+    case library
+    case executable
+  }
+  public var id: String
+  public var kind: Kind
+  /// The file that was copied.
+  public var source: String
+  /// Where the daemon finds it now.
+  public var destination: String
+  /// An earlier version was there and was replaced.
+  public var replaced: Bool
+}
+
+/// Puts a plugin where the daemon finds it (the last of `PluginDirectories.user`,
+/// `$XDG_DATA_HOME/grow/plugins`), after the checks the daemon makes when it loads one:
+/// `TrustedFile` for the file and every directory on the way, and for a library
+/// `PluginLibrary.load` (entry point, API version, id). A file that fails them is not copied,
+/// and nothing already installed is touched.
+@MainActor
+public enum PluginInstaller {
+  /// Installs `path`: a library `libgrow-plugin-ID.so`, a program `grow-plugin-ID[.EXT]`, a
+  /// Swift package directory (its newest `.build/*/libgrow-plugin-ID.so`) or a directory with
+  /// one such program in it (what `grow plugin new --python` writes).
+  public static func install(_ path: String, into directory: String) throws(PluginInstallError)
+    -> PluginInstallation
+  {
+    let file = try locate(path)
+    let name = (file as NSString).lastPathComponent
+    let kind: PluginInstallation.Kind
+    let id: String
+    if let libraryID = PluginLibrary.id(fromFileName: name) {
+      (kind, id) = (.library, libraryID)
+    } else if let programID = PluginLibrary.id(fromProgramName: name) {
+      (kind, id) = (.executable, programID)
+    } else {
+      throw .notAPlugin(
+        path: file,
+        reason: "its name is neither \(PluginLibrary.fileName(for: "ID")) (a Swift plugin) nor "
+          + "\(PluginLibrary.programName(for: "ID")) (a program)")
+    }
+    guard !PluginHost.builtInIDs.contains(id) else { throw .builtInID(id) }
+    do {
+      _ = try TrustedFile.open(file)
+    } catch {
+      throw .untrusted(path: file, reason: error.description)
+    }
+    switch kind {
+    case .library:
+      do {
+        _ = try PluginLibrary.load(path: file, expectedID: id)
+      } catch {
+        throw .wouldNotLoad(error)
+      }
+    case .executable:
+      try checkProgram(at: file)
+    }
+    let destinationName =
+      kind == .library ? PluginLibrary.fileName(for: id) : PluginLibrary.programName(for: id)
+    let destination = directory + "/" + destinationName
+    let replaced = FileManager.default.fileExists(atPath: destination)
+    try copy(file, to: destination)
+    return PluginInstallation(
+      id: id, kind: kind, source: file, destination: destination, replaced: replaced)
+  }
+
+  /// The file `path` stands for.
+  private static func locate(_ path: String) throws(PluginInstallError) -> String {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      throw .notFound(path: path)
+    }
+    let absolute =
+      (path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path)
+    let full = (absolute as NSString).standardizingPath
+    guard isDirectory.boolValue else { return full }
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: full)) ?? []
+    if entries.contains("Package.swift") {
+      // The newest build, release or debug: the one just made.
+      let built = ["release", "debug"].flatMap { configuration in
+        let build = full + "/.build/" + configuration
+        return ((try? FileManager.default.contentsOfDirectory(atPath: build)) ?? [])
+          .filter { PluginLibrary.id(fromFileName: $0) != nil }.map { build + "/" + $0 }
+      }
+      let newest = built.max { modified($0) < modified($1) }
+      guard let newest else {
+        throw .nothingToInstall(
+          directory: full,
+          reason: "no \(PluginLibrary.fileName(for: "ID")) built yet; run "
+            + "'swift build --package-path \(path)' first")
+      }
+      return newest
+    }
+    let programs = entries.filter { PluginLibrary.id(fromProgramName: $0) != nil }.sorted()
+    guard programs.count == 1 else {
+      throw .nothingToInstall(
+        directory: full,
+        reason: programs.isEmpty
+          ? "neither a Swift package (Package.swift) nor a program named "
+            + PluginLibrary.programName(for: "ID")
+          : "several programs (\(programs.joined(separator: ", "))); name the one to install")
+    }
+    return full + "/" + programs[0]
+  }
+
+  private static func modified(_ path: String) -> Date {
+    ((try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date)
+      ?? .distantPast
+  }
+
+  /// A program the daemon can start: executable, and an ELF binary or a `#!` script.
+  private static func checkProgram(at path: String) throws(PluginInstallError) {
+    guard access(path, X_OK) == 0 else {
+      throw .notAPlugin(path: path, reason: "it is not executable; run 'chmod +x \(path)'")
+    }
+    let start = Array((FileHandle(forReadingAtPath: path)?.readData(ofLength: 4)) ?? Data())
+    let isScript = start.starts(with: Array("#!".utf8))
+    let isELF = start == [0x7f] + Array("ELF".utf8)
+    guard isScript || isELF else {
+      throw .notAPlugin(
+        path: path, reason: "a program must be a binary or a script starting with '#!'")
+    }
+  }
+
+  /// Copies `source` beside `destination` and renames it into place, so the daemon never
+  /// sees half a file and a failure leaves what was there. The copy is checked as the daemon
+  /// will check it (the plugin directory and every directory above it) before the rename.
+  private static func copy(_ source: String, to destination: String)
+    throws(PluginInstallError)
+  {
+    let directory = (destination as NSString).deletingLastPathComponent
+    do {
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw .cannotWrite(path: directory, reason: error.localizedDescription)
+    }
+    let temporary = directory + "/.installing-" + (destination as NSString).lastPathComponent
+    unlink(temporary)
+    do {
+      try FileManager.default.copyItem(atPath: source, toPath: temporary)
+      guard chmod(temporary, 0o755) == 0 else {
+        throw PluginInstallError.cannotWrite(
+          path: temporary, reason: String(cString: strerror(errno)))
+      }
+    } catch let error as PluginInstallError {
+      unlink(temporary)
+      throw error
+    } catch {
+      unlink(temporary)
+      throw .cannotWrite(path: temporary, reason: error.localizedDescription)
+    }
+    do {
+      _ = try TrustedFile.open(temporary)
+    } catch {
+      unlink(temporary)
+      throw .untrusted(path: destination, reason: error.description)
+    }
+    guard rename(temporary, destination) == 0 else {
+      let reason = String(cString: strerror(errno))
+      unlink(temporary)
+      throw .cannotWrite(path: destination, reason: reason)
+    }
+  }
+}

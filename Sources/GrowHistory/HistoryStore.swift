@@ -215,20 +215,38 @@ public final class HistoryStore {
   public func phases(days: ClosedRange<LocalDay>? = nil, card: String? = nil)
     throws(HistoryError) -> [PhaseRecord]
   {
+    var phases: [PhaseRecord] = []
+    try eachPhase(days: days, card: card) { phases.append($0) }
+    return phases
+  }
+
+  /// Hands `body` the phases `phases(days:card:)` returns, one at a time as SQLite reads them,
+  /// so that an export of the whole history takes no more memory than one of a day. The kept
+  /// phases the database lacks (`pendingPath`) come in their place in the order.
+  public func eachPhase(
+    days: ClosedRange<LocalDay>? = nil, card: String? = nil, _ body: (PhaseRecord) -> Void
+  ) throws(HistoryError) {
     let (filter, values) = Self.filter(days: days, card: card)
-    let recorded = try database.query(
+    var waiting = try keptButNotRecorded().filter { phase in
+      days.map { $0.contains(phase.day) } ?? true && card.map { $0 == phase.card } ?? true
+    }.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }[...]
+    try database.forEachRow(
       """
       SELECT id, card, kind, planned_seconds, actual_seconds, started_at, start_offset,
         ended_at, end_offset, outcome, pause_count, paused_seconds, away_seconds, intention,
         (SELECT count(*) FROM distractions WHERE phase_id = phases.id),
         (SELECT total(seconds) FROM distractions WHERE phase_id = phases.id)
       FROM phases \(filter) ORDER BY started_at, id
-      """, values, Self.readPhase)
-    let waiting = try keptButNotRecorded().filter { phase in
-      days.map { $0.contains(phase.day) } ?? true && card.map { $0 == phase.card } ?? true
+      """, values
+    ) { row in
+      let phase = Self.readPhase(row)
+      while let kept = waiting.first, (kept.startedAt, kept.id) < (phase.startedAt, phase.id) {
+        body(kept)
+        waiting.removeFirst()
+      }
+      body(phase)
     }
-    guard !waiting.isEmpty else { return recorded }
-    return (recorded + waiting).sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+    for kept in waiting { body(kept) }
   }
 
   /// The kept phases (`pendingPath`) the database does not have yet; their id is 0.

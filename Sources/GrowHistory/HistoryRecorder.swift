@@ -130,10 +130,13 @@ public final class HistoryRecorder {
   public func today() -> DayActivity { todayAtStart }
 
   /// Hands the writer the phases an earlier daemon kept, after `FocusTimer.restore` has asked
-  /// `recordedEnd` (which reads at once, and must not wait behind a write).
+  /// `recordedEnd` (which reads at once, and must not wait behind a write), then has the
+  /// streak read behind them (every day's row: off the loop, and after start-up, so that
+  /// neither waits for it).
   public func startWriting() {
     let kept = takeKeptAtStart()
     if !kept.isEmpty { writer.submit(kept) }
+    reread()
   }
 
   private func takeKeptAtStart() -> [PendingPhase] {
@@ -341,8 +344,8 @@ public final class HistoryRecorder {
 
   /// Today's figures from the history and the kept phases it lacks (one row, so start-up
   /// does not grow with the history); notices kept phases the history confirmed once and no
-  /// longer has (a lost write-ahead log). The streak is read off the loop right after
-  /// (`reread`), and announced with today's figures when it is in.
+  /// longer has (a lost write-ahead log). The streak is read off the loop once the daemon
+  /// owns its name (`startWriting`), and announced with today's figures when it is in.
   private func readAtStart() {
     let kept = pending.phases
     let today = LocalDay(clock(), in: timeZone())
@@ -386,9 +389,6 @@ public final class HistoryRecorder {
     }
     todayAtStart = activity
     figures = TodayAndStreak(today: today, activity: activity, goal: dailyGoal())
-    // Queued before the kept phases are handed over (startWriting), so they are counted here
-    // and not again when written.
-    reread(adding: missing.map(\.phase))
   }
 }
 

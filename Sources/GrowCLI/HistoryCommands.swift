@@ -24,11 +24,21 @@ extension Commands {
   private static func listHistory(_ arguments: Arguments) throws(CLIError) {
     try expect(arguments, atMost: 0, "history")
     let days = arguments.flag("all") ? nil : try dayRange(arguments, defaultDays: 7)
+    let export: HistoryExportStream.Format? =
+      arguments.flag("json") ? .json : arguments.flag("csv") ? .csv : nil
+    if let export {
+      // Row by row as SQLite reads them: forty years take the memory of a day.
+      try withHistory { store throws(HistoryError) in
+        let stream = HistoryExportStream(format: export, flush: sayBytes)
+        try store.eachPhase(days: days, card: arguments.value("card")) { stream.add($0) }
+        stream.finish()
+      }
+      if export == .json { say("") }
+      return
+    }
     let phases = try withHistory { store throws(HistoryError) in
       try store.phases(days: days, card: arguments.value("card"))
     }
-    if arguments.flag("json") { return say(HistoryExport.json(phases)) }
-    if arguments.flag("csv") { return sayExactly(HistoryExport.csv(phases)) }
     guard !phases.isEmpty else {
       return say(
         "no phases recorded" + (days.map { " from \($0.lowerBound) to \($0.upperBound)" } ?? ""))

@@ -9,11 +9,13 @@ import Glibc
 func say(_ text: String) { sayExactly(text + "\n") }
 
 /// Writes `text` as it is, for output that carries its own line ends (CSV's CRLF).
-func sayExactly(_ text: String) {
-  var bytes = Array(text.utf8)
+func sayExactly(_ text: String) { sayBytes(Array(text.utf8)) }
+
+/// Writes `bytes` as they are (an export streams its rows through here in blocks).
+func sayBytes(_ bytes: [UInt8]) {
   var offset = 0
   while offset < bytes.count {
-    let written = bytes.withUnsafeMutableBytes { buffer in
+    let written = bytes.withUnsafeBytes { buffer in
       write(1, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
     }
     if written < 0, errno == EINTR { continue }

@@ -16,8 +16,8 @@ extension Commands {
       let phases = try store.phases(days: days)
       let statistics = HistoryStatistics(
         from: days.lowerBound, to: days.upperBound, card: nil, phases: phases,
-        distractions: try store.distractions(days: days), daily: try store.dailyActivity(),
-        goal: dailyGoal(), today: LocalDay.today())
+        distractions: try store.distractions(days: days),
+        figures: try store.todayAndStreak(goal: dailyGoal(), today: LocalDay.today()))
       return SVGReport(statistics: statistics, phases: phases)
     }
     do {

@@ -19,7 +19,7 @@ extension Commands {
         from: days.lowerBound, to: days.upperBound, card: card,
         phases: try store.phases(days: days, card: card),
         distractions: try store.distractions(days: days, card: card),
-        daily: try store.dailyActivity(), goal: dailyGoal(), today: LocalDay.today())
+        figures: try store.todayAndStreak(goal: dailyGoal(), today: LocalDay.today()))
     }
     if arguments.flag("json") { return say(HistoryExport.json(statistics)) }
     if arguments.flag("csv") { return sayExactly(HistoryExport.csv(statistics)) }

@@ -219,7 +219,10 @@ public final class Daemon {
 
   /// Takes up the session a crashed daemon left, then keeps the file current.
   private func resumeSavedSession() {
-    guard let sessions else { return }
+    guard let sessions else {
+      history?.startWriting()
+      return
+    }
     do {
       if let saved = try sessions.load() {
         history?.resume(saved.runningPhase, intention: saved.intention)

@@ -67,22 +67,25 @@ public struct ExportedPhase: Sendable, Equatable, Codable {
 public enum HistoryExport {
   /// `2026-03-08T01:30:00-05:00`: the wall-clock time and its offset from UTC.
   public static func timestamp(_ instant: Date, offset: Int) -> String {
-    let local = Int((instant.timeIntervalSince1970 + Double(offset)).rounded(.down))
-    let day = LocalDay(number: Int((Double(local) / 86_400).rounded(.down)))
-    let second = local - day.number * 86_400
-    let sign = offset < 0 ? "-" : "+"
-    let zone = String(format: "%@%02d:%02d", sign, abs(offset) / 3600, abs(offset) % 3600 / 60)
-    return day.text
-      + String(format: "T%02d:%02d:%02d", second / 3600, second % 3600 / 60, second % 60) + zone
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(25)
+    ExportBytes.appendTimestamp(instant, offset: offset, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
   }
 
-  /// One JSON document: an array of phases.
-  public static func json(_ phases: [PhaseRecord]) -> String {
-    encode(phases.map(ExportedPhase.init))
-  }
+  /// One JSON document: an array of phases (what `HistoryExportStream` writes).
+  public static func json(_ phases: [PhaseRecord]) -> String { whole(.json, phases) }
 
-  public static func csv(_ phases: [PhaseRecord]) -> String {
-    csv(header: ExportedPhase.csvHeader, rows: phases.map { ExportedPhase($0).csvFields })
+  public static func csv(_ phases: [PhaseRecord]) -> String { whole(.csv, phases) }
+
+  private static func whole(_ format: HistoryExportStream.Format, _ phases: [PhaseRecord])
+    -> String
+  {
+    var bytes: [UInt8] = []
+    let stream = HistoryExportStream(format: format) { bytes += $0 }
+    for phase in phases { stream.add(phase) }
+    stream.finish()
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// `grow stats --csv`: one row per day and card with focus.
@@ -103,8 +106,9 @@ public enum HistoryExport {
   }
 
   private static func quoted(_ field: String) -> String {
-    guard field.contains(where: { ",\"\r\n".contains($0) }) else { return field }
-    return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    var bytes: [UInt8] = []
+    ExportBytes.appendCSVField(field, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   static func encode(_ value: some Encodable) -> String {
@@ -112,5 +116,210 @@ public enum HistoryExport {
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     guard let data = try? encoder.encode(value) else { return "null" }
     return String(decoding: data, as: UTF8.self)
+  }
+}
+
+/// `grow history --csv` and `--json` as the rows come: each phase is formatted into a buffer
+/// of bytes (integers and timestamps by hand, no `String(format:)`, no encoder), which goes to
+/// `flush` whenever it holds `flushSize` bytes, so the memory it takes does not grow with the
+/// history. The output is the same as `ExportedPhase`'s (JSON: its keys sorted, no spaces,
+/// the escapes JSONEncoder makes; CSV: RFC 4180 with CRLF).
+public final class HistoryExportStream {
+  public enum Format: Sendable { case csv, json }
+
+  public static let flushSize = 64 * 1024
+  private let format: Format
+  private let flush: ([UInt8]) -> Void
+  private var buffer: [UInt8] = []
+  private var rows = 0
+
+  /// Starts the document (the CSV header, or JSON's opening bracket).
+  public init(format: Format, flush: @escaping ([UInt8]) -> Void) {
+    self.format = format
+    self.flush = flush
+    buffer.reserveCapacity(Self.flushSize + 4096)
+    switch format {
+    case .csv:
+      for (index, name) in ExportedPhase.csvHeader.enumerated() {
+        if index > 0 { buffer.append(UInt8(ascii: ",")) }
+        buffer += name.utf8
+      }
+      buffer += [0x0D, 0x0A]
+    case .json:
+      buffer.append(UInt8(ascii: "["))
+    }
+  }
+
+  public func add(_ phase: PhaseRecord) {
+    switch format {
+    case .csv: addCSV(phase)
+    case .json: addJSON(phase)
+    }
+    rows += 1
+    if buffer.count >= Self.flushSize {
+      flush(buffer)
+      buffer.removeAll(keepingCapacity: true)
+    }
+  }
+
+  /// Ends the document and hands over the rest.
+  public func finish() {
+    if format == .json { buffer.append(UInt8(ascii: "]")) }
+    flush(buffer)
+    buffer.removeAll(keepingCapacity: true)
+  }
+
+  private func addCSV(_ phase: PhaseRecord) {
+    ExportBytes.appendInteger(Int(phase.id), to: &buffer)
+    comma()
+    ExportBytes.appendCSVField(phase.card, to: &buffer)
+    comma()
+    buffer += phase.kind.rawValue.utf8
+    for seconds in [phase.plannedSeconds, phase.actualSeconds] {
+      comma()
+      ExportBytes.appendInteger(Int(seconds.rounded()), to: &buffer)
+    }
+    comma()
+    ExportBytes.appendTimestamp(phase.startedAt, offset: phase.startOffset, to: &buffer)
+    comma()
+    ExportBytes.appendTimestamp(phase.endedAt, offset: phase.endOffset, to: &buffer)
+    comma()
+    buffer += phase.outcome.rawValue.utf8
+    for number in [
+      phase.pauseCount, Int(phase.pausedSeconds.rounded()), Int(phase.awaySeconds.rounded()),
+      phase.distractionCount, Int(phase.distractionSeconds.rounded()),
+    ] {
+      comma()
+      ExportBytes.appendInteger(number, to: &buffer)
+    }
+    comma()
+    if let intention = phase.intention { ExportBytes.appendCSVField(intention, to: &buffer) }
+    buffer += [0x0D, 0x0A]
+  }
+
+  /// The keys in ExportedPhase's sorted order, as JSONEncoder with `.sortedKeys` writes them.
+  private func addJSON(_ phase: PhaseRecord) {
+    if rows > 0 { buffer.append(UInt8(ascii: ",")) }
+    key("{\"actual_seconds\":")
+    ExportBytes.appendInteger(Int(phase.actualSeconds.rounded()), to: &buffer)
+    key(",\"away_seconds\":")
+    ExportBytes.appendInteger(Int(phase.awaySeconds.rounded()), to: &buffer)
+    key(",\"card\":")
+    ExportBytes.appendJSONString(phase.card, to: &buffer)
+    key(",\"distraction_seconds\":")
+    ExportBytes.appendInteger(Int(phase.distractionSeconds.rounded()), to: &buffer)
+    key(",\"distractions\":")
+    ExportBytes.appendInteger(phase.distractionCount, to: &buffer)
+    key(",\"ended_at\":\"")
+    ExportBytes.appendTimestamp(phase.endedAt, offset: phase.endOffset, to: &buffer)
+    key("\",\"id\":")
+    ExportBytes.appendInteger(Int(phase.id), to: &buffer)
+    if let intention = phase.intention {
+      key(",\"intention\":")
+      ExportBytes.appendJSONString(intention, to: &buffer)
+    }
+    key(",\"kind\":\"")
+    buffer += phase.kind.rawValue.utf8
+    key("\",\"outcome\":\"")
+    buffer += phase.outcome.rawValue.utf8
+    key("\",\"paused_seconds\":")
+    ExportBytes.appendInteger(Int(phase.pausedSeconds.rounded()), to: &buffer)
+    key(",\"pauses\":")
+    ExportBytes.appendInteger(phase.pauseCount, to: &buffer)
+    key(",\"planned_seconds\":")
+    ExportBytes.appendInteger(Int(phase.plannedSeconds.rounded()), to: &buffer)
+    key(",\"started_at\":\"")
+    ExportBytes.appendTimestamp(phase.startedAt, offset: phase.startOffset, to: &buffer)
+    key("\"}")
+  }
+
+  private func comma() { buffer.append(UInt8(ascii: ",")) }
+  private func key(_ text: StaticString) {
+    text.withUTF8Buffer { buffer.append(contentsOf: $0) }
+  }
+}
+
+/// Formatting into bytes, for the export: what `String(format:)` did, without Foundation.
+enum ExportBytes {
+  static func appendInteger(_ value: Int, to bytes: inout [UInt8]) {
+    if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    let magnitude = value.magnitude
+    var divisor: UInt = 1
+    while magnitude / divisor >= 10 { divisor *= 10 }
+    repeat {
+      bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
+      divisor /= 10
+    } while divisor > 0
+  }
+
+  /// `value` in at least `width` digits, zero-padded (0 ≤ value).
+  static func appendPadded(_ value: Int, width: Int, to bytes: inout [UInt8]) {
+    var digits = 1
+    var limit = 10
+    while value >= limit {
+      digits += 1
+      limit *= 10
+    }
+    for _ in digits..<max(digits, width) { bytes.append(UInt8(ascii: "0")) }
+    appendInteger(value, to: &bytes)
+  }
+
+  /// `2026-03-08T01:30:00-05:00`.
+  static func appendTimestamp(_ instant: Date, offset: Int, to bytes: inout [UInt8]) {
+    let local = Int((instant.timeIntervalSince1970 + Double(offset)).rounded(.down))
+    let dayNumber = Int((Double(local) / 86_400).rounded(.down))
+    let (year, month, day) = LocalDay(number: dayNumber).civil
+    let second = local - dayNumber * 86_400
+    appendPadded(year, width: 4, to: &bytes)
+    bytes.append(UInt8(ascii: "-"))
+    appendPadded(month, width: 2, to: &bytes)
+    bytes.append(UInt8(ascii: "-"))
+    appendPadded(day, width: 2, to: &bytes)
+    bytes.append(UInt8(ascii: "T"))
+    appendPadded(second / 3600, width: 2, to: &bytes)
+    bytes.append(UInt8(ascii: ":"))
+    appendPadded(second % 3600 / 60, width: 2, to: &bytes)
+    bytes.append(UInt8(ascii: ":"))
+    appendPadded(second % 60, width: 2, to: &bytes)
+    bytes.append(UInt8(ascii: offset < 0 ? "-" : "+"))
+    appendPadded(abs(offset) / 3600, width: 2, to: &bytes)
+    bytes.append(UInt8(ascii: ":"))
+    appendPadded(abs(offset) % 3600 / 60, width: 2, to: &bytes)
+  }
+
+  /// RFC 4180: quoted when it holds a comma, a quote or a line break; quotes doubled.
+  static func appendCSVField(_ field: String, to bytes: inout [UInt8]) {
+    let utf8 = field.utf8
+    guard utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0D || $0 == 0x0A }) else {
+      bytes += utf8
+      return
+    }
+    bytes.append(0x22)
+    for byte in utf8 {
+      if byte == 0x22 { bytes.append(0x22) }
+      bytes.append(byte)
+    }
+    bytes.append(0x22)
+  }
+
+  /// A JSON string as JSONEncoder writes it with `.withoutEscapingSlashes`.
+  static func appendJSONString(_ text: String, to bytes: inout [UInt8]) {
+    bytes.append(0x22)
+    for byte in text.utf8 {
+      switch byte {
+      case 0x22: bytes += [0x5C, 0x22]
+      case 0x5C: bytes += [0x5C, 0x5C]
+      case 0x0A: bytes += [0x5C, UInt8(ascii: "n")]
+      case 0x0D: bytes += [0x5C, UInt8(ascii: "r")]
+      case 0x09: bytes += [0x5C, UInt8(ascii: "t")]
+      case 0x08: bytes += [0x5C, UInt8(ascii: "b")]
+      case 0x0C: bytes += [0x5C, UInt8(ascii: "f")]
+      case 0..<0x20:
+        let hex = Array("0123456789abcdef".utf8)
+        bytes += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+      default: bytes.append(byte)
+      }
+    }
+    bytes.append(0x22)
   }
 }

@@ -18,8 +18,13 @@ public struct HistoryRecorded: GrowEvent {
 /// so a locked database, a full disk or a `kill -9` delays a phase but loses none; the next
 /// daemon writes what this one could not.
 public final class HistoryRecorder {
-  /// The streak after the last recorded phase (or at start).
-  public private(set) var streak: Streak = .none
+  /// The streak now: kept up to date as phases are recorded and days pass (O(1)); read from
+  /// the history, off the loop, at start and after edits, deletes or a new daily goal.
+  public var streak: Streak {
+    figures.roll(to: LocalDay(clock(), in: timeZone()))
+    askAgainIfTheGoalChanged()
+    return figures.streak
+  }
   /// Called (on the writer's queue) when the writer has news; the loop then calls
   /// `deliverReports()`. Nothing is delivered until it is set.
   public var wake: (@Sendable () -> Void)? {
@@ -44,8 +49,13 @@ public final class HistoryRecorder {
   private var awaySeconds: TimeInterval = 0
   /// Phases kept by an earlier daemon, queued by `startWriting()`.
   private var keptAtStart: [PendingPhase]
-  /// Today's figures and the streak as the history and the kept phases give them at start.
+  /// Today's figures as the history and the kept phases give them at start.
   private var todayAtStart = DayActivity()
+  /// Today's focus and the runs of days before it (HistoryStore.todayAndStreak), updated per
+  /// recorded phase.
+  private var figures: TodayAndStreak
+  /// The goal a reread was last asked for because the daily goal changed.
+  private var rereadForGoal: TimeInterval??
   /// Called on the loop with today's figures once `reread()` has read them.
   public var todayChanged: ((DayActivity) -> Void)?
   /// How many rereads were asked for; each phase recorded since is tagged with the count
@@ -71,6 +81,7 @@ public final class HistoryRecorder {
     self.dailyGoal = dailyGoal
     self.timeZone = timeZone
     self.log = log
+    figures = TodayAndStreak(today: LocalDay(clock(), in: timeZone()), goal: dailyGoal())
     writer = HistoryWriter(path: path) { [mailbox] report in mailbox.post(report) }
     do {
       pending = try PendingPhases(path: pendingPath)
@@ -119,10 +130,13 @@ public final class HistoryRecorder {
   public func today() -> DayActivity { todayAtStart }
 
   /// Hands the writer the phases an earlier daemon kept, after `FocusTimer.restore` has asked
-  /// `recordedEnd` (which reads at once, and must not wait behind a write).
+  /// `recordedEnd` (which reads at once, and must not wait behind a write), then has the
+  /// streak read behind them (every day's row: off the loop, and after start-up, so that
+  /// neither waits for it).
   public func startWriting() {
     let kept = takeKeptAtStart()
     if !kept.isEmpty { writer.submit(kept) }
+    reread()
   }
 
   private func takeKeptAtStart() -> [PendingPhase] {
@@ -177,19 +191,34 @@ public final class HistoryRecorder {
 
   /// Reads today's figures and the streak again on the writer's queue (another program
   /// changed the history); `todayChanged` hears the result on the loop.
-  public func reread() {
+  public func reread() { reread(adding: []) }
+
+  private func reread(adding extra: [PhaseRecord]) {
     rereadRequests += 1
-    writer.reread(request: rereadRequests)
+    writer.reread(
+      request: rereadRequests, goal: dailyGoal(), today: LocalDay(clock(), in: timeZone()),
+      adding: extra)
   }
 
-  private func rereadDone(_ read: [LocalDay: DayActivity], request: Int) {
-    var daily = read
-    for (tag, phase) in recordedDuringRereads where tag >= request && phase.kind == .focus {
-      daily[phase.day, default: DayActivity()].add(phase)
+  private func rereadDone(_ read: TodayAndStreak, request: Int) {
+    var fresh = read
+    fresh.roll(to: LocalDay(clock(), in: timeZone()))
+    var anotherDay = false
+    for (tag, phase) in recordedDuringRereads where tag >= request && !fresh.add(phase) {
+      anotherDay = true
     }
     recordedDuringRereads.removeAll { $0.request < request || request == rereadRequests }
-    refreshStreak(daily)
-    todayChanged?(daily[LocalDay(clock(), in: timeZone())] ?? DayActivity())
+    figures = fresh
+    todayChanged?(fresh.activity)
+    if anotherDay { reread() }
+  }
+
+  /// A new daily goal (the config was reloaded) judges every day anew: read again, once.
+  private func askAgainIfTheGoalChanged() {
+    let goal = dailyGoal()
+    guard goal != figures.goal, rereadForGoal != .some(goal) else { return }
+    rereadForGoal = .some(goal)
+    reread()
   }
 
   /// Waits up to `seconds` for the kept phases to be written (at shutdown); the rest stay
@@ -214,10 +243,9 @@ public final class HistoryRecorder {
     var changed = false
     for report in reports {
       switch report {
-      case .written(let phases, let ids, let added, let daily):
+      case .written(let phases, let ids, let added):
         pending.confirm(Set(phases.map(\.key)))
         changed = true
-        if let daily { refreshStreak(daily) }
         // Once per row: a phase written again (a late distraction, a retry after a kill) was
         // announced when its row was added.
         for ((phase, id), isNew) in zip(zip(phases, ids), added) where isNew {
@@ -263,6 +291,10 @@ public final class HistoryRecorder {
     pauseCount = 0
     phaseStartedAt = nil
     if rereadRequests > 0 { recordedDuringRereads.append((rereadRequests, record)) }
+    figures.roll(to: LocalDay(clock(), in: timeZone()))
+    // A phase of another day (ended just after midnight, say) needs the runs read again.
+    if !figures.add(record) { reread() }
+    askAgainIfTheGoalChanged()
     let ended = distractions.map(row(for:))
     distractions = []
     awaySeconds = 0
@@ -310,27 +342,26 @@ public final class HistoryRecorder {
       title: event.recordTitle ? event.title : nil)
   }
 
-  private func refreshStreak(_ daily: [LocalDay: DayActivity]) {
-    streak = Streak(daily: daily, goal: dailyGoal(), today: LocalDay(clock(), in: timeZone()))
-  }
-
-  /// Today's figures and the streak from the history and the kept phases it lacks; notices
-  /// kept phases the history confirmed once and no longer has (a lost write-ahead log).
+  /// Today's figures from the history and the kept phases it lacks (one row, so start-up
+  /// does not grow with the history); notices kept phases the history confirmed once and no
+  /// longer has (a lost write-ahead log). The streak is read off the loop once the daemon
+  /// owns its name (`startWriting`), and announced with today's figures when it is in.
   private func readAtStart() {
     let kept = pending.phases
+    let today = LocalDay(clock(), in: timeZone())
     let found = writer.readNow { store throws(HistoryError) in
       var missing: [PendingPhase] = []
       for phase in kept
       where !(try store.contains(phase.phase.kind, startedAt: phase.phase.startedAt)) {
         missing.append(phase)
       }
-      return (daily: try store.dailyActivity(), missing: missing)
+      return (today: try store.activity(on: today), missing: missing)
     }
-    var daily: [LocalDay: DayActivity]
+    var activity: DayActivity
     var missing: [PendingPhase]
     switch found {
     case .success(let result):
-      (daily, missing) = result
+      (activity, missing) = result
       let lost = missing.filter(\.confirmed)
       // Reported here; written again as phases never written, so not reported twice.
       let lostKeys = Set(lost.map(\.key))
@@ -351,13 +382,13 @@ public final class HistoryRecorder {
         .error,
         "\(error); the timer runs, and every phase that ends is kept in "
           + "\(pending.path ?? "memory") and written to the history once it can be")
-      (daily, missing) = ([:], kept)
+      (activity, missing) = (DayActivity(), kept)
     }
-    for phase in missing where phase.phase.kind == .focus {
-      daily[phase.phase.day, default: DayActivity()].add(phase.phase)
+    for phase in missing where phase.phase.kind == .focus && phase.phase.day == today {
+      activity.add(phase.phase)
     }
-    todayAtStart = daily[LocalDay(clock(), in: timeZone())] ?? DayActivity()
-    refreshStreak(daily)
+    todayAtStart = activity
+    figures = TodayAndStreak(today: today, activity: activity, goal: dailyGoal())
   }
 }
 

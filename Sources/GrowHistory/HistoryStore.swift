@@ -215,20 +215,38 @@ public final class HistoryStore {
   public func phases(days: ClosedRange<LocalDay>? = nil, card: String? = nil)
     throws(HistoryError) -> [PhaseRecord]
   {
+    var phases: [PhaseRecord] = []
+    try eachPhase(days: days, card: card) { phases.append($0) }
+    return phases
+  }
+
+  /// Hands `body` the phases `phases(days:card:)` returns, one at a time as SQLite reads them,
+  /// so that an export of the whole history takes no more memory than one of a day. The kept
+  /// phases the database lacks (`pendingPath`) come in their place in the order.
+  public func eachPhase(
+    days: ClosedRange<LocalDay>? = nil, card: String? = nil, _ body: (PhaseRecord) -> Void
+  ) throws(HistoryError) {
     let (filter, values) = Self.filter(days: days, card: card)
-    let recorded = try database.query(
+    var waiting = try keptButNotRecorded().filter { phase in
+      days.map { $0.contains(phase.day) } ?? true && card.map { $0 == phase.card } ?? true
+    }.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }[...]
+    try database.forEachRow(
       """
       SELECT id, card, kind, planned_seconds, actual_seconds, started_at, start_offset,
         ended_at, end_offset, outcome, pause_count, paused_seconds, away_seconds, intention,
         (SELECT count(*) FROM distractions WHERE phase_id = phases.id),
         (SELECT total(seconds) FROM distractions WHERE phase_id = phases.id)
       FROM phases \(filter) ORDER BY started_at, id
-      """, values, Self.readPhase)
-    let waiting = try keptButNotRecorded().filter { phase in
-      days.map { $0.contains(phase.day) } ?? true && card.map { $0 == phase.card } ?? true
+      """, values
+    ) { row in
+      let phase = Self.readPhase(row)
+      while let kept = waiting.first, (kept.startedAt, kept.id) < (phase.startedAt, phase.id) {
+        body(kept)
+        waiting.removeFirst()
+      }
+      body(phase)
     }
-    guard !waiting.isEmpty else { return recorded }
-    return (recorded + waiting).sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+    for kept in waiting { body(kept) }
   }
 
   /// The kept phases (`pendingPath`) the database does not have yet; their id is 0.
@@ -258,47 +276,80 @@ public final class HistoryStore {
     }
   }
 
-  /// Focus per local day over the whole history: what streaks and today's totals need.
+  /// Focus per local day over the whole history (one row per day of `focus_days`).
   public func dailyActivity() throws(HistoryError) -> [LocalDay: DayActivity] {
-    let rows = try database.query(
-      """
-      SELECT day, total(iif(outcome = 'completed', actual_seconds, 0)),
-        sum(outcome = 'completed'), total(iif(outcome = 'completed', 0, actual_seconds))
-      FROM phases WHERE kind = 'focus' GROUP BY day
-      """
-    ) { row in
-      (
-        LocalDay(number: row.int(0)),
-        DayActivity(
-          focusSeconds: row.double(1), completedFocus: row.int(2), cutShortSeconds: row.double(3))
-      )
-    }
-    var daily = Dictionary(rows) { first, _ in first }
+    var daily: [LocalDay: DayActivity] = [:]
+    try database.forEachRow(
+      "SELECT day, completed_seconds, completed, cut_short_seconds FROM focus_days"
+    ) { row in daily[LocalDay(number: row.int(0))] = Self.readDay(row) }
     for phase in try keptButNotRecorded() where phase.kind == .focus {
       daily[phase.day, default: DayActivity()].add(phase)
     }
     return daily
   }
 
-  /// Focus on one day (for seeding the timer's "today" after a restart).
+  /// Focus on one day (for seeding the timer's "today" after a restart): one row.
   public func activity(on day: LocalDay) throws(HistoryError) -> DayActivity {
     var activity =
       try database.query(
         """
-        SELECT total(iif(outcome = 'completed', actual_seconds, 0)),
-          coalesce(sum(outcome = 'completed'), 0),
-          total(iif(outcome = 'completed', 0, actual_seconds))
-        FROM phases WHERE kind = 'focus' AND day = ?
-        """, [.integer(Int64(day.number))]
-      ) {
-        DayActivity(
-          focusSeconds: $0.double(0), completedFocus: $0.int(1), cutShortSeconds: $0.double(2))
-      }.first
-      ?? DayActivity()
+        SELECT day, completed_seconds, completed, cut_short_seconds FROM focus_days
+        WHERE day = ?
+        """, [.integer(Int64(day.number))], Self.readDay
+      ).first ?? DayActivity()
     for phase in try keptButNotRecorded() where phase.kind == .focus && phase.day == day {
       activity.add(phase)
     }
     return activity
+  }
+
+  /// Today's focus and the runs of days before it that met `goal`, from one row per day in
+  /// day order (`focus_days`: no phase is read, nothing is grouped), with `extra` (phases
+  /// not written yet) and the kept phases the database lacks counted in.
+  public func todayAndStreak(
+    goal: TimeInterval?, today: LocalDay, adding extra: [PhaseRecord] = []
+  ) throws(HistoryError) -> TodayAndStreak {
+    var waiting: [LocalDay: DayActivity] = [:]
+    for phase in try keptButNotRecorded() + extra where phase.kind == .focus {
+      waiting[phase.day, default: DayActivity()].add(phase)
+    }
+    var waitingDays = waiting.keys.filter { $0 < today }.sorted()[...]
+    var runs = StreakRuns(goal: goal, before: today)
+    try database.forEachRow(
+      """
+      SELECT day, completed_seconds, completed, cut_short_seconds FROM focus_days
+      WHERE day < ? ORDER BY day
+      """, [.integer(Int64(today.number))]
+    ) { row in
+      let day = LocalDay(number: row.int(0))
+      while let next = waitingDays.first, next < day {
+        runs.add(next, waiting[next] ?? DayActivity())
+        waitingDays.removeFirst()
+      }
+      var activity = Self.readDay(row)
+      if waitingDays.first == day {
+        activity.add(waiting[day] ?? DayActivity())
+        waitingDays.removeFirst()
+      }
+      runs.add(day, activity)
+    }
+    for day in waitingDays { runs.add(day, waiting[day] ?? DayActivity()) }
+    var todays =
+      try database.query(
+        """
+        SELECT day, completed_seconds, completed, cut_short_seconds FROM focus_days
+        WHERE day = ?
+        """, [.integer(Int64(today.number))], Self.readDay
+      ).first ?? DayActivity()
+    todays.add(waiting[today] ?? DayActivity())
+    return TodayAndStreak(
+      today: today, activity: todays, runBeforeToday: runs.runBefore,
+      longestBeforeToday: runs.longest, goal: goal)
+  }
+
+  private static func readDay(_ row: SQLRow) -> DayActivity {
+    DayActivity(
+      focusSeconds: row.double(1), completedFocus: row.int(2), cutShortSeconds: row.double(3))
   }
 
   // MARK: Internals

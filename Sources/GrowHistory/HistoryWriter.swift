@@ -19,9 +19,8 @@ final class HistoryWriter: @unchecked Sendable {
   /// What the writer tells the loop, in the order it happened.
   enum Report: Sendable {
     /// These phases are in the history now (with their row ids, and whether each row was added
-    /// now or was there already), oldest first; `daily` is the focus per day after them, for
-    /// the streak (nil when it could not be read).
-    case written([PendingPhase], ids: [Int64], added: [Bool], daily: [LocalDay: DayActivity]?)
+    /// now or was there already), oldest first.
+    case written([PendingPhase], ids: [Int64], added: [Bool])
     /// These revisions are in the database file itself: they need not be kept any longer.
     case settled([PhaseRecord.Key: Int])
     /// Writing stopped at the oldest phase; `waiting` phases are queued and tried again with
@@ -32,9 +31,9 @@ final class HistoryWriter: @unchecked Sendable {
     /// Phases the history had confirmed were missing from it: the write-ahead log that held
     /// them was lost. They are being written again.
     case lost(count: Int, reason: String)
-    /// The focus per day as the file has it now, read for `reread(request:)` (after
-    /// `grow history` changed the file), with the phases still waiting counted in.
-    case reread([LocalDay: DayActivity], request: Int)
+    /// Today's focus and the streak as the file has them now, read for `reread(request:)` (at
+    /// start, after `grow history` changed the file), with the phases still waiting counted in.
+    case reread(TodayAndStreak, request: Int)
     /// That read failed; the figures stay as they were.
     case rereadFailed(HistoryError, request: Int)
   }
@@ -103,16 +102,15 @@ final class HistoryWriter: @unchecked Sendable {
     }
   }
 
-  /// Reads the focus per day again, behind everything queued before it: another program
-  /// (`grow history delete`, `edit`) changed the file.
-  func reread(request: Int) {
+  /// Reads today's focus and the streak (judged on `goal`) behind everything queued before
+  /// it, with `extra` and the phases still waiting counted in: at start, and after another
+  /// program (`grow history delete`, `edit`) changed the file. One row per day, off the loop.
+  func reread(request: Int, goal: TimeInterval?, today: LocalDay, adding extra: [PhaseRecord]) {
     queue.async { [self] in
       do throws(HistoryError) {
-        var daily = try openStore().dailyActivity()
-        for phase in waiting where phase.phase.kind == .focus {
-          daily[phase.phase.day, default: DayActivity()].add(phase.phase)
-        }
-        report(.reread(daily, request: request))
+        let figures = try openStore().todayAndStreak(
+          goal: goal, today: today, adding: extra + waiting.map(\.phase))
+        report(.reread(figures, request: request))
       } catch {
         report(.rereadFailed(error, request: request))
       }
@@ -178,8 +176,7 @@ final class HistoryWriter: @unchecked Sendable {
       }
       if !written.isEmpty {
         unsettled += written
-        report(
-          .written(written, ids: ids, added: addedNow, daily: try? store.dailyActivity()))
+        report(.written(written, ids: ids, added: addedNow))
       }
       if rewritten > 0 {
         report(.lost(count: rewritten, reason: "the database did not have them"))

@@ -115,6 +115,13 @@ public struct DayActivity: Sendable, Equatable {
 }
 
 extension DayActivity {
+  /// Counts `other`'s focus in.
+  mutating func add(_ other: DayActivity) {
+    focusSeconds += other.focusSeconds
+    completedFocus += other.completedFocus
+    cutShortSeconds += other.cutShortSeconds
+  }
+
   /// Counts focus `phase` in.
   mutating func add(_ phase: PhaseRecord) {
     if phase.outcome == .completed {

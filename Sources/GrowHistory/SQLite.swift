@@ -72,6 +72,15 @@ final class SQLiteConnection {
     return rows
   }
 
+  /// Runs `sql` with `values` and hands each row to `body` as it is read (nothing is kept).
+  func forEachRow(
+    _ sql: String, _ values: [SQLValue] = [], _ body: (SQLRow) -> Void
+  ) throws(HistoryError) {
+    let statement = try prepare(sql)
+    try statement.bind(values)
+    while try statement.step() { body(SQLRow(statement: statement)) }
+  }
+
   /// Runs a statement that returns no rows; returns how many rows it changed.
   @discardableResult
   func run(_ sql: String, _ values: [SQLValue] = []) throws(HistoryError) -> Int {

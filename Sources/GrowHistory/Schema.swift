@@ -54,6 +54,47 @@ enum Schema {
     WHERE id NOT IN (SELECT min(id) FROM phases GROUP BY started_at, kind);
     CREATE UNIQUE INDEX phases_by_start ON phases (started_at, kind);
     """,
+    // 4: focus per local day, one row per day with focus, kept by triggers whoever writes
+    // (the daemon adding a phase, grow history editing or deleting one): the day's row is
+    // summed again from that day's phases (phases_by_day), so it is exactly what grouping
+    // every phase gave. Today's figures and the streaks read these rows instead of grouping
+    // the whole history at every phase end and start (issue 17).
+    """
+    CREATE TABLE focus_days (
+      day INTEGER PRIMARY KEY,
+      completed_seconds REAL NOT NULL,
+      completed INTEGER NOT NULL,
+      cut_short_seconds REAL NOT NULL
+    );
+    INSERT INTO focus_days
+      SELECT day, total(iif(outcome = 'completed', actual_seconds, 0)),
+        sum(outcome = 'completed'), total(iif(outcome = 'completed', 0, actual_seconds))
+      FROM phases WHERE kind = 'focus' GROUP BY day;
+    CREATE TRIGGER focus_days_after_insert AFTER INSERT ON phases WHEN NEW.kind = 'focus'
+    BEGIN
+      INSERT OR REPLACE INTO focus_days
+        SELECT day, total(iif(outcome = 'completed', actual_seconds, 0)),
+          sum(outcome = 'completed'), total(iif(outcome = 'completed', 0, actual_seconds))
+        FROM phases WHERE kind = 'focus' AND day = NEW.day GROUP BY day;
+    END;
+    CREATE TRIGGER focus_days_after_delete AFTER DELETE ON phases WHEN OLD.kind = 'focus'
+    BEGIN
+      DELETE FROM focus_days WHERE day = OLD.day;
+      INSERT INTO focus_days
+        SELECT day, total(iif(outcome = 'completed', actual_seconds, 0)),
+          sum(outcome = 'completed'), total(iif(outcome = 'completed', 0, actual_seconds))
+        FROM phases WHERE kind = 'focus' AND day = OLD.day GROUP BY day;
+    END;
+    CREATE TRIGGER focus_days_after_update AFTER UPDATE OF kind, outcome, actual_seconds, day
+      ON phases WHEN OLD.kind = 'focus' OR NEW.kind = 'focus'
+    BEGIN
+      DELETE FROM focus_days WHERE day IN (OLD.day, NEW.day);
+      INSERT INTO focus_days
+        SELECT day, total(iif(outcome = 'completed', actual_seconds, 0)),
+          sum(outcome = 'completed'), total(iif(outcome = 'completed', 0, actual_seconds))
+        FROM phases WHERE kind = 'focus' AND day IN (OLD.day, NEW.day) GROUP BY day;
+    END;
+    """,
   ]
 
   static var currentVersion: Int { migrations.count }

@@ -24,22 +24,7 @@ public struct Streak: Sendable, Equatable, Codable {
   /// counts; until then the streak that ended yesterday is still current, because the day is
   /// not over.
   public init(daily: [LocalDay: DayActivity], goal: TimeInterval?, today: LocalDay) {
-    let counted = Set(daily.filter { Self.counts($0.value, goal: goal) }.keys)
-    var day = counted.contains(today) ? today : today.advanced(by: -1)
-    var current = 0
-    while counted.contains(day) {
-      current += 1
-      day = day.advanced(by: -1)
-    }
-    var longest = 0
-    var run = 0
-    var previous: LocalDay?
-    for day in counted.sorted() {
-      run = previous.map { $0.advanced(by: 1) == day } == true ? run + 1 : 1
-      longest = max(longest, run)
-      previous = day
-    }
-    self.init(current: current, longest: max(longest, current))
+    self = TodayAndStreak(daily: daily, goal: goal, today: today).streak
   }
 }
 
@@ -119,6 +104,20 @@ public struct HistoryStatistics: Sendable, Equatable, Codable {
     distractions: [Distraction], daily: [LocalDay: DayActivity], goal: TimeInterval?,
     today: LocalDay
   ) {
+    self.init(
+      from: from, to: to, card: card, phases: phases, distractions: distractions,
+      figures: TodayAndStreak(daily: daily, goal: goal, today: today))
+  }
+
+  /// - Parameter figures: today's focus and the streaks, every card
+  ///   (`HistoryStore.todayAndStreak`: one row per day, not every phase); judged on the
+  ///   default card's daily goal, `figures.goal`.
+  public init(
+    from: LocalDay, to: LocalDay, card: String?, phases: [PhaseRecord],
+    distractions: [Distraction], figures: TodayAndStreak
+  ) {
+    let goal = figures.goal
+    let today = figures.today
     self.from = from
     self.to = to
     self.card = card
@@ -166,8 +165,8 @@ public struct HistoryStatistics: Sendable, Equatable, Codable {
     }
     self.distractions = lost.map { AppTotal(app: $0.key, seconds: Int($0.value.rounded())) }
       .sorted { ($0.seconds, $1.app) > ($1.seconds, $0.app) }
-    streak = Streak(daily: daily, goal: goal, today: today)
-    let todayActivity = daily[today] ?? DayActivity()
+    streak = figures.streak
+    let todayActivity = figures.activity
     let goalSeconds = goal.flatMap { $0 > 0 ? Int($0.rounded()) : nil }
     self.today = Today(
       date: today, focusSeconds: Int(todayActivity.focusSeconds.rounded()),
@@ -195,3 +194,95 @@ extension Tally {
 extension HistoryStatistics.DayTotal: Tally {}
 extension HistoryStatistics.CardTotal: Tally {}
 extension HistoryStatistics.DayCardTotal: Tally {}
+
+/// Today's focus and the streak, kept up to date phase by phase (issue 17): the run of days
+/// that counted up to yesterday, the longest run before today, and today's focus so far give
+/// `streak` without looking at any other day. Read whole from the history only at start and
+/// after something other than a new phase of today changed it (an edit, a delete, a new daily
+/// goal): `HistoryStore.todayAndStreak`.
+public struct TodayAndStreak: Sendable, Equatable {
+  public private(set) var today: LocalDay
+  /// Today's focus, every card.
+  public private(set) var activity: DayActivity
+  /// Days in a row that counted, ending yesterday.
+  public private(set) var runBeforeToday: Int
+  /// The longest run of days that counted, before today.
+  public private(set) var longestBeforeToday: Int
+  /// The goal the runs were judged on.
+  public let goal: TimeInterval?
+
+  public init(
+    today: LocalDay, activity: DayActivity = DayActivity(), runBeforeToday: Int = 0,
+    longestBeforeToday: Int = 0, goal: TimeInterval?
+  ) {
+    self.today = today
+    self.activity = activity
+    self.runBeforeToday = runBeforeToday
+    self.longestBeforeToday = longestBeforeToday
+    self.goal = goal
+  }
+
+  /// The streaks in `daily` as of `today` (what `Streak(daily:goal:today:)` gives).
+  public init(daily: [LocalDay: DayActivity], goal: TimeInterval?, today: LocalDay) {
+    var days = StreakRuns(goal: goal, before: today)
+    for day in daily.keys.sorted() where day < today { days.add(day, daily[day] ?? DayActivity()) }
+    self.init(
+      today: today, activity: daily[today] ?? DayActivity(), runBeforeToday: days.runBefore,
+      longestBeforeToday: days.longest, goal: goal)
+  }
+
+  /// Today only adds to the current streak once it counts; until then the streak that ended
+  /// yesterday is still current, because the day is not over.
+  public var streak: Streak {
+    let current = Streak.counts(activity, goal: goal) ? runBeforeToday + 1 : runBeforeToday
+    return Streak(current: current, longest: max(longestBeforeToday, current))
+  }
+
+  /// Counts a focus phase in. False when it belongs to another day than today (then only a
+  /// read of the history gives the right runs).
+  public mutating func add(_ phase: PhaseRecord) -> Bool {
+    guard phase.kind == .focus else { return true }
+    guard phase.day == today else { return false }
+    activity.add(phase)
+    return true
+  }
+
+  /// Moves on to `day` (midnight passed): today's focus joins the runs.
+  public mutating func roll(to day: LocalDay) {
+    guard day > today else { return }
+    let runEndingToday = Streak.counts(activity, goal: goal) ? runBeforeToday + 1 : 0
+    longestBeforeToday = max(longestBeforeToday, runEndingToday)
+    runBeforeToday = day == today.advanced(by: 1) ? runEndingToday : 0
+    today = day
+    activity = DayActivity()
+  }
+}
+
+/// The runs of days that counted, fed days in ascending order (gaps are days without
+/// focus), all before `before`.
+struct StreakRuns {
+  let goal: TimeInterval?
+  let before: LocalDay
+  private var run = 0
+  private var last: LocalDay?
+  private(set) var longest = 0
+
+  init(goal: TimeInterval?, before: LocalDay) {
+    self.goal = goal
+    self.before = before
+  }
+
+  mutating func add(_ day: LocalDay, _ activity: DayActivity) {
+    guard Streak.counts(activity, goal: goal) else {
+      run = 0
+      last = day
+      return
+    }
+    run = last.map { $0.advanced(by: 1) == day } == true && run > 0 ? run + 1 : 1
+    last = day
+    longest = max(longest, run)
+  }
+
+  /// The run that ends the day before `before`.
+  var runBefore: Int { last == before.advanced(by: -1) ? run : 0 }
+}

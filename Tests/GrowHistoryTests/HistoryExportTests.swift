@@ -97,4 +97,63 @@ func parseCSV(_ text: String) -> [[String]] {
         ["2026-03-08", "math", "1500", "1", "0"],
       ])
   }
+
+  /// The streamed JSON is byte for byte what JSONEncoder makes of `ExportedPhase` (the format
+  /// scripts already read), for every control character, quotes, backslashes, slashes and text
+  /// beyond ASCII, negative offsets and a phase without an intention.
+  @Test func streamedJSONIsWhatJSONEncoderWrites() throws {
+    var tricky = phases
+    tricky[0].intention =
+      String(decoding: (0..<0x20).map { UInt8($0) }, as: UTF8.self)
+      + "\u{7F} \"quoted\" back\\slash a/b é 漢字 🌱 \u{2028}"
+    tricky[0].card = "math, \"applied\""
+    tricky[0].distractionCount = 3
+    tricky[0].distractionSeconds = 61.5
+    tricky[1].intention = nil
+    var farWest = focus("work", minutes: 50, endingAt: local("1999-12-31 23:59"))
+    farWest.startOffset = -34_200
+    farWest.endOffset = 50_400
+    farWest.id = 9_223_372_036_854_775_807
+    tricky.append(farWest)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let expected = String(
+      decoding: try encoder.encode(tricky.map(ExportedPhase.init)), as: UTF8.self)
+    #expect(HistoryExport.json(tricky) == expected)
+    #expect(HistoryExport.json([]) == "[]")
+  }
+
+  /// The stream hands over blocks of about `flushSize` bytes as it goes (so the whole output
+  /// is never in memory), and the blocks make the same document as one piece.
+  @Test func aStreamHandsOverBlocksThatMakeTheWholeDocument() {
+    let many = (0..<5_000).map { index in
+      var phase = focus(
+        "card \(index % 7)", minutes: 25,
+        endingAt: local("2026-03-08 03:05").addingTimeInterval(Double(index) * 1800))
+      phase.id = Int64(index + 1)
+      phase.intention = index % 3 == 0 ? "line one\nline \"two\", three" : nil
+      return phase
+    }
+    for format in [HistoryExportStream.Format.csv, .json] {
+      var blocks: [[UInt8]] = []
+      let stream = HistoryExportStream(format: format) { blocks.append($0) }
+      for phase in many { stream.add(phase) }
+      stream.finish()
+      #expect(blocks.count > 5, "\(format): \(blocks.count) blocks")
+      #expect(blocks.allSatisfy { $0.count < HistoryExportStream.flushSize + 1024 })
+      let whole = String(decoding: blocks.joined(), as: UTF8.self)
+      if format == .csv {
+        let rows = parseCSV(whole)
+        #expect(rows.count == many.count + 1)
+        #expect(Array(rows.dropFirst()) == many.map { ExportedPhase($0).csvFields })
+      } else {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let expected = (try? encoder.encode(many.map(ExportedPhase.init))).map {
+          String(decoding: $0, as: UTF8.self)
+        }
+        #expect(whole == expected)
+      }
+    }
+  }
 }

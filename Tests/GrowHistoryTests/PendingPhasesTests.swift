@@ -122,6 +122,22 @@ import Testing
     #expect(try setup.kept().allSatisfy(\.confirmed))
   }
 
+  /// The streak follows a completed focus the moment it ends, not once the history has it
+  /// (the recorder used to read every day back after each write): with the history locked,
+  /// `Streak` still goes to 1 at once.
+  @Test func theStreakFollowsAFocusAtOnceWhileTheHistoryIsLocked() throws {
+    let setup = try Setup()
+    let recorder = setup.startRecorder()
+    recorder.waitForWrites()
+    #expect(recorder.streak == .none)
+    let lock = try SQLiteTransaction(.writeLock, on: setup.directory.databasePath)
+    defer { lock.end() }
+    try setup.timer.start()
+    setup.clock.advance(by: 60)
+    #expect(recorder.streak == Streak(current: 1, longest: 1))
+    #expect(try setup.store().phases().isEmpty, "not written yet")
+  }
+
   /// A daemon killed while phases wait leaves them in the file; the next one counts them in
   /// today's figures at once, and writes them once, however often it is restarted.
   @Test func keptPhasesSurviveTheRecorderAndAreWrittenOnceByTheNext() throws {

@@ -121,4 +121,38 @@ import Testing
         Today: 35m of the 1h goal (58%) █████▊
         """)
   }
+
+  /// The streak kept phase by phase and across midnights (what the daemon does) is the
+  /// streak computed from every day (what it did at every phase end), over random histories
+  /// with and without a goal.
+  @Test func theStreakKeptPhaseByPhaseIsTheStreakOfEveryDay() {
+    var generator = SystemRandomNumberGenerator()
+    for goal in [nil, 3000.0] as [TimeInterval?] {
+      for _ in 0..<50 {
+        let first = LocalDay(number: 20_000)
+        var daily: [LocalDay: DayActivity] = [:]
+        var kept = TodayAndStreak(today: first, goal: goal)
+        var day = first
+        for _ in 0..<60 {
+          for _ in 0..<Int.random(in: 0...3, using: &generator) {
+            let completed = Bool.random(using: &generator)
+            let start = day.start(in: .gmt).addingTimeInterval(3600)
+            let phase = PhaseRecord(
+              card: "c", kind: .focus, plannedSeconds: 1500,
+              actualSeconds: completed ? 1500 : 700, startedAt: start,
+              endedAt: start.addingTimeInterval(1500), outcome: completed ? .completed : .stopped,
+              timeZone: .gmt)
+            daily[day, default: DayActivity()].add(phase)
+            let added = kept.add(phase)
+            #expect(added)
+            #expect(kept.streak == Streak(daily: daily, goal: goal, today: day))
+          }
+          day = day.advanced(by: Int.random(in: 1...2, using: &generator))
+          kept.roll(to: day)
+          #expect(kept.streak == Streak(daily: daily, goal: goal, today: day))
+          #expect(kept == TodayAndStreak(daily: daily, goal: goal, today: day))
+        }
+      }
+    }
+  }
 }

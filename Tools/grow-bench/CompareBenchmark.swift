@@ -423,7 +423,7 @@ struct CompareBenchmark {
   // MARK: Processes and the bus
 
   /// When `name` got an owner (or lost it, with `owned: false`), polling every 1 ms.
-  private func waitForName(
+  func waitForName(
     _ name: String, _ connection: BusConnection, timeout: Double, owned: Bool = true
   ) -> Date? {
     let deadline = Date().addingTimeInterval(timeout)
@@ -450,7 +450,7 @@ struct CompareBenchmark {
   }
 
   /// posix_spawn with stdin, stdout and stderr on /dev/null; the caller reaps the child.
-  private func spawn(_ executable: String, _ arguments: [String], _ environment: [String: String])
+  func spawn(_ executable: String, _ arguments: [String], _ environment: [String: String])
     throws -> pid_t
   {
     let full = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -481,7 +481,7 @@ struct CompareBenchmark {
   }
 
   /// SIGTERM, up to 5 s, then SIGKILL; reaps the child.
-  private func stop(_ pid: pid_t) {
+  func stop(_ pid: pid_t) {
     kill(pid, SIGTERM)
     var status: Int32 = 0
     for _ in 0..<500 {

@@ -20,28 +20,7 @@ struct HistoryBenchmark {
     defer { try? FileManager.default.removeItem(at: directory) }
     let path = directory.appendingPathComponent("grow/history.sqlite").path
     let store = try HistoryStore(path: path)
-    let now = Date()
-    var phases: [PhaseRecord] = []
-    let cards = ["work", "math", "writing"]
-    for day in 0..<3650 {
-      var start = now.addingTimeInterval(-Double(day) * 86_400 - 10 * 3600)
-      for slot in 0..<4 {
-        let outcome: HistoryOutcome = (day * 7 + slot) % 23 == 0 ? .stopped : .completed
-        phases.append(
-          PhaseRecord(
-            card: cards[(day + slot) % 3], kind: .focus, plannedSeconds: 1500,
-            actualSeconds: outcome == .completed ? 1500 : 600, startedAt: start,
-            endedAt: start.addingTimeInterval(1500), outcome: outcome,
-            intention: "synthetic"))
-        start = start.addingTimeInterval(1500)
-        phases.append(
-          PhaseRecord(
-            card: cards[(day + slot) % 3], kind: slot == 3 ? .longBreak : .shortBreak,
-            plannedSeconds: 300, actualSeconds: 300, startedAt: start,
-            endedAt: start.addingTimeInterval(300), outcome: .completed))
-        start = start.addingTimeInterval(300)
-      }
-    }
+    let phases = Self.syntheticPhases(days: 3650)
     try store.record(all: phases)
     let size = [path, path + "-wal"].compactMap {
       (try? FileManager.default.attributesOfItem(atPath: $0))?[.size] as? Int
@@ -70,6 +49,36 @@ struct HistoryBenchmark {
     return Sample(
       phases: phases.count, databaseBytes: size,
       statsYearMedianSeconds: times.sorted()[times.count / 2])
+  }
+}
+
+extension HistoryBenchmark {
+  /// `days` days of synthetic history ending today: 8 phases a day (4 focus and their
+  /// breaks, a stopped focus now and then) on three cards.
+  static func syntheticPhases(days: Int, now: Date = Date()) -> [PhaseRecord] {
+    var phases: [PhaseRecord] = []
+    phases.reserveCapacity(days * 8)
+    let cards = ["work", "math", "writing"]
+    for day in 0..<days {
+      var start = now.addingTimeInterval(-Double(day) * 86_400 - 10 * 3600)
+      for slot in 0..<4 {
+        let outcome: HistoryOutcome = (day * 7 + slot) % 23 == 0 ? .stopped : .completed
+        phases.append(
+          PhaseRecord(
+            card: cards[(day + slot) % 3], kind: .focus, plannedSeconds: 1500,
+            actualSeconds: outcome == .completed ? 1500 : 600, startedAt: start,
+            endedAt: start.addingTimeInterval(1500), outcome: outcome,
+            intention: "synthetic"))
+        start = start.addingTimeInterval(1500)
+        phases.append(
+          PhaseRecord(
+            card: cards[(day + slot) % 3], kind: slot == 3 ? .longBreak : .shortBreak,
+            plannedSeconds: 300, actualSeconds: 300, startedAt: start,
+            endedAt: start.addingTimeInterval(300), outcome: .completed))
+        start = start.addingTimeInterval(300)
+      }
+    }
+    return phases
   }
 }
 

@@ -6,8 +6,8 @@ import GrowTestSupport
 // Figures are medians of repeated runs in one process; compare them as ratios, since the
 // machines this runs on are shared and noisy.
 //
-//   grow-bench [--json] [--quick] [bus] [history] [external] [statusbar] [x11] [wayland] [config]
-//              [compare] [patterns [--swift-regex-24]]
+//   grow-bench [--json] [--quick] [bus] [history] [history-scale] [external] [statusbar] [x11]
+//              [wayland] [config] [compare] [patterns [--swift-regex-24]]
 //
 // Without a section name, all of them. `compare` also writes its table to bench/results/.
 
@@ -26,6 +26,7 @@ struct Report: Encodable {
   var bus: [BusBenchmark.Sample] = []
   var directCallsPerSecondFourHandlers: Double?
   var history: HistoryBenchmark.Sample?
+  var historyScale: [HistoryScaleBenchmark.Figures] = []
   var externalPlugin: ExternalPluginBenchmark.Sample?
   var statusBarWakeUpsPerMinute: [StatusBarBenchmark.Row] = []
   var x11: X11Benchmark.Sample?
@@ -47,6 +48,11 @@ if wanted("bus") {
 if wanted("history") {
   progress("history: ten years of phases…")
   report.history = try HistoryBenchmark(runs: 5).run()
+}
+if wanted("history-scale") {
+  report.historyScale = try MainActor.assumeIsolated {
+    try HistoryScaleBenchmark(quick: quick).run()
+  }
 }
 if wanted("external") {
   progress("external plugin: event latency…")
@@ -155,6 +161,7 @@ func printTables(_ report: Report) {
         + " (median of 5 runs, whole process); database "
         + String(format: "%.1f MB", Double(history.databaseBytes) / 1e6))
   }
+  if !report.historyScale.isEmpty { HistoryScaleBenchmark.printTable(report.historyScale) }
   if let external = report.externalPlugin {
     print(
       "External plugin: D-Bus Pause/Resume → the plugin reads the event on its stdin: "

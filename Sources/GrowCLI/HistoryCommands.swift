@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowConfig
 import GrowCore
 import GrowDaemon
@@ -42,8 +43,8 @@ extension Commands {
       var line =
         String(repeating: " ", count: idWidth - id.count) + id + "  "
         + "\(start.prefix(10)) \(start.dropFirst(11).prefix(5))–\(end.dropFirst(11).prefix(5))  "
-        + phase.kind.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + "  "
-        + phase.card.padding(toLength: cardWidth, withPad: " ", startingAt: 0) + "  "
+        + phase.kind.rawValue.fitted(toWidth: 11) + "  "
+        + phase.card.fitted(toWidth: cardWidth) + "  "
         + "\(DurationText.format(phase.actualSeconds)) of "
         + DurationText.format(phase.plannedSeconds)
         + "  \(phase.outcome.rawValue)"

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 
 /// Where `grow install --user` writes, from the XDG base directories of this environment.
@@ -159,11 +160,13 @@ struct UserInstaller {
   }
 
   private static func reason(_ error: any Error) -> String {
-    let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-    if let code = underlying?.code, underlying?.domain == NSPOSIXErrorDomain {
-      return String(cString: strerror(Int32(code)))
+    // FileManager's errors carry the system's reason as their underlying error.
+    if let cocoa = error as? CocoaError,
+      let posix = cocoa.userInfo["NSUnderlyingError"] as? POSIXError
+    {
+      return String(cString: strerror(posix.code.rawValue))
     }
-    return error.localizedDescription
+    return "\(error)"
   }
 }
 

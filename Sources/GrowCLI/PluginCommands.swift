@@ -68,8 +68,8 @@ extension Commands {
     let stateWidth = plugins.map(\.state.count).max() ?? 0
     for plugin in plugins {
       var line =
-        plugin.id.padding(toLength: idWidth, withPad: " ", startingAt: 0) + "  "
-        + plugin.state.padding(toLength: stateWidth, withPad: " ", startingAt: 0) + "  "
+        plugin.id.fitted(toWidth: idWidth) + "  "
+        + plugin.state.fitted(toWidth: stateWidth) + "  "
         + plugin.source
       if !plugin.location.isEmpty { line += " " + plugin.location }
       say(line)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowPluginKit
 
 /// Why a plugin library could not be loaded. Each message names the file and what to do.
@@ -108,7 +109,7 @@ enum PluginLibrary {
     let name = "/proc/self/fd/\(file.descriptor)"
     guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
       let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
-      throw .cannotOpen(path: path, reason: reason.replacingOccurrences(of: name, with: path))
+      throw .cannotOpen(path: path, reason: reason.replacing(name, with: path))
     }
     _ = file.keepOpen()
     loaded[key] = handle

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 
 /// A phase as `grow history --json` and `--csv` print it: whole seconds, and instants in ISO
@@ -64,9 +65,12 @@ public enum HistoryExport {
     let day = LocalDay(number: Int((Double(local) / 86_400).rounded(.down)))
     let second = local - day.number * 86_400
     let sign = offset < 0 ? "-" : "+"
-    let zone = String(format: "%@%02d:%02d", sign, abs(offset) / 3600, abs(offset) % 3600 / 60)
-    return day.text
-      + String(format: "T%02d:%02d:%02d", second / 3600, second % 3600 / 60, second % 60) + zone
+    let zone =
+      sign + (abs(offset) / 3600).zeroPadded(2) + ":" + (abs(offset) % 3600 / 60).zeroPadded(2)
+    let clock =
+      "T" + (second / 3600).zeroPadded(2) + ":" + (second % 3600 / 60).zeroPadded(2) + ":"
+      + (second % 60).zeroPadded(2)
+    return day.text + clock + zone
   }
 
   /// One JSON document: an array of phases.
@@ -97,7 +101,7 @@ public enum HistoryExport {
 
   private static func quoted(_ field: String) -> String {
     guard field.contains(where: { ",\"\r\n".contains($0) }) else { return field }
-    return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    return "\"" + field.replacing("\"", with: "\"\"") + "\""
   }
 
   static func encode(_ value: some Encodable) -> String {

@@ -630,7 +630,7 @@ public final class Soak {
     let status = try harness.status()
     let store = try history ?? HistoryStore(path: historyPath, create: false)
     history = store
-    let today = LocalDay(Date(), in: .current)
+    let today = LocalDay(Date(), in: .system)
     let completed = try store.phases(days: today...today).filter(\.isCompletedFocus).count
     let shown = status["completed_today"] as? Int ?? -1
     report.todayCountRight = shown == completed

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One-off changes to a card for a single session (`grow start --focus 50m`).
 public struct SessionOverrides: Sendable, Equatable {
@@ -96,7 +96,8 @@ public final class FocusTimer {
 
   /// Today's totals; every second of focus counts, only completed phases count as completed.
   private struct Today {
-    var day: DateComponents
+    /// Days since 1970-01-01 in the person's zone.
+    var day: Int
     var completed = 0
     var focusSeconds: TimeInterval = 0
   }
@@ -121,14 +122,14 @@ public final class FocusTimer {
     self.deck = deck
     self.bus = bus
     self.time = time
-    self.today = Today(day: Self.dayKey(time.now, time.calendar))
+    self.today = Today(day: time.zone.dayNumber(of: time.now))
   }
 
   /// Starts today's totals from what was recorded earlier today (by a daemon that has since
   /// exited), so `CompletedToday` and `FocusToday` survive a restart.
   public func seedToday(completed: Int, focusSeconds: TimeInterval) {
     today = Today(
-      day: Self.dayKey(time.now, time.calendar), completed: completed, focusSeconds: focusSeconds)
+      day: time.zone.dayNumber(of: time.now), completed: completed, focusSeconds: focusSeconds)
   }
 
   /// Replaces the cards (after the config was reloaded). A running session keeps its card.
@@ -524,12 +525,8 @@ public final class FocusTimer {
   }
 
   private func rollOverDayIfNeeded(_ now: Date) {
-    let day = Self.dayKey(now, time.calendar)
+    let day = time.zone.dayNumber(of: now)
     if day != today.day { today = Today(day: day) }
-  }
-
-  private static func dayKey(_ date: Date, _ calendar: Calendar) -> DateComponents {
-    calendar.dateComponents([.year, .month, .day], from: date)
   }
 
   private func armAlarm(for phase: Phase) {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The three kinds of phase in the focus cycle.
 public enum PhaseKind: String, Sendable, Codable, CaseIterable {

@@ -38,25 +38,6 @@ extension BinaryInteger {
   }
 }
 
-extension Double {
-  /// Rounded to `digits` decimals, written with exactly that many (`2.5.fixed(1)` is "2.5",
-  /// `3.0.fixed(2)` is "3.00"), as `%.Nf` does for the values Grow prints.
-  public func fixed(_ digits: Int) -> String {
-    guard isFinite else { return description }
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let scaled = (abs(self) * scale).rounded()
-    let whole = scaled / scale
-    let integral = whole.rounded(.down)
-    let sign = self < 0 && scaled != 0 ? "-" : ""
-    guard digits > 0, integral < 9e15 else {
-      return sign + String(Int64(min(integral, 9e15)))
-    }
-    let fraction = Int64(scaled - integral * scale)
-    return sign + String(Int64(integral)) + "." + fraction.zeroPadded(digits)
-  }
-}
-
 /// File-system paths as text, as NSString's path methods treat them.
 public enum PathText {
   /// `/a/b` → `/a`, `/a` → `/`, `a` → `` (no directory part).

@@ -109,9 +109,9 @@ soak: deps build
 	  $(if $(SOAK_SEED),--seed $(SOAK_SEED)) $(SOAK_ARGS)
 
 # Performance figures (release build): event bus throughput, the wake-ups of the daemon and
-# of `grow status --follow` (which runs the release `grow` next to grow-bench), and Grow side by
-# side with Safe Eyes, Workrave and GNOME Pomodoro (compare, issue 10). Prints, asserts
-# nothing.
+# of `grow status --follow` (which runs the release `grow` next to grow-bench), Grow side by
+# side with Safe Eyes, Workrave and GNOME Pomodoro (compare, issue 10), and issue 17's goals
+# in one table with those anchors and the floors (lean). Prints, asserts nothing.
 bench: deps bench-deps
 	$(SWIFT) build -c release --product grow
 	$(SWIFT) build -c release --product grow-bench
@@ -120,6 +120,10 @@ bench: deps bench-deps
 	for plugin in notify dnd x11 wayland statusbar; do \
 	  $(SWIFT) build -c release --product grow-plugin-$$plugin || exit 1; \
 	done
+	# The floors the lean section measures Grow against (bench/floors).
+	mkdir -p .build/bench-floors
+	swiftc -O bench/floors/GlibcOnly.swift -o .build/bench-floors/glibc-only
+	$(CC) -O2 -o .build/bench-floors/tick bench/floors/tick.c
 	.build/release/grow-bench
 
 # The tools `grow-bench compare` measures next to Grow; apt-get runs only when one is missing.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 import GrowLoop
 import GrowPluginKit
@@ -60,7 +61,7 @@ final class HyprlandWindowSource: WindowSource {
     request("dispatch movetoworkspacesilent special:grow,address:0x\(window.id)") {
       [weak self] reply in
       guard let self else { return }
-      if reply?.trimmingCharacters(in: .whitespacesAndNewlines) == "ok" {
+      if reply?.trimming(while: \.isWhitespace) == "ok" {
         log.info("moved \(window.app) to the special workspace 'grow' (block = minimize)")
       } else {
         log.warning("Hyprland did not move \(window.app) away: \(reply ?? "no answer")")
@@ -99,7 +100,7 @@ final class HyprlandWindowSource: WindowSource {
   /// One event line; `DATA` fields are comma-separated, and a title may hold commas itself,
   /// so it is always the rest of the line.
   func handle(_ line: String) {
-    guard let separator = line.range(of: ">>") else { return }
+    guard let separator = line.firstRange(of: ">>") else { return }
     let event = line[..<separator.lowerBound]
     let data = String(line[separator.upperBound...])
     switch event {
@@ -147,13 +148,13 @@ final class HyprlandWindowSource: WindowSource {
     let asked = focusEvents
     request("j/activewindow") { [weak self] reply in
       guard let self, let reply,
-        let json = try? JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any],
+        let json = LooseJSON.parse(Array(reply.utf8)) as? [String: Any],
         let address = json["address"] as? String, address.hasPrefix("0x")
       else { return }
       let window = DesktopWindow(
         id: String(address.dropFirst(2)), windowClass: json["class"] as? String ?? "",
         instance: "", title: json["title"] as? String ?? "",
-        pid: (json["pid"] as? NSNumber)?.intValue)
+        pid: json["pid"] as? Int)
       if active?.id == window.id || (active == nil && asked == focusEvents) { publish(window) }
     }
   }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowPluginKit
 
 /// The i3 IPC wire format, which sway speaks too: `"i3-ipc"`, a u32 payload length, a u32
@@ -63,7 +64,7 @@ enum I3Message {
   /// `window_properties` (WM_CLASS) for X11 and Xwayland ones; nil for a container that
   /// holds no window (a workspace, a split).
   static func window(fromContainer container: [String: Any]) -> DesktopWindow? {
-    guard let id = (container["id"] as? NSNumber)?.int64Value else { return nil }
+    guard let id = (container["id"] as? Int).map(Int64.init) else { return nil }
     let properties = container["window_properties"] as? [String: Any]
     let appID = container["app_id"] as? String
     guard appID != nil || properties != nil else { return nil }
@@ -73,7 +74,7 @@ enum I3Message {
       id: String(id),
       windowClass: appID ?? properties?["class"] as? String ?? "",
       instance: appID == nil ? properties?["instance"] as? String ?? "" : "",
-      title: title, pid: (container["pid"] as? NSNumber)?.intValue)
+      title: title, pid: container["pid"] as? Int)
   }
 
   /// The focused window in a GET_TREE reply, or nil when the focus is on a workspace (the

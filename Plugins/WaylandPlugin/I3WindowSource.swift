@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 import GrowLoop
 import GrowPluginKit
@@ -150,7 +151,7 @@ final class I3WindowSource: WindowSource {
       return lost(error)
     }
     for message in messages {
-      let json = try? JSONSerialization.jsonObject(with: Data(message.payload))
+      let json = LooseJSON.parse(message.payload)
       if message.type & 0x8000_0000 != 0 {
         event(message.type, json as? [String: Any] ?? [:])
       } else if let index = pending.firstIndex(where: { $0.type == message.type }) {

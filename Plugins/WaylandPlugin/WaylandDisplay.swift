@@ -1,5 +1,6 @@
 import CWaylandProtocols
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 import GrowLoop
 import GrowPluginKit

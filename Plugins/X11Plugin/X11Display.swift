@@ -1,6 +1,7 @@
 import CX11
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowLoop
 
 /// Why the X display cannot be used.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowConfig
 import GrowCore
 import GrowDBus
@@ -413,7 +414,7 @@ enum Commands {
         guard ok else { throw .failed(changes.joined(separator: "\n")) }
         return changes
       }
-      Thread.sleep(forTimeInterval: 0.05)
+      sleepThread(seconds: 0.05)
     }
     throw .failed(
       "the daemon did not finish reloading within \(DurationText.format(reloadWait)); "
@@ -436,7 +437,7 @@ enum Commands {
     let listed = all.filter { !$0.hidden }
     let width = listed.map(\.name.count).max() ?? 0
     let lines = listed.map {
-      "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.summary)"
+      "  \($0.name.fitted(toWidth: width))  \($0.summary)"
     }
     return """
       grow: a focus timer that gets out of the way

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 import GrowPluginKit
 
@@ -187,7 +188,7 @@ enum Completions {
   }
 
   private static func zshQuoted(_ text: String) -> String {
-    text.replacingOccurrences(of: "'", with: "'\\''").replacingOccurrences(of: ":", with: "\\:")
+    text.replacing("'", with: "'\\''").replacing(":", with: "\\:")
   }
 
   // MARK: fish
@@ -244,8 +245,8 @@ enum Completions {
 
   private static func fishQuoted(_ text: String) -> String {
     "'"
-      + text.replacingOccurrences(of: "\\", with: "\\\\")
-      .replacingOccurrences(of: "'", with: "\\'") + "'"
+      + text.replacing("\\", with: "\\\\")
+      .replacing("'", with: "\\'") + "'"
   }
 }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 import GrowDBus
 import GrowPluginKit
@@ -59,14 +60,12 @@ extension Commands {
       untilMicroseconds > 0
       ? Date(timeIntervalSince1970: TimeInterval(untilMicroseconds) / 1_000_000) : nil
     if arguments.flag("json") {
-      let object: [String: Any] = [
-        "enabled": enabled, "backend": backend, "server": server.isEmpty ? NSNull() : server,
-        "server_state": serverState,
-        "until": until.map { $0.formatted(Date.ISO8601FormatStyle()) } ?? NSNull(),
+      let object: [String: JSONValue] = [
+        "enabled": .bool(enabled), "backend": .string(backend),
+        "server": .string(server.isEmpty ? nil : server), "server_state": .string(serverState),
+        "until": .string(until.map { $0.formatted(Date.ISO8601FormatStyle()) }),
       ]
-      let data =
-        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-      return say(String(decoding: data, as: UTF8.self))
+      return say(JSONValue.object(object).text)
     }
     let wanted = enabled ? "on" : "off"
     // The server's word where there is one: that is what the person gets.
@@ -81,7 +80,7 @@ extension Commands {
       line += "; Grow is switching it \(wanted)"
     }
     if let until {
-      line += " until " + until.formatted(date: .omitted, time: .shortened)
+      line += " until " + LocalZone.system.clockText(of: until)
     }
     say(line)
     if backend != "none" {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowConfig
 import GrowCore
 import GrowDBus
@@ -326,7 +327,7 @@ struct Doctor {
     switch loadConfig() {
     case .failure(let error):
       return .failed(
-        check, error.description.replacingOccurrences(of: "\n", with: "; "),
+        check, error.description.replacing("\n", with: "; "),
         fix: "edit \(path); 'grow config check' lists every problem")
     case .success(let config):
       let problems = PluginHost.configurationProblems(in: config, directories: directories)
@@ -348,12 +349,12 @@ struct Doctor {
     let directory = XDGDirectories(environment: environment).growData
     var existing = directory
     while access(existing, F_OK) != 0, existing != "/" {
-      existing = (existing as NSString).deletingLastPathComponent
+      existing = PathText.directory(of: existing)
     }
     guard access(existing, W_OK | X_OK) == 0 else {
       return .failed(
         check, "\(existing) is not writable, so the history cannot be kept",
-        fix: "chown \(NSUserName()) \(existing) && chmod u+rwx \(existing)")
+        fix: "chown \(userName()) \(existing) && chmod u+rwx \(existing)")
     }
     return .ok(
       check,
@@ -545,4 +546,10 @@ extension Commands {
     // The lines say what is wrong; exit 1 so scripts can tell too, without another message.
     if !healthy { throw .silentFailure }
   }
+}
+
+/// The login name of the user running Grow, for commands Doctor suggests.
+private func userName() -> String {
+  guard let entry = getpwuid(getuid()), let name = entry.pointee.pw_name else { return "$USER" }
+  return String(cString: name)
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 
 /// Runs `grow` with `arguments` (without the program name) and returns the exit status.
@@ -36,5 +37,5 @@ func reportError(_ error: CLIError) {
   // Whatever a message echoes (a daemon's D-Bus error, a word from the command line) reaches
   // the terminal with its control characters escaped.
   let message = escapingControls(error.description, keepingNewlines: true)
-  FileHandle.standardError.write(Data("grow: \(message)\n".utf8))
+  writeAll("grow: \(message)\n", to: STDERR_FILENO)
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowConfig
 import GrowCore
 import GrowHistory
@@ -52,8 +53,8 @@ extension Commands {
       var line =
         String(repeating: " ", count: idWidth - id.count) + id + "  "
         + "\(start.prefix(10)) \(start.dropFirst(11).prefix(5))–\(end.dropFirst(11).prefix(5))  "
-        + phase.kind.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + "  "
-        + phase.card.padding(toLength: cardWidth, withPad: " ", startingAt: 0) + "  "
+        + phase.kind.rawValue.fitted(toWidth: 11) + "  "
+        + phase.card.fitted(toWidth: cardWidth) + "  "
         + "\(DurationText.format(phase.actualSeconds)) of "
         + DurationText.format(phase.plannedSeconds)
         + "  \(phase.outcome.rawValue)"
@@ -102,7 +103,7 @@ extension Commands {
             + "add --yes to delete them from a script")
       }
       sayExactly("Delete \(count) \(noun) \(range)? [y/N] ")
-      let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+      let answer = readLine()?.trimmingWhitespace().lowercased() ?? ""
       guard answer == "y" || answer == "yes" else { return say("nothing deleted") }
     }
     let deleted = try withHistory { store throws(HistoryError) in try store.delete(days: days) }
@@ -146,10 +147,9 @@ extension Commands {
     do {
       try client.call("Changed", interface: GrowBusAPI.historyInterface)
     } catch {
-      FileHandle.standardError.write(
-        Data(
-          ("grow: the history is changed, but the running daemon was not told (\(error)); "
-            + "its today figures catch up when it starts next\n").utf8))
+      _ = writeAll(
+        "grow: the history is changed, but the running daemon was not told (\(error)); "
+          + "its today figures catch up when it starts next\n", to: STDERR_FILENO)
     }
   }
 

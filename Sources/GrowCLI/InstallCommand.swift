@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 
 /// Where `grow install --user` writes, from the XDG base directories of this environment.
@@ -152,18 +153,10 @@ struct UserInstaller {
     do {
       try FileManager.default.removeItem(atPath: path)
     } catch {
-      throw .cannotRemove(path: path, reason: Self.reason(error))
+      throw .cannotRemove(path: path, reason: failureReason(error))
     }
     say("removed \(path)" + (reason.map { " (\($0))" } ?? ""))
     return true
-  }
-
-  private static func reason(_ error: any Error) -> String {
-    let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-    if let code = underlying?.code, underlying?.domain == NSPOSIXErrorDomain {
-      return String(cString: strerror(Int32(code)))
-    }
-    return error.localizedDescription
   }
 }
 

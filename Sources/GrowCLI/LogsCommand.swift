@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 import GrowPluginKit
 
@@ -43,7 +44,7 @@ enum LogsCommand {
   /// line tool has no event loop to keep free: it blocks in inotify's read, so it sleeps until
   /// the file changes instead of polling.
   private static func follow(_ file: LogFile, plugin: String?) -> Never {
-    let directory = (file.path as NSString).deletingLastPathComponent
+    let directory = PathText.directory(of: file.path)
     let inotify = inotify_init1(Int32(IN_CLOEXEC))
     guard inotify >= 0,
       inotify_add_watch(inotify, directory, UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO)) >= 0
@@ -97,17 +98,34 @@ enum LogsCommand {
 
   /// systemd manages `grow.service` for this user (so the journal has the log).
   private static func systemdRunsTheDaemon() -> Bool {
-    let systemctl = Process()
-    systemctl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    systemctl.arguments = [
+    let arguments = [
       "systemctl", "--user", "show", "--property=ActiveState", "--value", "grow.service",
     ]
-    let output = Pipe()
-    systemctl.standardOutput = output
-    systemctl.standardError = FileHandle.nullDevice
-    guard (try? systemctl.run()) != nil else { return false }
-    let state = output.fileHandleForReading.readDataToEndOfFile()
-    systemctl.waitUntilExit()
+    var ends: [Int32] = [0, 0]
+    guard pipe(&ends) == 0 else { return false }
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, ends[1], STDOUT_FILENO)
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
+    let argv = arguments.map { strdup($0) } + [nil]
+    defer { for argument in argv { free(argument) } }
+    var pid: pid_t = 0
+    let started = posix_spawnp(&pid, "systemctl", &actions, nil, argv, environ) == 0
+    close(ends[1])
+    defer { close(ends[0]) }
+    guard started else { return false }
+    var state: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 256)
+    while true {
+      let count = read(ends[0], &chunk, chunk.count)
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else { break }
+      state += chunk[0..<count]
+    }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     return String(decoding: state, as: UTF8.self).hasPrefix("active")
   }
 

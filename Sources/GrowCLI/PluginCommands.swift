@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowConfig
 import GrowCore
 import GrowDBus
@@ -72,8 +73,8 @@ extension Commands {
     let stateWidth = plugins.map(\.state.count).max() ?? 0
     for plugin in plugins {
       var line =
-        plugin.id.padding(toLength: idWidth, withPad: " ", startingAt: 0) + "  "
-        + plugin.state.padding(toLength: stateWidth, withPad: " ", startingAt: 0) + "  "
+        plugin.id.fitted(toWidth: idWidth) + "  "
+        + plugin.state.fitted(toWidth: stateWidth) + "  "
         + plugin.source
       if !plugin.location.isEmpty { line += " " + plugin.location }
       say(line)
@@ -147,7 +148,7 @@ extension Commands {
   static var installedSDK: String {
     let installedPlugins =
       PluginDirectories.standard().builtIn.last ?? "/usr/local/lib/grow/plugins"
-    return (installedPlugins as NSString).deletingLastPathComponent
+    return PathText.directory(of: installedPlugins)
   }
 
   private static func newPlugin(_ arguments: Arguments) throws(CLIError) {
@@ -162,7 +163,7 @@ extension Commands {
     let language = chosen.first ?? .swift
     let name = arguments.positionals[1]
     // The directory is named after the plugin; its last component is the id.
-    let id = (name as NSString).lastPathComponent
+    let id = PathText.name(of: name)
     guard PluginScaffold.isValidID(id) else {
       throw .usage("grow plugin new: \(PluginScaffoldError.invalidName(id).description)")
     }
@@ -278,13 +279,13 @@ extension Commands {
   /// atomically with the file's permissions kept.
   private static func appendToLine(_ number: Int, of path: String, _ text: String) throws {
     let contents = try String(contentsOfFile: path, encoding: .utf8)
-    var lines = contents.components(separatedBy: "\n")
+    var lines = contents.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     guard number >= 1, number <= lines.count else { throw CocoaError(.fileReadCorruptFile) }
     var line = lines[number - 1]
-    let comment = line.range(of: " ;")?.lowerBound ?? line.endIndex
+    let comment = line.firstRange(of: " ;")?.lowerBound ?? line.endIndex
     var value = String(line[..<comment])
     while value.last == " " || value.last == "\t" || value.last == "\r" { value.removeLast() }
-    line = value + text + line[comment...].replacingOccurrences(of: "\r", with: "")
+    line = value + text + line[comment...].replacing("\r", with: "")
     lines[number - 1] = line
     let attributes = try FileManager.default.attributesOfItem(atPath: path)
     try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
@@ -319,7 +320,7 @@ extension Commands {
       report.state = plugin?.state
       report.error = plugin?.error
       if plugin?.state == "running" || plugin?.state == "failed" { break }
-      Thread.sleep(forTimeInterval: 0.1)
+      sleepThread(seconds: 0.1)
     } while Date() < deadline
   }
 }

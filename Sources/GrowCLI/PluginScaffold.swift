@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowConfig
+import GrowCore
 
 /// The languages `grow plugin new` writes a plugin in.
 enum PluginLanguage: String, CaseIterable {
@@ -95,7 +97,7 @@ struct PluginScaffold {
       for file in files {
         let path = directory + "/" + file.path
         try manager.createDirectory(
-          atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+          atPath: PathText.directory(of: path), withIntermediateDirectories: true)
         try file.text.write(toFile: path, atomically: true, encoding: .utf8)
         if file.executable {
           try manager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
@@ -103,7 +105,7 @@ struct PluginScaffold {
       }
     } catch {
       try? manager.removeItem(atPath: directory)
-      throw .cannotWrite(path: directory, reason: error.localizedDescription)
+      throw .cannotWrite(path: directory, reason: failureReason(error))
     }
   }
 

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import GrowCore
 import GrowHistory
 
 extension Commands {
@@ -20,10 +22,12 @@ extension Commands {
         figures: try store.todayAndStreak(goal: dailyGoal(), today: LocalDay.today()))
       return SVGReport(statistics: statistics, phases: phases)
     }
-    do {
-      try Data(report.svg.utf8).write(to: URL(fileURLWithPath: path))
-    } catch {
-      throw .failed("cannot write \(path): \((error as NSError).localizedDescription)")
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let written = descriptor >= 0 && writeAll(report.svg, to: descriptor)
+    let failure = errno
+    if descriptor >= 0 { close(descriptor) }
+    guard written else {
+      throw .failed("cannot write \(path): \(String(cString: strerror(failure)))")
     }
     let size = "\(SVGReport.width)×\(report.height)"
     say("wrote \(path) (\(size), \(days.lowerBound) to \(days.upperBound))")

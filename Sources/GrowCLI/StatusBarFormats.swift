@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 import GrowDBus
 import GrowPluginKit
@@ -109,9 +110,9 @@ struct StatusBarRenderer {
     let clicks: [(button: Int, click: BarClick)] = [
       (1, .toggle), (2, .stop), (3, .skip), (4, .extendOneMinute),
     ]
-    let escapedCommand = growCommand.replacingOccurrences(of: ":", with: "\\:")
+    let escapedCommand = growCommand.replacing(":", with: "\\:")
     let open = clicks.map { "%{A\($0.button):\(escapedCommand) \($0.click.commandWords):}" }
-    let body = text.replacingOccurrences(of: "%{", with: "% {")
+    let body = text.replacing("%{", with: "% {")
     let colored = "%{F\(Self.color(snapshot.displayState))}" + body + "%{F-}"
     return open.joined() + colored + String(repeating: "%{A}", count: clicks.count)
   }
@@ -159,7 +160,7 @@ struct StatusBarRenderer {
       if state == .paused { line += " (paused)" }
       if status.longBreakAfter > 0 { line += " · cycle \(status.cycle)/\(status.longBreakAfter)" }
       if let endsAt = status.endsAt, !status.paused {
-        line += " · until " + endsAt.formatted(date: .omitted, time: .shortened)
+        line += " · until " + LocalZone.system.clockText(of: endsAt)
       }
       lines.append(line)
     } else {

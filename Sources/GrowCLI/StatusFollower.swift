@@ -1,5 +1,5 @@
-import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 import GrowDBus
 import GrowLoop
@@ -13,8 +13,10 @@ import GrowPluginKit
 /// every minute for `{remaining_min}`, never while paused or idle). When the daemon goes
 /// away the line says "off" until `NameOwnerChanged` announces a new one.
 ///
-/// Runs on the main queue; ends when the bar does (its parent exits, or stdout's reader goes
-/// away) and when the session bus does.
+/// Runs on one thread, the main one, sleeping in the loop's epoll (`FileWatcher.runOnMainThread`)
+/// with the countdown's timerfd (`WallClockTimer`) in it: one wake-up per displayed second and
+/// none in between. Ends when the bar does (its parent exits, or stdout's reader goes away)
+/// and when the session bus does.
 @MainActor
 final class StatusFollower {
   private let renderer: StatusBarRenderer
@@ -24,7 +26,7 @@ final class StatusFollower {
   private var snapshot = StatusSnapshot(status: nil)
   private var lastLine: String?
   private var wroteFirstUpdate = false
-  private let tick = DispatchSource.makeTimerSource(queue: .main)
+  private lazy var tick = WallClockTimer { [weak self] in self?.redraw() }
   private var keptWatches: [FileWatcher.Watch] = []
   private var clickBuffer = Data()
 
@@ -44,12 +46,9 @@ final class StatusFollower {
     if let watch = ProcessWatch.onParentExit(leave) { keptWatches.append(watch) }
     if let watch = ProcessWatch.onHangUp(of: STDOUT_FILENO, leave) { keptWatches.append(watch) }
     connection.onDisconnect = {
-      FileHandle.standardError.write(Data("grow: lost the session bus; exiting\n".utf8))
+      writeAll("grow: lost the session bus; exiting\n", to: STDERR_FILENO)
       exit(1)
     }
-    tick.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.redraw() } }
-    tick.schedule(deadline: .distantFuture)
-    tick.resume()
     do {
       try connection.onSignal(
         match: "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
@@ -67,7 +66,7 @@ final class StatusFollower {
     // Subscribed first, asked second: a daemon starting in between is not missed. The first
     // line waits for the answer, so a bar never flashes "off" while the daemon runs.
     refresh()
-    dispatchMain()
+    FileWatcher.shared.runOnMainThread()
   }
 
   // MARK: Bus
@@ -180,12 +179,10 @@ final class StatusFollower {
       wroteFirstUpdate = true
     }
     guard let next = renderer.clock.nextChange(after: now, of: snapshot) else {
-      return tick.schedule(deadline: .distantFuture)
+      return tick.disarm()
     }
     // A millisecond late, so the countdown has surely crossed the boundary when we look.
-    let delay = next.timeIntervalSince(now) + 0.001
-    tick.schedule(
-      deadline: .now() + .nanoseconds(Int(delay * 1e9)), leeway: .milliseconds(5))
+    tick.fire(at: next.addingTimeInterval(0.001))
   }
 
   // MARK: Clicks (i3bar)
@@ -218,13 +215,12 @@ final class StatusFollower {
   }
 
   static func click(in line: Data) -> BarClick? {
-    var text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+    var text = String(decoding: line, as: UTF8.self).trimmingWhitespace()
     if text.hasPrefix(",") || text.hasPrefix("[") { text.removeFirst() }
-    guard
-      let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-      let button = object["button"] as? Int
+    guard case .object(let object)? = JSONValue.parse(Array(text.utf8)),
+      case .number(let button)? = object["button"], let whole = Int(exactly: button)
     else { return nil }
-    return BarClick(button: button)
+    return BarClick(button: whole)
   }
 
   private func perform(_ click: BarClick) {

@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowConfig
 import GrowCore
 import GrowDBus
@@ -401,7 +402,7 @@ public final class Daemon {
     }
     reloading = true
     let requested = reloadsRequested
-    let reader = Thread {
+    BackgroundThread.start(name: "grow-config-reload") {
       // On Linux the nice value belongs to the thread, and `0` names the calling one.
       setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
       let result = Result { try reloadConfig() }
@@ -409,8 +410,6 @@ public final class Daemon {
         MainActor.assumeIsolated { [weak self] in self?.apply(result, upTo: requested) }
       }
     }
-    reader.name = "grow-config-reload"
-    reader.start()
     return requested
   }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Cuts a byte stream into `\n`-terminated lines, refusing lines longer than `limit` without
 /// ever holding more than `limit` bytes of one.

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GrowConfig
 import GrowCore
 import GrowPluginKit
@@ -22,10 +24,8 @@ public struct PluginDirectories: Sendable, Equatable {
     let executable =
       (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
       ?? CommandLine.arguments[0]
-    let binDirectory = (executable as NSString).deletingLastPathComponent
-    let installed =
-      ((binDirectory as NSString).appendingPathComponent("../lib/grow/plugins")
-      as NSString).standardizingPath
+    let binDirectory = PathText.directory(of: executable)
+    let installed = PathText.normalized(PathText.join(binDirectory, "../lib/grow/plugins"))
     var user = (environment["GROW_PLUGIN_PATH"] ?? "").split(separator: ":").map(String.init)
     user.append(XDGDirectories(environment: environment).growData + "/plugins")
     return PluginDirectories(builtIn: [binDirectory, installed], user: user)
@@ -539,7 +539,7 @@ public final class PluginHost {
     let scan = { (directory: String, builtIn: Bool) in
       let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
       for name in names.sorted() {
-        let path = (directory as NSString).appendingPathComponent(name)
+        let path = PathText.join(directory, name)
         if !builtIn, let id = PluginLibrary.id(fromProgramName: name),
           name == PluginLibrary.programName(for: id), found[id] == nil
         {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 import GrowPluginKit
 
@@ -63,7 +64,7 @@ public enum PluginInstaller {
     -> PluginInstallation
   {
     let file = try locate(path)
-    let name = (file as NSString).lastPathComponent
+    let name = PathText.name(of: file)
     let kind: PluginInstallation.Kind
     let id: String
     if let libraryID = PluginLibrary.id(fromFileName: name) {
@@ -103,14 +104,13 @@ public enum PluginInstaller {
 
   /// The file `path` stands for.
   private static func locate(_ path: String) throws(PluginInstallError) -> String {
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-      throw .notFound(path: path)
-    }
+    var status = stat()
+    guard stat(path, &status) == 0 else { throw .notFound(path: path) }
+    let isDirectory = status.st_mode & S_IFMT == S_IFDIR
     let absolute =
       (path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path)
-    let full = (absolute as NSString).standardizingPath
-    guard isDirectory.boolValue else { return full }
+    let full = PathText.normalized(absolute)
+    guard isDirectory else { return full }
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: full)) ?? []
     if entries.contains("Package.swift") {
       // The newest build, release or debug: the one just made.
@@ -150,7 +150,11 @@ public enum PluginInstaller {
     guard access(path, X_OK) == 0 else {
       throw .notAPlugin(path: path, reason: "it is not executable; run 'chmod +x \(path)'")
     }
-    let start = Array((FileHandle(forReadingAtPath: path)?.readData(ofLength: 4)) ?? Data())
+    var start = [UInt8](repeating: 0, count: 4)
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    let count = descriptor < 0 ? 0 : max(0, read(descriptor, &start, 4))
+    if descriptor >= 0 { close(descriptor) }
+    start.removeLast(4 - count)
     let isScript = start.starts(with: Array("#!".utf8))
     let isELF = start == [0x7f] + Array("ELF".utf8)
     guard isScript || isELF else {
@@ -165,15 +169,15 @@ public enum PluginInstaller {
   private static func copy(_ source: String, to destination: String)
     throws(PluginInstallError)
   {
-    let directory = (destination as NSString).deletingLastPathComponent
+    let directory = PathText.directory(of: destination)
     do {
       try FileManager.default.createDirectory(
         atPath: directory, withIntermediateDirectories: true,
         attributes: [.posixPermissions: 0o700])
     } catch {
-      throw .cannotWrite(path: directory, reason: error.localizedDescription)
+      throw .cannotWrite(path: directory, reason: failureReason(error))
     }
-    let temporary = directory + "/.installing-" + (destination as NSString).lastPathComponent
+    let temporary = directory + "/.installing-" + PathText.name(of: destination)
     unlink(temporary)
     do {
       try FileManager.default.copyItem(atPath: source, toPath: temporary)
@@ -186,7 +190,7 @@ public enum PluginInstaller {
       throw error
     } catch {
       unlink(temporary)
-      throw .cannotWrite(path: temporary, reason: error.localizedDescription)
+      throw .cannotWrite(path: temporary, reason: failureReason(error))
     }
     do {
       _ = try TrustedFile.open(temporary)

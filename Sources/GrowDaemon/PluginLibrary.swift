@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowConfig
 import GrowPluginKit
 
@@ -123,7 +124,7 @@ enum PluginLibrary {
     let name = "/proc/self/fd/\(file.descriptor)"
     guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
       let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
-      throw .cannotOpen(path: path, reason: reason.replacingOccurrences(of: name, with: path))
+      throw .cannotOpen(path: path, reason: reason.replacing(name, with: path))
     }
     _ = file.keepOpen()
     loaded[key] = handle

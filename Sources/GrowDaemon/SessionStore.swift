@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 
 /// Keeps the running session in `$XDG_STATE_HOME/grow/session.json`, so that a daemon started

@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 import GrowPluginKit
 
@@ -62,9 +63,7 @@ final class TerminationSignals: Sendable {
     sigemptyset(&action.sa_mask)
     for number in [SIGTERM, SIGINT] { sigaction(number, &action, nil) }
     let reader = ends[0]
-    let thread = Thread { [self] in wait(reading: reader) }
-    thread.name = "grow-signals"
-    thread.start()
+    BackgroundThread.start(name: "grow-signals") { [self] in wait(reading: reader) }
   }
 
   private func wait(reading reader: Int32) {

@@ -73,7 +73,7 @@ public struct Garden: Sendable, Equatable {
     let width = rows.map(\.card.count).max() ?? 0
     var lines = [style.bold(title)]
     for row in rows {
-      let name = row.card.padding(toLength: width, withPad: " ", startingAt: 0)
+      let name = row.card.fitted(toWidth: width)
       var tally = "\(row.grown) grown"
       if row.wilted > 0 { tally += ", \(row.wilted) wilted" }
       lines.append(

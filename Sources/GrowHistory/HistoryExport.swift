@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 
 /// A phase as `grow history --json` and `--csv` print it: whole seconds, and instants in ISO

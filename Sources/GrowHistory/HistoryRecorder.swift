@@ -1,6 +1,8 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 import GrowPluginKit
+import Synchronization
 
 /// Published after a phase was written to the history, with the streak as it now is.
 public struct HistoryRecorded: GrowEvent {
@@ -34,7 +36,7 @@ public final class HistoryRecorder {
   private let mailbox = Mailbox()
   private var pending: PendingPhases
   private let events: EventBus
-  private let timeZone: () -> TimeZone
+  private let timeZone: () -> LocalZone
   private let clock: () -> Date
   private let dailyGoal: () -> TimeInterval?
   private let log: (Logger.Level, String) -> Void
@@ -73,7 +75,7 @@ public final class HistoryRecorder {
   public init(
     path: String, pendingPath: String?, events: EventBus,
     dailyGoal: @escaping () -> TimeInterval?,
-    timeZone: @escaping () -> TimeZone = { .current }, clock: @escaping () -> Date = { Date() },
+    timeZone: @escaping () -> LocalZone = { .system }, clock: @escaping () -> Date = { Date() },
     log: @escaping (Logger.Level, String) -> Void
   ) {
     self.clock = clock
@@ -394,20 +396,20 @@ public final class HistoryRecorder {
 
 /// The writer's reports, handed from its queue to the loop.
 private final class Mailbox: @unchecked Sendable {
-  private let lock = NSLock()
+  private let lock = Mutex(())
   private var reports: [HistoryWriter.Report] = []
   private var _wake: (@Sendable () -> Void)?
 
   var wake: (@Sendable () -> Void)? {
-    get { lock.withLock { _wake } }
+    get { lock.withLock { _ in _wake } }
     set {
-      lock.withLock { _wake = newValue }
-      if newValue != nil && lock.withLock({ !reports.isEmpty }) { newValue?() }
+      lock.withLock { _ in _wake = newValue }
+      if newValue != nil && lock.withLock({ _ in !reports.isEmpty }) { newValue?() }
     }
   }
 
   func post(_ report: HistoryWriter.Report) {
-    let wake = lock.withLock {
+    let wake = lock.withLock { _ in
       reports.append(report)
       return _wake
     }
@@ -415,7 +417,7 @@ private final class Mailbox: @unchecked Sendable {
   }
 
   func take() -> [HistoryWriter.Report] {
-    lock.withLock {
+    lock.withLock { _ in
       defer { reports = [] }
       return reports
     }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 
 /// The phase history: a SQLite database, by default `$XDG_DATA_HOME/grow/history.sqlite`.
@@ -432,10 +433,10 @@ public final class HistoryStore {
   /// is ever readable by others, whatever the umask. SQLite gives the -wal and -shm files the
   /// database's mode.
   private static func prepareFile(at path: String) throws(HistoryError) {
-    let directory = (path as NSString).deletingLastPathComponent
-    var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
-      guard isDirectory.boolValue else {
+    let directory = PathText.directory(of: path)
+    var found = stat()
+    if stat(directory, &found) == 0 {
+      guard found.st_mode & S_IFMT == S_IFDIR else {
         throw .cannotCreateDirectory(
           path: directory, reason: "a file is in the way; move it aside so Grow can keep history")
       }

@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 
 /// The daemon's one connection to the history, on a serial queue of its own: the event loop

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import GrowCore
 
 /// A calendar day as the person lived it: the date on the wall clock where they were.
 ///
@@ -19,9 +20,9 @@ public struct LocalDay: Hashable, Comparable, Strideable, Sendable, Codable,
     number = Int((local / 86_400).rounded(.down))
   }
 
-  /// The day of `instant` in `timeZone`.
-  public init(_ instant: Date, in timeZone: TimeZone) {
-    self.init(instant, offset: timeZone.secondsFromGMT(for: instant))
+  /// The day of `instant` in `zone`.
+  public init(_ instant: Date, in zone: LocalZone) {
+    number = zone.dayNumber(of: instant)
   }
 
   /// Reads `YYYY-MM-DD`; nil for anything else, including dates that do not exist.
@@ -35,14 +36,14 @@ public struct LocalDay: Hashable, Comparable, Strideable, Sendable, Codable,
     number = Self.daysFromCivil(year: year, month: month, day: day)
   }
 
-  public static func today(in timeZone: TimeZone = .current, now: Date = Date()) -> LocalDay {
-    LocalDay(now, in: timeZone)
+  public static func today(in zone: LocalZone = .system, now: Date = Date()) -> LocalDay {
+    LocalDay(now, in: zone)
   }
 
   /// `YYYY-MM-DD`.
   public var text: String {
     let (year, month, day) = civil
-    return String(format: "%04d-%02d-%02d", year, month, day)
+    return year.zeroPadded(4) + "-" + month.zeroPadded(2) + "-" + day.zeroPadded(2)
   }
 
   public var description: String { text }
@@ -54,12 +55,12 @@ public struct LocalDay: Hashable, Comparable, Strideable, Sendable, Codable,
     ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((number % 7) + 7) % 7]
   }
 
-  /// The first instant of this day in `timeZone` (for seeding and for ranges of instants).
-  public func start(in timeZone: TimeZone) -> Date {
+  /// The first instant of this day in `zone` (for seeding and for ranges of instants).
+  public func start(in zone: LocalZone) -> Date {
     // Guess with today's offset, then correct once: offsets differ by at most a day.
     let guess = Date(timeIntervalSince1970: Double(number) * 86_400)
-    let first = guess.addingTimeInterval(-Double(timeZone.secondsFromGMT(for: guess)))
-    return guess.addingTimeInterval(-Double(timeZone.secondsFromGMT(for: first)))
+    let first = guess.addingTimeInterval(-Double(zone.secondsFromGMT(for: guess)))
+    return guess.addingTimeInterval(-Double(zone.secondsFromGMT(for: first)))
   }
 
   public static func < (a: LocalDay, b: LocalDay) -> Bool { a.number < b.number }

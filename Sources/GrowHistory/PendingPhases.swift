@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 
 /// An ended phase the history does not safely have yet, with the distractions that belong to
@@ -49,7 +50,7 @@ public struct PendingPhases {
 
   /// `pending-history.json` in the directory of `sessionPath`.
   public static func path(besideSession sessionPath: String) -> String {
-    (sessionPath as NSString).deletingLastPathComponent + "/pending-history.json"
+    PathText.directory(of: sessionPath) + "/pending-history.json"
   }
 
   public enum LoadError: Error, CustomStringConvertible {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 
 /// How a recorded phase ended.
@@ -52,7 +53,7 @@ public struct PhaseRecord: Sendable, Equatable {
     id: Int64 = 0, card: String, kind: PhaseKind, plannedSeconds: Double,
     actualSeconds: Double, startedAt: Date, endedAt: Date, outcome: HistoryOutcome,
     pauseCount: Int = 0, pausedSeconds: Double = 0, awaySeconds: Double = 0,
-    intention: String? = nil, timeZone: TimeZone = .current
+    intention: String? = nil, timeZone: LocalZone = .system
   ) {
     self.id = id
     self.card = card

@@ -1,5 +1,6 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `SQLITE_TRANSIENT` is a cast macro that Swift does not import. It tells SQLite to copy a
 /// bound string at once, which is required: a bridged Swift string lives only for the call.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `grow report --svg`: focus per day stacked by card, and the garden, as one SVG picture.
 ///

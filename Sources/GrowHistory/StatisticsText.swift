@@ -63,7 +63,7 @@ extension HistoryStatistics {
     let valueWidth = texts.map(\.count).max() ?? 0
     let maximum = Double(rows.map(\.1).max() ?? 0)
     return zip(rows, texts).map { row, text in
-      let label = row.0.padding(toLength: labelWidth, withPad: " ", startingAt: 0)
+      let label = row.0.fitted(toWidth: labelWidth)
       let value = String(repeating: " ", count: valueWidth - text.count) + text
       let bar = TextChart.bar(Double(row.1), of: maximum, width: Self.barWidth)
       return "  \(label)  \(value)  \(style.green(bar))".trimmingTrailingSpaces()

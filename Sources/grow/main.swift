@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCLI
 
 exit(MainActor.assumeIsolated { runGrow(Array(CommandLine.arguments.dropFirst())) })

@@ -116,7 +116,7 @@ import Testing
       return PhaseRecord(
         card: card, kind: .focus, plannedSeconds: minutes * 60, actualSeconds: minutes * 60,
         startedAt: endedAt.addingTimeInterval(-minutes * 60), endedAt: endedAt,
-        outcome: outcome, intention: "seeded", timeZone: zone)
+        outcome: outcome, intention: "seeded", timeZone: LocalZone(zone))
     }
     var phases: [PhaseRecord] = []
     for day in 1...31 {

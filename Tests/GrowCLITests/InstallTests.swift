@@ -345,7 +345,10 @@ import Testing
         == Self.expectedFiles.filter { !$0.hasPrefix("usr/lib/grow/lib") || $0.contains("GrowKit") }
     )
     #expect(installed.contains("usr/lib/grow/libswiftCore.so"))
-    #expect(installed.contains("usr/lib/grow/libFoundation.so"))
+    // FoundationEssentials only: neither the full Foundation nor ICU (issue 17).
+    #expect(installed.contains("usr/lib/grow/libFoundationEssentials.so"))
+    #expect(!installed.contains("usr/lib/grow/libFoundation.so"))
+    #expect(!installed.contains("usr/lib/grow/lib_FoundationICU.so"))
     #expect(!installed.contains { $0.contains("growtest") })
 
     let grow = stage + "/usr/bin/grow"

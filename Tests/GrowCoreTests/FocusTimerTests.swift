@@ -759,7 +759,7 @@ private final class ScriptedClock: TimeSource {
   }
 
   var now: Date
-  let calendar = Calendar(identifier: .gregorian)
+  let zone = LocalZone.utc
   private(set) var alarms: [Pending] = []
 
   init(now: Date) { self.now = now }

@@ -10,7 +10,7 @@ import Testing
   @Test func everyOutcomeIsRecordedWithPausesAndIntention() throws {
     let directory = try TemporaryDirectory()
     let store = try HistoryStore(path: directory.databasePath)
-    let clock = ManualTimeSource(timeZone: newYork)
+    let clock = ManualTimeSource(zone: newYork)
     let events = EventBus()
     let card = FocusCard(name: "math", focus: 60, shortBreak: 30, autoStartFocus: true)
     let timer = FocusTimer(
@@ -60,7 +60,7 @@ import Testing
   @Test func timeAsleepIsRecordedAsAPauseAndAwayTimeNotAsFocus() throws {
     let directory = try TemporaryDirectory()
     let store = try HistoryStore(path: directory.databasePath)
-    let clock = ManualTimeSource(timeZone: newYork)
+    let clock = ManualTimeSource(zone: newYork)
     let events = EventBus()
     let timer = FocusTimer(deck: .standard, bus: events, time: clock)
     let recorder = HistoryRecorder(
@@ -97,7 +97,7 @@ import Testing
   @Test func aFailedWriteIsReportedOnceTheTimerGoesOnAndThePhaseIsKept() throws {
     let directory = try TemporaryDirectory()
     _ = try HistoryStore(path: directory.databasePath)
-    let clock = ManualTimeSource(timeZone: newYork)
+    let clock = ManualTimeSource(zone: newYork)
     let events = EventBus()
     let timer = FocusTimer(deck: .standard, bus: events, time: clock)
     var errors: [String] = []

@@ -18,7 +18,7 @@ import Testing
   @Test func theDayOfAnInstantFollowsTheOffsetInForceThen() throws {
     let lateEvening = local("2026-03-07 23:30")
     #expect(LocalDay(lateEvening, in: newYork).text == "2026-03-07")
-    #expect(LocalDay(lateEvening, in: .gmt).text == "2026-03-08")
+    #expect(LocalDay(lateEvening, in: .utc).text == "2026-03-08")
     let day = try #require(LocalDay(text: "2026-03-08"))
     #expect(day.start(in: newYork) == local("2026-03-08 00:00"))
     #expect(

@@ -12,7 +12,7 @@ import Testing
   /// A recorder on a timer with a 60 s focus and a 30 s break that start by themselves.
   final class Setup {
     let directory: TemporaryDirectory
-    let clock = ManualTimeSource(timeZone: newYork)
+    let clock = ManualTimeSource(zone: newYork)
     let events = EventBus()
     let timer: FocusTimer
     var recorder: HistoryRecorder?

@@ -131,7 +131,7 @@ import Testing
         card: "work", kind: .focus, plannedSeconds: 1500, actualSeconds: 1200,
         startedAt: Date(timeIntervalSince1970: 20520 * 86400 + 4000),
         endedAt: Date(timeIntervalSince1970: 20520 * 86400 + 5200),
-        outcome: .completed, timeZone: .gmt))
+        outcome: .completed, timeZone: .utc))
     #expect(try Self.focusDays(connection) == Self.groupedFocus(connection))
     try store.edit(id: 3, outcome: .completed)
     #expect(try Self.focusDays(connection) == Self.groupedFocus(connection))

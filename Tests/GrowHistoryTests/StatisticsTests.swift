@@ -136,12 +136,12 @@ import Testing
         for _ in 0..<60 {
           for _ in 0..<Int.random(in: 0...3, using: &generator) {
             let completed = Bool.random(using: &generator)
-            let start = day.start(in: .gmt).addingTimeInterval(3600)
+            let start = day.start(in: .utc).addingTimeInterval(3600)
             let phase = PhaseRecord(
               card: "c", kind: .focus, plannedSeconds: 1500,
               actualSeconds: completed ? 1500 : 700, startedAt: start,
               endedAt: start.addingTimeInterval(1500), outcome: completed ? .completed : .stopped,
-              timeZone: .gmt)
+              timeZone: .utc)
             daily[day, default: DayActivity()].add(phase)
             let added = kept.add(phase)
             #expect(added)

@@ -18,10 +18,12 @@ final class TemporaryDirectory {
   var pendingPath: String { url.appendingPathComponent("state/pending-history.json").path }
 }
 
-let newYork = TimeZone(identifier: "America/New_York") ?? .gmt
+let newYorkTimeZone = TimeZone(identifier: "America/New_York") ?? .gmt
+/// New York as Grow's code takes a zone.
+let newYork = LocalZone(newYorkTimeZone)
 
 /// An instant given as New York wall-clock time, e.g. `local("2026-03-08 01:30")`.
-func local(_ text: String, _ zone: TimeZone = newYork) -> Date {
+func local(_ text: String, _ zone: TimeZone = newYorkTimeZone) -> Date {
   let formatter = DateFormatter()
   formatter.locale = Locale(identifier: "en_US_POSIX")
   formatter.timeZone = zone
@@ -32,7 +34,7 @@ func local(_ text: String, _ zone: TimeZone = newYork) -> Date {
 /// A focus phase of `minutes` ending at `end`.
 func focus(
   _ card: String, minutes: Double, endingAt end: Date, outcome: HistoryOutcome = .completed,
-  zone: TimeZone = newYork
+  zone: LocalZone = newYork
 ) -> PhaseRecord {
   PhaseRecord(
     card: card, kind: .focus, plannedSeconds: minutes * 60, actualSeconds: minutes * 60,

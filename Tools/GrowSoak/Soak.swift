@@ -634,7 +634,7 @@ public final class Soak {
     if try snapshot()?.phase?.isPaused == false { try command("pause") }
     let status = try harness.status()
     let shown = status["completed_today"] as? Int ?? -1
-    let today = LocalDay(Date(), in: .current)
+    let today = LocalDay(Date(), in: .system)
     let pendingPath = PendingPhases.path(besideSession: sessionPath)
     let shownByCLI = try HistoryStore(path: historyPath, create: false, pendingPath: pendingPath)
       .phases(days: today...today).filter(\.isCompletedFocus).count

@@ -24,6 +24,11 @@ struct CompareBenchmark {
     var peakRSSMegabytes: Double?
     var rssMegabytes: Double?
     var pssMegabytes: Double?
+    /// Unique set size: pages only this process maps, whoever else runs (the bench itself is a
+    /// Swift process and shares the runtime's pages with Grow, which lowers Grow's PSS).
+    var ussMegabytes: Double?
+    /// Grow only: LeanBenchmark.pssAsOnlySwiftProcess.
+    var pssAloneMegabytes: Double?
     var idleWakeUpsPerSecond: Double?
     var runningWakeUpsPerSecond: Double?
     var childrenPerMinute: Double?
@@ -130,6 +135,8 @@ struct CompareBenchmark {
     row.peakRSSMegabytes = memory.peakRSS
     row.rssMegabytes = memory.rss
     row.pssMegabytes = memory.pss
+    row.ussMegabytes = memory.uss
+    row.pssAloneMegabytes = LeanBenchmark.pssAsOnlySwiftProcess(of: daemon.pid)
     row.idleWakeUpsPerSecond = idle.wakeUpsPerSecond
     row.runningWakeUpsPerSecond = focus.wakeUpsPerSecond
     let children = cycles.children + idle.children + focus.children
@@ -300,6 +307,7 @@ struct CompareBenchmark {
     row.peakRSSMegabytes = memory.peakRSS
     row.rssMegabytes = memory.rss
     row.pssMegabytes = memory.pss
+    row.ussMegabytes = memory.uss
     row.idleWakeUpsPerSecond = idle.wakeUpsPerSecond
     row.childrenPerMinute =
       Double(windows.map(\.children).reduce(0, +)) * 60 / windows.map(\.seconds).reduce(0, +)
@@ -385,8 +393,9 @@ struct CompareBenchmark {
     return table
   }
 
-  /// VmHWM (peak RSS), VmRSS and Pss, in MB (10^6 bytes).
-  static func memory(of pid: Int32) -> (peakRSS: Double?, rss: Double?, pss: Double?) {
+  /// VmHWM (peak RSS), VmRSS, Pss and USS (Private_Clean + Private_Dirty), in MB (10^6 bytes).
+  static func memory(of pid: Int32) -> (peakRSS: Double?, rss: Double?, pss: Double?, uss: Double?)
+  {
     func kilobytes(_ key: String, in text: String) -> Double? {
       text.split(separator: "\n").first { $0.hasPrefix(key + ":") }
         .flatMap {
@@ -398,9 +407,11 @@ struct CompareBenchmark {
     }
     let status = readWhole("/proc/\(pid)/status").replacingOccurrences(of: "\t", with: " ")
     let rollup = readWhole("/proc/\(pid)/smaps_rollup")
+    let clean = kilobytes("Private_Clean", in: rollup)
+    let dirty = kilobytes("Private_Dirty", in: rollup)
     return (
       kilobytes("VmHWM", in: status), kilobytes("VmRSS", in: status),
-      kilobytes("Pss", in: rollup)
+      kilobytes("Pss", in: rollup), clean.flatMap { clean in dirty.map { clean + $0 } }
     )
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GrowTestSupport
 
 /// Wake-ups per minute of `grow status --follow` and of the daemon it follows, while a focus
 /// phase runs and while idle. A wake-up is a context switch (voluntary or not) of any of the
@@ -106,27 +107,9 @@ struct StatusBarBenchmark {
     }
   }
 
-  /// voluntary + nonvoluntary context switches of each thread of `pid`, by thread id. Read
-  /// with FileHandle: Foundation's String(contentsOfFile:) stops short on /proc files.
+  /// voluntary + nonvoluntary context switches of each thread of `pid`, by thread id.
   static func threadContextSwitches(of pid: Int32) -> [String: Int] {
-    let tasks = "/proc/\(pid)/task"
-    let threads = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
-    var counts: [String: Int] = [:]
-    for thread in threads {
-      guard let handle = FileHandle(forReadingAtPath: "\(tasks)/\(thread)/status"),
-        let data = try? handle.readToEnd()
-      else { continue }
-      try? handle.close()
-      var total = 0
-      for line in String(decoding: data, as: UTF8.self).split(separator: "\n")
-      where line.hasPrefix("voluntary_ctxt_switches:")
-        || line.hasPrefix("nonvoluntary_ctxt_switches:")
-      {
-        total += Int(line.split(separator: "\t").last ?? "") ?? 0
-      }
-      counts[thread] = total
-    }
-    return counts
+    ContextSwitches.perThread(of: pid)
   }
 
   // MARK: Child processes

@@ -7,7 +7,7 @@ import GrowTestSupport
 // machines this runs on are shared and noisy.
 //
 //   grow-bench [--json] [--quick] [bus] [history] [history-scale] [external] [statusbar] [x11]
-//              [wayland] [config] [compare] [patterns [--swift-regex-24]]
+//              [wayland] [config] [compare] [lean] [patterns [--swift-regex-24]]
 //
 // Without a section name, all of them. `compare` also writes its table to bench/results/.
 
@@ -34,6 +34,7 @@ struct Report: Encodable {
   var config: ConfigBenchmark.Sample?
   var compare: CompareBenchmark.Result?
   var patterns: PatternBenchmark.Sample?
+  var lean: LeanBenchmark.Sample?
 }
 var report = Report()
 
@@ -100,6 +101,11 @@ if wanted("compare") {
   let results = RepoPaths.root.appendingPathComponent("bench/results")
   try result.write(to: results)
   progress("compare: written to \(results.path)/compare-latest.md and .json")
+}
+
+if wanted("lean") {
+  progress("lean: grow status and busctl, the follower, the floors…")
+  report.lean = try MainActor.assumeIsolated { try LeanBenchmark(quick: quick).run() }
 }
 
 if json {
@@ -239,5 +245,9 @@ func printTables(_ report: Report) {
   if let compare = report.compare {
     print("Side by side (issue 10)")
     print(compare.markdown, terminator: "")
+  }
+  if let lean = report.lean {
+    print("Lean: issue 17's goals with the anchors and the floors")
+    print(lean.markdown(compare: report.compare, bus: report.bus), terminator: "")
   }
 }

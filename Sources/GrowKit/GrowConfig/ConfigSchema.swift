@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GrowCore
 
 /// The kinds of section config.ini has.
@@ -193,7 +193,7 @@ enum ValueReader {
 
   /// Comma-separated items, trimmed, empty items dropped.
   static func list(_ text: String) -> [String] {
-    text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    text.split(separator: ",").map { $0.trimmingWhitespace() }
       .filter { !$0.isEmpty }
   }
 }

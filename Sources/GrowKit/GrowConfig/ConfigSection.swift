@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One `key = value` line as written, after inih trimmed it and dropped any ` ;` comment.
 public struct ConfigEntry: Sendable, Equatable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 
 /// The settings in config.ini: the cards, and which plugins to load with what settings.
@@ -214,7 +215,7 @@ private struct ConfigBuilder {
       if reading.overflow {
         report(number, .lineTooLong(bytes: line.count, limit: INI.maxLineBytes))
       } else if reading.malformed || reading.entry?.name.isEmpty == true {
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        let text = String(decoding: line, as: UTF8.self).trimmingWhitespace()
         report(number, .unparsableLine(text))
       } else if let header = reading.header {
         current = startSection(header, at: number)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 
 /// What Grow needs from a mako config: whether its `do-not-disturb` mode hides anything, and
@@ -41,7 +42,7 @@ public struct MakoConfig: Equatable, Sendable {
     // Criteria of the section being read; nil before the first header (global options).
     var criteria: Set<String>?
     for rawLine in text.split(whereSeparator: \.isNewline) {
-      let line = rawLine.trimmingCharacters(in: .whitespaces)
+      let line = rawLine.trimmingWhitespace()
       if line.isEmpty || line.hasPrefix("#") { continue }
       if line.hasPrefix("["), line.hasSuffix("]") {
         criteria = Set(line.dropFirst().dropLast().split(separator: " ").map(String.init))
@@ -49,7 +50,7 @@ public struct MakoConfig: Equatable, Sendable {
       }
       guard let criteria, criteria.contains("mode=do-not-disturb") else { continue }
       let parts = line.split(separator: "=", maxSplits: 1).map {
-        $0.trimmingCharacters(in: .whitespaces)
+        $0.trimmingWhitespace()
       }
       guard parts.count == 2, parts[0] == "invisible" else { continue }
       let on = ["1", "true"].contains(parts[1])

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GrowCore
 
 /// One key a plugin takes in its `[plugin.ID]` section, declared by the plugin itself

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A title regular expression, matched in time proportional to the title.
 ///
@@ -355,9 +356,10 @@ struct RegexParser {
   }
 
   /// NFC, so é typed as one scalar or as e and a combining accent is the same character in
-  /// a pattern and in a title.
+  /// a pattern and in a title. The standard library's own NFC (FoundationEssentials has no
+  /// `precomposedStringWithCanonicalMapping`); it is what String comparison uses.
   static func normalise(_ text: String) -> String {
-    text.precomposedStringWithCanonicalMapping
+    String(decoding: text._nfcCodeUnits, as: UTF8.self)
   }
 
   private var atEnd: Bool { position >= scalars.count }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GrowCore
 
 /// Why a window pattern cannot be used; the message says how to write it.
@@ -38,7 +38,7 @@ public struct WindowPattern: Sendable, Equatable {
   public let titleRegex: TitleRegex?
 
   public init(_ text: String) throws(WindowPatternError) {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = text.trimmingWhitespace()
     self.text = trimmed
     guard !trimmed.isEmpty else { throw .empty }
     let namePart: Substring
@@ -57,7 +57,7 @@ public struct WindowPattern: Sendable, Equatable {
       namePart = Substring(trimmed)
       regexPart = nil
     }
-    let name = namePart.trimmingCharacters(in: .whitespaces)
+    let name = namePart.trimmingWhitespace()
     if name.contains(where: { $0.isWhitespace }) { throw .invalidName(trimmed) }
     self.name = name.isEmpty ? nil : name
     if let regexPart {
@@ -80,8 +80,8 @@ public struct WindowPattern: Sendable, Equatable {
   ) -> MatchOutcome {
     if let name {
       guard
-        name.caseInsensitiveCompare(instance) == .orderedSame
-          || name.caseInsensitiveCompare(windowClass) == .orderedSame
+        name.lowercased() == instance.lowercased()
+          || name.lowercased() == windowClass.lowercased()
       else { return .noMatch }
     }
     return titleRegex?.firstMatch(in: title, budget: budget) ?? .match
@@ -130,7 +130,7 @@ public struct WindowPattern: Sendable, Equatable {
       }
     }
     items.append(current)
-    return items.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    return items.map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
   }
 }
 

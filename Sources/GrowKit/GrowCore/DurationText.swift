@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Durations as people write them in config files and on the command line:
 /// `25m`, `90s`, `1h30m`, `2h`. A bare number means minutes, because that is what every
@@ -10,7 +10,7 @@ public enum DurationText {
   /// Parses `text` into seconds.
   /// - Throws: `DurationError` naming what was wrong.
   public static func parse(_ text: String) throws(DurationError) -> TimeInterval {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = text.trimmingWhitespace()
     guard !trimmed.isEmpty else { throw .empty }
     if let minutes = Int(trimmed) {
       guard minutes >= 0 else { throw .malformed(text) }

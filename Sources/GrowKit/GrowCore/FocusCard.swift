@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A named preset for one kind of work: "math", "work", "writing".
 ///

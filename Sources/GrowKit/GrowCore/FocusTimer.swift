@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One-off changes to a card for a single session (`grow start --focus 50m`).
 public struct SessionOverrides: Sendable, Equatable {
@@ -97,7 +97,8 @@ public final class FocusTimer {
   /// Today's totals: focus that ran its course (toward the daily goal), and apart from it the
   /// focus of phases stopped, skipped or cut short by an exit.
   private struct Today {
-    var day: DateComponents
+    /// Days since 1970-01-01 in the person's zone.
+    var day: Int
     var completed = 0
     var focusSeconds: TimeInterval = 0
     var cutShortSeconds: TimeInterval = 0
@@ -123,7 +124,7 @@ public final class FocusTimer {
     self.deck = deck
     self.bus = bus
     self.time = time
-    self.today = Today(day: Self.dayKey(time.now, time.calendar))
+    self.today = Today(day: time.zone.dayNumber(of: time.now))
   }
 
   /// Starts today's totals from what the history has for today (recorded by a daemon that
@@ -133,7 +134,7 @@ public final class FocusTimer {
     completed: Int, focusSeconds: TimeInterval, cutShortSeconds: TimeInterval = 0
   ) {
     today = Today(
-      day: Self.dayKey(time.now, time.calendar), completed: completed, focusSeconds: focusSeconds,
+      day: time.zone.dayNumber(of: time.now), completed: completed, focusSeconds: focusSeconds,
       cutShortSeconds: cutShortSeconds)
   }
 
@@ -535,12 +536,8 @@ public final class FocusTimer {
   }
 
   private func rollOverDayIfNeeded(_ now: Date) {
-    let day = Self.dayKey(now, time.calendar)
+    let day = time.zone.dayNumber(of: now)
     if day != today.day { today = Today(day: day) }
-  }
-
-  private static func dayKey(_ date: Date, _ calendar: Calendar) -> DateComponents {
-    calendar.dateComponents([.year, .month, .day], from: date)
   }
 
   private func armAlarm(for phase: Phase) {

@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Notices an event handler that keeps the event loop busy for longer than `limit`.
@@ -51,9 +52,7 @@ public final class HandlerWatchdog: Sendable {
     self.limit = limit
     self.onStuck = onStuck
     self.onReturned = onReturned
-    let thread = Thread { [self] in watch() }
-    thread.name = "grow-watchdog"
-    thread.start()
+    BackgroundThread.start(name: "grow-watchdog") { [self] in watch() }
   }
 
   /// The handler running now, however long it has run.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The three kinds of phase in the focus cycle.
 /// Frozen: the cycle has these kinds for good, so the daemon and plugins switch over them

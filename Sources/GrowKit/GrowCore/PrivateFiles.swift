@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Why one of Grow's own files or directories could not be written.
 public struct PrivateFileError: Error, Equatable, CustomStringConvertible {
@@ -32,7 +33,7 @@ public enum PrivateFiles {
         throw PrivateFileError(path: path, code: ENOTDIR)
       }
     case ENOENT:
-      let parent = (path as NSString).deletingLastPathComponent
+      let parent = PathText.directory(of: path)
       guard !parent.isEmpty, parent != path else {
         throw PrivateFileError(path: path, code: ENOENT)
       }
@@ -59,8 +60,8 @@ public enum PrivateFiles {
   public static func replace(
     _ path: String, with data: Data, flush: Bool = true, mode: mode_t = 0o600
   ) throws(PrivateFileError) {
-    let name = (path as NSString).lastPathComponent
-    let parent = (path as NSString).deletingLastPathComponent
+    let name = PathText.name(of: path)
+    let parent = PathText.directory(of: path)
     let directory = parent.isEmpty ? "." : parent
     try makeDirectory(directory)
     let temporary = directory + "/." + name + ".tmp"
@@ -95,7 +96,7 @@ public enum PrivateFiles {
   /// Flushes the file at `path` and its directory entry to disk (after `replace(_:with:flush:)`
   /// with `flush: false`). A file that is gone is fine: there is nothing to keep.
   public static func flush(_ path: String) throws(PrivateFileError) {
-    let parent = (path as NSString).deletingLastPathComponent
+    let parent = PathText.directory(of: path)
     for target in [path, parent.isEmpty ? "." : parent] {
       let descriptor = open(target, O_RDONLY | O_CLOEXEC)
       guard descriptor >= 0 else {

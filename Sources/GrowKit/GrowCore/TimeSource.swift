@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A scheduled one-shot alarm; cancel it when the deadline it stands for changes.
 public protocol Alarm: AnyObject {
@@ -12,8 +12,8 @@ public protocol Alarm: AnyObject {
 /// clocks stop during suspend: a timer anchored to them ends late after every sleep.
 public protocol TimeSource: AnyObject {
   var now: Date { get }
-  /// The calendar (and so the time zone) that decides where a day begins.
-  var calendar: Calendar { get }
+  /// The time zone that decides where a day begins.
+  var zone: LocalZone { get }
   /// Calls `action` once, on the owner's loop, at or just after `deadline`.
   func schedule(at deadline: Date, _ action: @escaping () -> Void) -> any Alarm
 }
@@ -33,15 +33,20 @@ public final class ManualTimeSource: TimeSource {
   }
 
   public private(set) var now: Date
-  public var calendar: Calendar
+  public var zone: LocalZone
   private var alarms: [ManualAlarm] = []
   private var scheduled = 0
 
-  public init(now: Date = Date(timeIntervalSince1970: 1_780_000_000), timeZone: TimeZone = .gmt) {
+  public init(now: Date = Date(timeIntervalSince1970: 1_780_000_000), zone: LocalZone = .utc) {
     self.now = now
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = timeZone
-    self.calendar = calendar
+    self.zone = zone
+  }
+
+  /// A clock in a Foundation time zone (tests make them by name with the full Foundation).
+  public convenience init(
+    now: Date = Date(timeIntervalSince1970: 1_780_000_000), timeZone: TimeZone
+  ) {
+    self.init(now: now, zone: LocalZone(timeZone))
   }
 
   public func schedule(at deadline: Date, _ action: @escaping () -> Void) -> any Alarm {

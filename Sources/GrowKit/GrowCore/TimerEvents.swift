@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A phase began.
 public struct PhaseStarted: GrowEvent {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the timer is doing, as the D-Bus API, the CLI and status bars show it.
 public struct TimerStatus: Sendable, Equatable, Codable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The XDG base directories (XDG Base Directory Specification) for one environment, and
 /// Grow's own folder in each. A relative `XDG_*` value is ignored, as the specification says.
@@ -9,7 +9,7 @@ public struct XDGDirectories: Sendable, Equatable {
 
   public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
     self.environment = environment
-    let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+    let home = PathText.home(environment: environment)
     self.home = home.count > 1 && home.hasSuffix("/") ? String(home.dropLast()) : home
   }
 

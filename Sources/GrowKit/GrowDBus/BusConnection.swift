@@ -1,6 +1,7 @@
 internal import CDBus
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowLoop
 
 /// A private connection to a message bus, driven by the event loop (the main queue).
@@ -453,9 +454,8 @@ struct MatchRule {
     for part in rule.split(separator: ",") {
       let pair = part.split(separator: "=", maxSplits: 1)
       guard pair.count == 2 else { continue }
-      let key = pair[0].trimmingCharacters(in: .whitespaces)
-      fields[key] = pair[1].trimmingCharacters(in: .whitespaces)
-        .trimmingCharacters(in: CharacterSet(charactersIn: "'"))
+      let key = pair[0].trimmingWhitespace()
+      fields[key] = pair[1].trimmingWhitespace().trimming { $0 == "'" }
     }
   }
 

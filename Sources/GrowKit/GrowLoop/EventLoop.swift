@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GrowCore
 
 /// The event loop as a service: what plugins (and the daemon's own parts) use for time and

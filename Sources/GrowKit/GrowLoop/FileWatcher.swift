@@ -58,7 +58,8 @@ public final class FileWatcher {
   public static let shared = FileWatcher()
 
   private let epoll: Int32
-  private let source: any DispatchSourceRead
+  /// libdispatch's view of the epoll descriptor; nil once `runOnMainThread` took over.
+  private var source: (any DispatchSourceRead)?
   /// Several watches may share a descriptor (libdbus watches one socket for reading and for
   /// writing separately); epoll takes each descriptor once, with the union of their interests.
   private var watches: [Int32: [Watch]] = [:]
@@ -68,16 +69,46 @@ public final class FileWatcher {
   /// queued for an earlier file with the same descriptor.
   private var registered: [Int32: (mask: UInt32, id: UInt64)] = [:]
   private var lastRegistrationID: UInt64 = 0
+  private var keptForever: [Watch] = []
   private var descriptors: [UInt64: Int32] = [:]
 
   private init() {
     epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
     precondition(epoll >= 0, "epoll_create1 failed: \(String(cString: strerror(errno)))")
-    source = DispatchSource.makeReadSource(fileDescriptor: epoll, queue: .main)
+    let source = DispatchSource.makeReadSource(fileDescriptor: epoll, queue: .main)
     source.setEventHandler { [unowned(unsafe) self] in
       MainActor.assumeIsolated { self.dispatchReadyDescriptors() }
     }
     source.resume()
+    self.source = source
+  }
+
+  /// Runs the loop on the calling thread, which must be the main thread, instead of
+  /// `dispatchMain()`: the thread sleeps in `epoll_wait` on the watched descriptors and on
+  /// the main queue's own descriptor, and runs what is queued on the main queue (D-Bus
+  /// timeouts, MainActor work) itself. A ready descriptor then wakes this one thread, where
+  /// under `dispatchMain()` it wakes libdispatch's manager thread and a worker as well; for a
+  /// process woken every second (`grow status --follow`) that is a third of the wake-ups.
+  public func runOnMainThread() -> Never {
+    source?.cancel()
+    source = nil
+    let mainQueue = _dispatch_get_main_queue_handle_4CF()
+    let mainQueueWatch = watch(mainQueue, for: .readable) { _ in
+      var count: UInt64 = 0
+      _ = read(mainQueue, &count, MemoryLayout<UInt64>.size)
+      _dispatch_main_queue_callback_4CF(nil)
+    }
+    // Work queued before the loop started has already made the main queue's descriptor
+    // readable, so it runs on the first turn. The watch lives as long as the loop: forever.
+    keptForever.append(mainQueueWatch)
+    var ready = pollfd(fd: epoll, events: Int16(POLLIN), revents: 0)
+    while true {
+      let count = poll(&ready, 1, -1)
+      if count < 0 && errno != EINTR {
+        preconditionFailure("poll on epoll failed: \(String(cString: strerror(errno)))")
+      }
+      if count > 0 { dispatchReadyDescriptors() }
+    }
   }
 
   /// Calls `handler` on the main queue whenever `descriptor` is ready for what `interest`

@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 
 /// The daemon's event loop: the main queue, with `FileWatcher` for descriptors.
@@ -20,7 +21,7 @@ public final class MainLoop: EventLoop {
   public nonisolated init() {}
 
   public nonisolated var now: Date { Date() }
-  public nonisolated var calendar: Calendar { Calendar.current }
+  public nonisolated var zone: LocalZone { .system }
   public nonisolated var monotonicNow: TimeInterval {
     Double(DispatchTime.now().uptimeNanoseconds) / 1e9
   }

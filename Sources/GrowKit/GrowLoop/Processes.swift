@@ -1,7 +1,8 @@
 internal import CLinux
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Glibc
+import GrowCore
 
 /// Descriptors that stand for a process.
 public enum ProcessDescriptor {
@@ -89,7 +90,7 @@ private final class LauncherThread: @unchecked Sendable {
   private var job: (() -> Void)?
 
   private init() {
-    let thread = Thread { [unowned self] in
+    BackgroundThread.start(name: "grow-launcher") { [unowned self] in
       while true {
         request.wait()
         job?()
@@ -97,8 +98,6 @@ private final class LauncherThread: @unchecked Sendable {
         finished.signal()
       }
     }
-    thread.name = "grow-launcher"
-    thread.start()
   }
 
   /// Runs `body` on the launcher thread and waits for it.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 
 // Events about the desktop, published by the `x11` plugin (or any other desktop monitor).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GrowCore
 
 // The JSON-lines protocol, version 1, spoken with out-of-process plugins (any language).
@@ -6,14 +6,16 @@ import GrowCore
 // rename or retype a field of v1: add fields instead, and bump `EventJSON.version` only for a
 // change that breaks existing readers.
 
-/// A JSON value as the plugin protocol writes it. Numbers are `Double`; whole numbers are
-/// written without a fraction (`1500`, not `1500.0`).
-public enum JSONValue: Sendable, Equatable {
+/// A JSON value, as the plugin protocol and Grow's other JSON output write it and as plugin
+/// commands are read. Numbers are `Double`; whole numbers are written without a fraction
+/// (`1500`, not `1500.0`). Reading keeps `true` and `1` apart.
+public indirect enum JSONValue: Sendable, Equatable, Codable {
   case string(String)
   case number(Double)
   case bool(Bool)
   case null
   case object([String: JSONValue])
+  case array([JSONValue])
 
   /// A string, or `null` for nil.
   public static func string(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
@@ -30,17 +32,53 @@ public enum JSONValue: Sendable, Equatable {
     date.map { .string(EventJSON.timestamp($0)) } ?? .null
   }
 
-  /// The Foundation object JSONSerialization writes.
-  var foundationObject: Any {
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    if container.decodeNil() {
+      self = .null
+    } else if let flag = try? container.decode(Bool.self) {
+      self = .bool(flag)
+    } else if let number = try? container.decode(Double.self) {
+      self = .number(number)
+    } else if let text = try? container.decode(String.self) {
+      self = .string(text)
+    } else if let fields = try? container.decode([String: JSONValue].self) {
+      self = .object(fields)
+    } else {
+      self = .array(try container.decode([JSONValue].self))
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
     switch self {
-    case .string(let text): text
+    case .string(let text): try container.encode(text)
     case .number(let number):
       // Whole numbers as integers, so readers in typed languages get an int where one is meant.
-      number.rounded() == number && abs(number) < 1e15 ? Int(number) : number
-    case .bool(let flag): flag
-    case .null: NSNull()
-    case .object(let fields): fields.mapValues(\.foundationObject)
+      if number.rounded() == number && abs(number) < 1e15 {
+        try container.encode(Int(number))
+      } else {
+        try container.encode(number)
+      }
+    case .bool(let flag): try container.encode(flag)
+    case .null: try container.encodeNil()
+    case .object(let fields): try container.encode(fields)
+    case .array(let items): try container.encode(items)
     }
+  }
+
+  /// Reads one JSON text; nil when it is not JSON.
+  public static func parse(_ bytes: some Collection<UInt8>) -> JSONValue? {
+    try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+  }
+
+  /// The value as JSON text on one line, object keys sorted.
+  public var text: String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    // Only non-finite numbers can fail, and Grow never writes one; say so rather than crash.
+    guard let data = try? encoder.encode(self) else { return #"{"error":"unencodable value"}"# }
+    return String(decoding: data, as: UTF8.self)
   }
 }
 
@@ -87,20 +125,12 @@ public enum EventJSON {
     return encode(fields)
   }
 
-  /// One line, keys sorted, ending in `\n`. JSONSerialization escapes control characters in
+  /// One line, keys sorted, ending in `\n`. JSONEncoder escapes control characters in
   /// strings; the Unicode line breaks it leaves as they are (legal in JSON strings) are escaped
   /// here, so the terminator is the only line break for any reader (Python's `splitlines` also
   /// splits at U+0085, U+2028 and U+2029).
   public static func encode(_ fields: [String: JSONValue]) -> String {
-    let object = fields.mapValues(\.foundationObject)
-    guard
-      let data = try? JSONSerialization.data(
-        withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-    else {
-      // Only non-finite numbers can fail, and durations never are; say so rather than crash.
-      return #"{"error":"unencodable event","v":1}"# + "\n"
-    }
-    return escapingLineBreaks(String(decoding: data, as: UTF8.self)) + "\n"
+    escapingLineBreaks(JSONValue.object(fields).text) + "\n"
   }
 
   /// These characters can only be inside strings in JSON text, where `\uXXXX` means the same.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GrowCore
 import Synchronization
 
@@ -40,7 +41,7 @@ public final class LogFile: Sendable {
         rename(path, previousPath)
       }
       if state.descriptor < 0 {
-        try? PrivateFiles.makeDirectory((path as NSString).deletingLastPathComponent)
+        try? PrivateFiles.makeDirectory(PathText.directory(of: path))
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { return }
         // A file left by someone else's umask or an older Grow: owner-only all the same.

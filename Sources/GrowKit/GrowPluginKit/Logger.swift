@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import GrowCore
 
 /// Writes one line per message to standard error, which systemd's journal and a terminal both
 /// read, and to the daemon's log file where nobody reads its standard error
@@ -49,7 +51,7 @@ public struct Logger: Sendable {
   public func log(_ level: Level, _ message: @autoclosure () -> String) {
     guard level >= minimumLevel else { return }
     let lines = Self.lines(label: label, level: level, message())
-    if destination.standardError { FileHandle.standardError.write(Data(lines.utf8)) }
+    if destination.standardError { writeAll(lines, to: STDERR_FILENO) }
     destination.lines?(lines)
     if let file = destination.file {
       // The journal stamps each line itself; a file needs the time written in.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One command an external plugin sends on its stdout: a JSON object on one line, such as
 /// `{"command":"extend","seconds":300}` (protocol v1, docs/plugin-protocol.md).
@@ -43,8 +43,8 @@ import Foundation
     guard line.count <= maximumLineLength else {
       throw .lineTooLong(bytes: line.count, limit: maximumLineLength)
     }
-    let object: [String: InputValue]
-    switch try? JSONDecoder().decode(InputValue.self, from: Data(line)) {
+    let object: [String: JSONValue]
+    switch JSONValue.parse(line) {
     case .object(let fields)?: object = fields
     case nil: throw .notJSON
     default: throw .notAnObject
@@ -77,35 +77,6 @@ import Foundation
       return .log(message: message)
     default:
       throw .unknownCommand(name)
-    }
-  }
-
-  /// A JSON value as read from a plugin. JSONDecoder keeps `true` and `1` apart, which
-  /// JSONSerialization's NSNumbers do not.
-  private indirect enum InputValue: Decodable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case object([String: InputValue])
-    case array
-
-    init(from decoder: any Decoder) throws {
-      let container = try decoder.singleValueContainer()
-      if container.decodeNil() {
-        self = .null
-      } else if let flag = try? container.decode(Bool.self) {
-        self = .bool(flag)
-      } else if let number = try? container.decode(Double.self) {
-        self = .number(number)
-      } else if let text = try? container.decode(String.self) {
-        self = .string(text)
-      } else if let fields = try? container.decode([String: InputValue].self) {
-        self = .object(fields)
-      } else {
-        _ = try container.decode([InputValue].self)
-        self = .array
-      }
     }
   }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GrowConfig
 import GrowCore
 import GrowDBus

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GrowCore
 
 /// Everything a status bar line is made from: the timer's status (nil when no daemon runs)
@@ -277,7 +277,7 @@ public struct StatusTemplate: Sendable, Equatable {
       case .text(let text): text
       case .field(let field): value(of: field, snapshot, at: now)
       }
-    }.joined().trimmingCharacters(in: .whitespaces)
+    }.joined().trimmingWhitespace()
   }
 
   func value(of field: StatusField, _ snapshot: StatusSnapshot, at now: Date) -> String {

@@ -24,7 +24,7 @@ public final class LogCapture: Sendable {
   public func messages(at level: Logger.Level) -> [String] {
     let marker = "] \(level.label): "
     return lines.compactMap { line in
-      line.range(of: marker).map { String(line[$0.upperBound...]) }
+      line.firstRange(of: marker).map { String(line[$0.upperBound...]) }
     }
   }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GrowCore
 import GrowLoop
 
@@ -28,19 +28,17 @@ public final class ManualLoop: EventLoop {
 
   public private(set) var now: Date
   public private(set) var monotonicNow: TimeInterval
-  public var calendar: Calendar
+  public var zone: LocalZone
   private var entries: [Entry] = []
   private var scheduled = 0
   @MainActor private var watches: [ManualWatch] = []
 
   public init(
-    now: Date = Date(timeIntervalSince1970: 1_780_000_000), timeZone: TimeZone = .gmt
+    now: Date = Date(timeIntervalSince1970: 1_780_000_000), zone: LocalZone = .utc
   ) {
     self.now = now
     monotonicNow = 1_000
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = timeZone
-    self.calendar = calendar
+    self.zone = zone
   }
 
   public func schedule(at deadline: Date, _ action: @escaping () -> Void) -> any Alarm {

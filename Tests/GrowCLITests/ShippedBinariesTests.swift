@@ -1,0 +1,34 @@
+import Foundation
+import GrowTestSupport
+import Testing
+
+/// The shipped programs import FoundationEssentials only: the full Foundation would load ICU
+/// (`lib_FoundationICU`, ~30 MB mapped, ~10 MB resident in the daemon) and cost every
+/// `grow status` a few milliseconds of start-up (issue 17).
+@Suite struct ShippedBinariesTests {
+  static let shipped = [
+    "grow", "libGrowKit.so", "libgrow-plugin-notify.so", "libgrow-plugin-dnd.so",
+    "libgrow-plugin-x11.so", "libgrow-plugin-statusbar.so",
+  ]
+  static let forbidden = [
+    "libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so",
+    "libicu",
+  ]
+
+  @Test(arguments: shipped)
+  func loadsNeitherFoundationNorICU(file: String) throws {
+    let directory = URL(fileURLWithPath: Binaries.grow).deletingLastPathComponent()
+    let path = directory.appendingPathComponent(file).path
+    #expect(FileManager.default.fileExists(atPath: path), "\(path) is not built")
+    // What the file names itself, and everything the loader would bring in with it.
+    let needed = try Command.run("readelf", ["-d", path])
+    #expect(needed.status == 0, "\(needed.stderr)")
+    #expect(needed.stdout.contains("libFoundationEssentials.so"))
+    let loaded = try Command.run("ldd", [path])
+    #expect(loaded.status == 0, "\(loaded.stderr)")
+    for library in Self.forbidden {
+      #expect(!needed.stdout.contains(library), "\(file) names \(library)")
+      #expect(!loaded.stdout.contains(library), "\(file) loads \(library):\n\(loaded.stdout)")
+    }
+  }
+}

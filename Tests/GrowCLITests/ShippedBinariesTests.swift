@@ -1,4 +1,5 @@
 import Foundation
+import GrowPluginKit
 import GrowTestSupport
 import Testing
 
@@ -6,10 +7,8 @@ import Testing
 /// (`lib_FoundationICU`, ~30 MB mapped, ~10 MB resident in the daemon) and cost every
 /// `grow status` a few milliseconds of start-up (issue 17).
 @Suite struct ShippedBinariesTests {
-  static let shipped = [
-    "grow", "libGrowKit.so", "libgrow-plugin-notify.so", "libgrow-plugin-dnd.so",
-    "libgrow-plugin-x11.so", "libgrow-plugin-statusbar.so",
-  ]
+  static let shipped =
+    ["grow", "libGrowKit.so"] + builtInPluginIDs.map { "libgrow-plugin-\($0).so" }
   static let forbidden = [
     "libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so",
     "libicu",

@@ -392,7 +392,9 @@ public final class HistoryStore {
       endedAt: Date(timeIntervalSince1970: row.double(7)),
       outcome: HistoryOutcome(rawValue: row.text(9) ?? "") ?? .completed,
       pauseCount: row.int(10), pausedSeconds: row.double(11), awaySeconds: row.double(12),
-      intention: row.text(13))
+      // The offsets are the row's own (below): asking the machine's zone for them would
+      // cost two stats of /etc/localtime per row (tzset), most of an export's time.
+      intention: row.text(13), timeZone: .utc)
     phase.startOffset = row.int(6)
     phase.endOffset = row.int(8)
     phase.distractionCount = row.int(14)

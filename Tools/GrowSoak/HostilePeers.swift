@@ -26,12 +26,18 @@ extension Soak {
 
   private func attackConnected(_ connected: () -> Bool, _ attack: () throws -> Void) throws {
     guard harness.daemon?.waitUntil(timeout: 15, connected) == true else {
-      return problem("the wayland plugin never connected to the stand-in: \(harness.daemonLog)")
+      let log = harness.daemonLog.split(separator: "\n").suffix(5)
+      return problem(
+        "the wayland plugin never connected to the stand-in: \(log.joined(separator: " | "))")
     }
     let pluginsBefore = Self.pluginIDs.map(pluginPID)
+    let logLines = Self.lineCount(harness.daemonLog)
     try attack()
     try dwell(0.3, commands: false)
     try checkConsistency("the hostile peer")
+    let logged = Self.lineCount(harness.daemonLog) - logLines
+    report.peerLogLinesMax = max(report.peerLogLinesMax, logged)
+    say("  the daemon logged \(logged) lines")
     let cutOff = zip(Self.pluginIDs, pluginsBefore).filter { id, before in
       before != nil && pluginPID(id) != before
     }.map(\.0)
@@ -39,6 +45,10 @@ extension Soak {
       report.pluginsCutOff += 1
       problem("the hostile peer cut external plugins off: \(cutOff.joined(separator: ", "))")
     }
+  }
+
+  static func lineCount(_ text: String) -> Int {
+    text.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
   }
 
   /// Kills the daemon (-9) and starts it with `environment`, checked as after any kill -9

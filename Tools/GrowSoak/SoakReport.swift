@@ -130,6 +130,8 @@ public struct SoakReport: Codable, Sendable {
   public var descriptorLimit = 0
   /// Hostile-peer faults after which an external plugin had been cut off (a new process).
   public var pluginsCutOff = 0
+  /// The most lines the daemon logged during one hostile-peer fault (a figure, not a bound).
+  public var peerLogLinesMax = 0
   /// Reload storms, and the `grow reload` calls and SIGHUPs in them.
   public var reloadStorms = 0
   public var reloadsSent = 0
@@ -294,6 +296,7 @@ public struct SoakReport: Codable, Sendable {
     if faults[FaultKind.swayPeer.rawValue] != nil || faults[FaultKind.hyprlandPeer.rawValue] != nil
     {
       row("hostile peers that cut external plugins off", pluginsCutOff)
+      row("  daemon log lines during one, at most", peerLogLinesMax)
     }
     if reloadStorms > 0 {
       row("reload storms (reloads and SIGHUPs)", "\(reloadStorms) (\(reloadsSent))")

@@ -1,5 +1,6 @@
 import Foundation
 import GrowHistory
+import GrowPluginKit
 import GrowTestSupport
 
 /// Issue 31's faults ("Trust, round two") besides the hostile compositors: reload storms, a
@@ -77,9 +78,13 @@ extension Soak {
     report.stopsAnswered += 1
     try measureDNDRecovery(since: Date(), after: "`grow stop` after a reload storm")
     if try harness.dunstIsPaused() == true {
-      // Left on for good (no restore record either): put back by hand, so that the faults
-      // after this one are judged on their own.
-      say("  dunst left paused after the stop; the soak unpauses it")
+      // Left on, maybe for good: put back by hand, so that the faults after this one are
+      // judged on their own.
+      let record = harness.environment["XDG_STATE_HOME", default: ""] + "/grow/dnd-restore.json"
+      say(
+        "  dunst left paused after the stop, "
+          + (FileManager.default.fileExists(atPath: record)
+            ? "dnd-restore.json kept" : "no dnd-restore.json") + "; the soak unpauses it")
       _ = try harness.run("dunstctl", ["set-paused", "false"])
     }
     try command("start")
@@ -186,16 +191,16 @@ extension Soak {
   /// phase is skipped, so the audit sees no phase longer than the card's.
   func burstCalls() throws {
     try keepPhasesComing()
-    let timer = "org.grow.Grow1.Timer"
-    let dnd = "org.grow.Grow1.DoNotDisturb"
+    let timer = GrowBusAPI.timerInterface
+    let dnd = GrowBusAPI.doNotDisturbInterface
     func call(_ interface: String, _ member: String, seconds: UInt32? = nil)
       -> RawBusClient.MethodCall
     {
       var body = WireWriter()
       if let seconds { body.uint32(seconds) }
       return .init(
-        path: "/org/grow/Grow1", interface: interface, member: member,
-        destination: "org.grow.Grow1", signature: seconds == nil ? "" : "u", body: body)
+        path: GrowBusAPI.objectPath, interface: interface, member: member,
+        destination: GrowBusAPI.busName, signature: seconds == nil ? "" : "u", body: body)
     }
     var calls: [RawBusClient.MethodCall] = []
     for _ in 0..<2 * Int.random(in: 25...100, using: &random) {

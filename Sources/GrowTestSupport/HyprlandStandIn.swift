@@ -23,6 +23,10 @@ public final class HyprlandStandIn: @unchecked Sendable {
     var activeWindow = "{}"
     var requests: [String] = []
     var answersRequests = true
+    /// Seconds each answer waits, as a Hyprland busy elsewhere would make it.
+    var answerDelay: TimeInterval = 0
+    /// Connections read and never answered, oldest first (closed past `unansweredCap`).
+    var unanswered: [Int32] = []
     var closed = false
   }
   private let state = LockedBox(State())
@@ -36,8 +40,8 @@ public final class HyprlandStandIn: @unchecked Sendable {
     let base = runtimeDirectory + "/hypr/" + signature
     try FileManager.default.createDirectory(
       atPath: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    eventListener = try Self.listen(at: base + "/.socket2.sock")
-    requestListener = try Self.listen(at: base + "/.socket.sock")
+    eventListener = try UnixListener.listen(at: base + "/.socket2.sock")
+    requestListener = try UnixListener.listen(at: base + "/.socket.sock")
     let events = Thread { [self] in acceptEvents() }
     events.start()
     let requests = Thread { [self] in acceptRequests() }
@@ -47,8 +51,9 @@ public final class HyprlandStandIn: @unchecked Sendable {
   deinit {
     state.withLock { state in
       state.closed = true
-      for client in state.eventClients { close(client) }
+      for client in state.eventClients + state.unanswered { close(client) }
       state.eventClients = []
+      state.unanswered = []
     }
     shutdown(eventListener, Int32(SHUT_RDWR))
     shutdown(requestListener, Int32(SHUT_RDWR))
@@ -80,12 +85,24 @@ public final class HyprlandStandIn: @unchecked Sendable {
   }
 
   /// Whether the request socket answers (false: it reads and keeps the connection open, as
-  /// a Hyprland busy elsewhere would).
-  public func answerRequests(_ answers: Bool) {
-    state.withLock { $0.answersRequests = answers }
+  /// a Hyprland busy elsewhere would), and how long each answer waits first.
+  public func answerRequests(_ answers: Bool, after delay: TimeInterval = 0) {
+    state.withLock { state in
+      state.answersRequests = answers
+      state.answerDelay = delay
+      if answers {
+        for client in state.unanswered { close(client) }
+        state.unanswered = []
+      }
+    }
   }
 
-  /// Writes raw bytes to every event client (lines end in `\n`).
+  /// Unanswered connections kept open at most; older ones are closed (without an answer) so
+  /// that a client opening them without bound cannot exhaust the stand-in's descriptors.
+  public static let unansweredCap = 256
+
+  /// Writes raw bytes to every event client (lines end in `\n`); a client that has not read
+  /// for a second is skipped (a partial line may then reach it).
   public func emit(_ text: String) {
     let bytes = Array(text.utf8)
     let clients = state.withLock { $0.eventClients }
@@ -106,6 +123,9 @@ public final class HyprlandStandIn: @unchecked Sendable {
     while true {
       let client = accept(eventListener, nil, nil)
       guard client >= 0 else { return }
+      var limit = timeval(tv_sec: 1, tv_usec: 0)
+      setsockopt(
+        client, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
       let keep = state.withLock { state -> Bool in
         guard !state.closed else { return false }
         state.eventClients.append(client)
@@ -122,35 +142,20 @@ public final class HyprlandStandIn: @unchecked Sendable {
       var buffer = [UInt8](repeating: 0, count: 8192)
       let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
       let request = String(decoding: buffer[..<max(0, count)], as: UTF8.self)
-      let (answer, answers) = state.withLock { state -> (String, Bool) in
+      let (answer, answers, delay) = state.withLock { state -> (String, Bool, TimeInterval) in
         state.requests.append(request)
         let answer = request == "j/activewindow" ? state.activeWindow : "ok"
-        return (answer, state.answersRequests)
+        if !state.answersRequests {
+          state.unanswered.append(client)
+          if state.unanswered.count > Self.unansweredCap { close(state.unanswered.removeFirst()) }
+        }
+        return (answer, state.answersRequests, state.answerDelay)
       }
       guard answers else { continue }  // left open, never answered
+      if delay > 0 { Thread.sleep(forTimeInterval: delay) }
       let bytes = Array(answer.utf8)
       _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
       close(client)
     }
-  }
-
-  private static func listen(at path: String) throws -> Int32 {
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-      throw HarnessError("socket path too long: \(path)")
-    }
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard descriptor >= 0, bound == 0, Glibc.listen(descriptor, 16) == 0 else {
-      throw HarnessError("cannot listen on \(path): \(String(cString: strerror(errno)))")
-    }
-    return descriptor
   }
 }

@@ -3,8 +3,8 @@ import Glibc
 
 /// A D-Bus client written by hand, for the calls libdbus refuses to make: strings that are
 /// not UTF-8, or of any size. It speaks just enough of the wire protocol (little-endian) to
-/// authenticate, say Hello and send one method call at a time; see the D-Bus specification,
-/// "Message Protocol".
+/// authenticate, say Hello and send method calls, one at a time or pipelined; see the D-Bus
+/// specification, "Message Protocol".
 public final class RawBusClient {
   public enum Failure: Error, CustomStringConvertible {
     case address(String)
@@ -81,20 +81,76 @@ public final class RawBusClient {
 
   deinit { close(socket) }
 
+  /// One method call: where it goes and its body (already marshalled, of type `signature`).
+  public struct MethodCall {
+    public var path: String
+    public var interface: String
+    public var member: String
+    public var destination: String
+    public var signature: String
+    public var body: WireWriter
+
+    public init(
+      path: String, interface: String, member: String, destination: String,
+      signature: String = "", body: WireWriter = WireWriter()
+    ) {
+      self.path = path
+      self.interface = interface
+      self.member = member
+      self.destination = destination
+      self.signature = signature
+      self.body = body
+    }
+  }
+
   /// Sends a method call whose body is `body` (already marshalled, of type `signature`) and
   /// waits for its reply; signals and other messages in between are skipped.
   public func call(
     path: String, interface: String, member: String, destination: String,
     signature: String = "", body: WireWriter = WireWriter()
   ) throws -> Outcome {
-    serial += 1
+    let call = MethodCall(
+      path: path, interface: interface, member: member, destination: destination,
+      signature: signature, body: body)
+    return try pipeline([call])[0]
+  }
+
+  /// Sends every call before reading any reply, as a client that pipelines does, then waits
+  /// for all the replies; the outcomes are in the order of `calls`.
+  public func pipeline(_ calls: [MethodCall]) throws -> [Outcome] {
+    var bytes: [UInt8] = []
+    var serials: [UInt32] = []
+    for call in calls {
+      serial += 1
+      serials.append(serial)
+      bytes += message(call, serial: serial)
+    }
+    do {
+      try write(bytes)
+    } catch Failure.system(_, EPIPE), Failure.system(_, ECONNRESET) {
+      return calls.map { _ in .disconnected }
+    }
+    var outcomes: [UInt32: Outcome] = [:]
+    let wanted = Set(serials)
+    while outcomes.count < serials.count {
+      guard let message = try readMessage() else { break }
+      guard let reply = message.replySerial, wanted.contains(reply) else { continue }
+      outcomes[reply] =
+        message.errorName.map { .error(name: $0, message: message.firstString ?? "") }
+        ?? .returned
+    }
+    return serials.map { outcomes[$0] ?? .disconnected }
+  }
+
+  private func message(_ call: MethodCall, serial: UInt32) -> [UInt8] {
     var header = WireWriter()
     header.bytes = [UInt8(ascii: "l"), 1, 0, 1]  // little-endian, METHOD_CALL, no flags, v1
-    header.uint32(UInt32(body.bytes.count))
+    header.uint32(UInt32(call.body.bytes.count))
     header.uint32(serial)
     header.array(alignment: 8) { fields in
       let strings: [(UInt8, String, String)] = [
-        (1, "o", path), (2, "s", interface), (3, "s", member), (6, "s", destination),
+        (1, "o", call.path), (2, "s", call.interface), (3, "s", call.member),
+        (6, "s", call.destination),
       ]
       for (code, type, value) in strings {
         fields.align(8)
@@ -102,27 +158,15 @@ public final class RawBusClient {
         fields.signature(type)
         fields.string(Array(value.utf8))
       }
-      if !signature.isEmpty {
+      if !call.signature.isEmpty {
         fields.align(8)
         fields.bytes.append(8)
         fields.signature("g")
-        fields.signature(signature)
+        fields.signature(call.signature)
       }
     }
     header.align(8)
-    do {
-      try write(header.bytes + body.bytes)
-    } catch Failure.system(_, EPIPE), Failure.system(_, ECONNRESET) {
-      return .disconnected
-    }
-    while true {
-      guard let message = try readMessage() else { return .disconnected }
-      guard message.replySerial == serial else { continue }
-      if let errorName = message.errorName {
-        return .error(name: errorName, message: message.firstString ?? "")
-      }
-      return .returned
-    }
+    return header.bytes + call.body.bytes
   }
 
   // MARK: Reading

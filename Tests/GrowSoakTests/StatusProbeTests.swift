@@ -30,6 +30,18 @@ struct StatusProbeTests {
     #expect(stopped.longestSilenceMilliseconds >= 1200, "\(figures)")
     #expect(between.timeouts == 0 && between.samples >= 5, "\(figures)")
     #expect(figures.rssMaxKiB > 0, "\(figures)")
+    #expect(figures.descriptorsMax > 0, "\(figures)")
+    #expect(figures.descriptorsMaxByFault["stopped"] ?? 0 > 0, "\(figures)")
+  }
+
+  @Test func descriptorsPastTheLimitFailTheRun() {
+    var report = SoakReport()
+    report.descriptorLimit = 256
+    report.probe.descriptorsMax = 256
+    #expect(report.descriptorsWithinLimit)
+    report.probe.descriptorsMax = 257
+    #expect(!report.descriptorsWithinLimit)
+    #expect(!report.passed)
   }
 
   @Test func percentilesAreNearestRank() {

@@ -16,6 +16,8 @@ public struct SoakOptions: Sendable {
   public var hangRounds = 3
   /// The daemon's resident set may not grow past this (MiB); 0 for no bound.
   public var rssLimitMiB = 256
+  /// Nor its open descriptors past this many; 0 for no bound.
+  public var descriptorLimit = 256
   /// Progress lines (one per fault) go here; nil for none.
   public var progress: (@Sendable (String) -> Void)?
   /// Told the directory the soak mounted a tmpfs on, so that a process killed by signal can
@@ -40,6 +42,11 @@ public struct SoakOptions: Sendable {
 /// deleted, and separately a plugin that hangs; `StatusProbe` times `GetStatus` meanwhile and
 /// watches the daemon's memory. So the daemon also runs the notify and x11 plugins, on an X
 /// server of the soak's own (stopping the desktop's would stop other tests' windows too).
+///
+/// Issue 31's faults ("Trust, round two", TrustFaults.swift and HostilePeers.swift): hostile
+/// sway and Hyprland peers (the daemon runs with the wayland plugin against stand-ins for as
+/// long as one lasts), reload storms, a plugin that crashes in `init`, a damaged pending
+/// journal, pipelined call bursts; the probe counts the daemon's descriptors too.
 ///
 /// Runs synchronously on the calling thread (it sleeps between steps).
 public final class Soak {
@@ -67,6 +74,15 @@ public final class Soak {
   var floodTool: String?
   /// The data directory while it is a small tmpfs of its own (for the full-disk fault).
   var dataMount: String?
+  /// The daemon's environment on the soak's X desktop; hostile-peer faults add a compositor's.
+  let desktopEnvironment: [String: String]
+  /// The crash-prone external plugin's script.
+  let pluginScriptPath: String
+  /// `[card.NAME]` sections the config has (a large set for ListCards in call bursts).
+  let cardCount: Int
+  /// The stand-ins of the hostile-peer faults, when those are drawn.
+  var swayStandIn: SwayStandIn?
+  var hyprlandStandIn: HyprlandStandIn?
 
   /// Phases seen persisted as running, by key.
   private var seen: Set<PhaseKey> = []
@@ -89,6 +105,7 @@ public final class Soak {
     report.seed = options.seed
     report.faultsRequested = options.faults
     report.rssLimitKiB = options.rssLimitMiB * 1024
+    report.descriptorLimit = options.descriptorLimit
     harness = try DaemonHarness(startDaemon: false)
     display = try PrivateDisplay()
     harness.environment["DISPLAY"] = display.display
@@ -98,19 +115,27 @@ public final class Soak {
     pluginDirectory = home + "/soak-plugins"
     try FileManager.default.createDirectory(
       atPath: pluginDirectory, withIntermediateDirectories: true)
-    let script = home + "/crashy-plugin"
-    try writeExecutable(Self.pluginScript(directory: pluginDirectory), to: script)
-    try harness.writeConfig(Self.config(plugin: script))
+    pluginScriptPath = home + "/crashy-plugin"
+    try writeExecutable(Self.pluginScript(directory: pluginDirectory), to: pluginScriptPath)
+    cardCount = options.kinds.contains(.callBurst) ? Self.burstCardCount : 0
+    desktopEnvironment = harness.environment
     dunst = try NotificationServers.dunst(harness)
     for id in Self.pluginIDs { plugins[id] = PluginSlot() }
     if options.kinds.contains(.titleFlood) { floodTool = try Self.buildFloodTool(in: home) }
+    try prepareTrustFaults()
+    try writeConfig()
     // Last: deinit unmounts, and runs only for an object that was made whole.
     if options.kinds.contains(.dataDirectoryFull) { try mountDataDirectory() }
   }
 
   deinit { unmountDataDirectory() }
 
-  static func config(plugin: String) -> String {
+  /// The soak's config, with `extraPlugins` enabled too and `[plugin.dnd] dnd = dnd` (the
+  /// default, focus, when nil), and `cards` cards of its own beside the default one.
+  static func config(
+    plugin: String, extraPlugins: [String] = [], dnd: String? = nil, cards: Int = 0
+  ) -> String {
+    let enabled = ["notify", "dnd", "x11", "wayland"] + pluginIDs + extraPlugins
     var text = """
       [timer]
       focus = 2s
@@ -124,7 +149,7 @@ public final class Soak {
       distractions = soakflood:/youtube/
 
       [plugins]
-      enable = notify, dnd, x11, \(pluginIDs.joined(separator: ", "))
+      enable = \(enabled.joined(separator: ", "))
 
       [plugin.x11]
       grace = 1s
@@ -133,7 +158,15 @@ public final class Soak {
 
       """
     for id in pluginIDs { text += "\n[plugin.\(id)]\nexec = \(plugin)\n" }
-    return text
+    if let dnd { text += "\n[plugin.dnd]\ndnd = \(dnd)\n" }
+    // Cards the timer never runs: they only make the deck (ListCards) large.
+    for card in 0..<cards { text += "\n[card.c\(card)]" }
+    return text + "\n"
+  }
+
+  func writeConfig(extraPlugins: [String] = [], dnd: String? = nil) throws {
+    try harness.writeConfig(
+      Self.config(plugin: pluginScriptPath, extraPlugins: extraPlugins, dnd: dnd, cards: cardCount))
   }
 
   /// An external plugin that says its pid, reads events, and exits in the middle of one when
@@ -255,8 +288,22 @@ public final class Soak {
       try fillDataDirectory()
     case .walDeleted:
       try deleteWAL()
+    case .swayPeer:
+      try attackFromSway()
+    case .hyprlandPeer:
+      try attackFromHyprland()
+    case .reloadStorm:
+      try stormReloads()
+    case .pluginCrashesInInit:
+      try crashPluginInInit()
+    case .damagedJournal:
+      try damageJournal()
+    case .callBurst:
+      try burstCalls()
     }
-    if kind.killsDaemon || kind == .dunstKill || kind.isStress || random.chance(0.3) {
+    if kind.killsDaemon || kind == .dunstKill || kind.isStress || kind.isTrust
+      || random.chance(0.3)
+    {
       try checkConsistency(kind.rawValue)
     }
   }
@@ -444,7 +491,7 @@ public final class Soak {
     for id in Self.pluginIDs { plugins[id]?.crashes = [] }
   }
 
-  private func killDaemon() {
+  func killDaemon() {
     daemonLogs.append(harness.daemonLog)
     probe.daemonPID = nil
     harness.daemon?.kill()
@@ -476,7 +523,7 @@ public final class Soak {
 
   /// Starts the daemon again after a random downtime and checks that it took the session up
   /// where the saved session, the history and real time say.
-  private func restart() throws {
+  func restart() throws {
     for id in Self.pluginIDs { unlink(pluginDirectory + "/\(id).crash") }
     let saved = try snapshot()
     Thread.sleep(forTimeInterval: random.seconds(0...Self.longestDowntime))
@@ -542,7 +589,7 @@ public final class Soak {
 
   // MARK: Plugins
 
-  private func eligiblePlugin() -> String? {
+  func eligiblePlugin() -> String? {
     let now = Date()
     return Self.pluginIDs.filter { id in
       guard let slot = plugins[id], slot.pending == nil, pluginPID(id) != nil else { return false }
@@ -551,7 +598,7 @@ public final class Soak {
   }
 
   /// The plugin's pid from its pid file, if that process is alive and is the plugin.
-  private func pluginPID(_ id: String) -> Int32? {
+  func pluginPID(_ id: String) -> Int32? {
     guard let text = try? String(contentsOfFile: pluginDirectory + "/\(id).pid", encoding: .utf8),
       let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)),
       // Its environment, not its command line: the daemon runs the script from the descriptor

@@ -18,6 +18,14 @@ public enum FaultKind: String, CaseIterable, Codable, Sendable {
   case historyLocked = "history locked"
   case dataDirectoryFull = "data directory full"
   case walDeleted = "WAL deleted"
+  // Issue 31, "Trust, round two": hostile compositors, reloads, a crashing plugin, a damaged
+  // journal, call bursts.
+  case swayPeer = "hostile sway peer"
+  case hyprlandPeer = "hostile Hyprland peer"
+  case reloadStorm = "reload storm"
+  case pluginCrashesInInit = "plugin crashes in init"
+  case damagedJournal = "damaged journal"
+  case callBurst = "call burst"
 
   /// What a run draws from unless told otherwise (`--kinds` picks others): every kind.
   public static let standard = allCases
@@ -30,6 +38,11 @@ public enum FaultKind: String, CaseIterable, Codable, Sendable {
   /// deleted WAL. Each lasts seconds (`StressFaults.swift`), so they are drawn less often.
   public static let stress: [FaultKind] = [
     .dunstStall, .xServerStall, .titleFlood, .historyLocked, .dataDirectoryFull, .walDeleted,
+  ]
+  /// Issue 31's kinds (`TrustFaults.swift`, `HostilePeers.swift`): each lasts seconds, some
+  /// restart the daemon, so they too are drawn less often.
+  public static let trust: [FaultKind] = [
+    .swayPeer, .hyprlandPeer, .reloadStorm, .pluginCrashesInInit, .damagedJournal, .callBurst,
   ]
 
   /// How often each is drawn, relative to the others.
@@ -46,6 +59,8 @@ public enum FaultKind: String, CaseIterable, Codable, Sendable {
     case .dunstKill: 5
     case .dunstStall, .xServerStall, .titleFlood, .historyLocked, .dataDirectoryFull, .walDeleted:
       3
+    case .swayPeer, .hyprlandPeer, .reloadStorm, .pluginCrashesInInit, .damagedJournal, .callBurst:
+      3
     }
   }
 
@@ -56,6 +71,11 @@ public enum FaultKind: String, CaseIterable, Codable, Sendable {
   public var crashesPlugin: Bool { self == .pluginKill || self == .pluginExit }
 
   public var isStress: Bool { Self.stress.contains(self) }
+
+  public var isTrust: Bool { Self.trust.contains(self) }
+
+  /// The kinds that run the daemon with the wayland plugin against a stand-in compositor.
+  public var needsWaylandPeer: Bool { self == .swayPeer || self == .hyprlandPeer }
 }
 
 /// What a soak run did and found; `table` is what `make soak` prints.
@@ -106,6 +126,24 @@ public struct SoakReport: Codable, Sendable {
   public var titlesFlooded = 0
   /// WAL deletions followed by a kill -9 of the daemon.
   public var walDeletionsThenKilled = 0
+  /// Issue 31's: the daemon's open descriptors may not pass this (0: no bound).
+  public var descriptorLimit = 0
+  /// Hostile-peer faults after which an external plugin had been cut off (a new process).
+  public var pluginsCutOff = 0
+  /// The most lines the daemon logged during one hostile-peer fault (a figure, not a bound).
+  public var peerLogLinesMax = 0
+  /// Reload storms, and the `grow reload` calls and SIGHUPs in them.
+  public var reloadStorms = 0
+  public var reloadsSent = 0
+  /// Daemons a plugin crashing in `init` took down, and starts after that which crashed again.
+  public var crashingPluginDeaths = 0
+  public var crashedAgainAtStart = 0
+  /// Journals damaged (truncated, garbage, a symlink) and what the daemon made of them.
+  public var journalsDamaged = 0
+  /// Calls pipelined in bursts, and how many got no answer.
+  public var burstCalls = 0
+  public var burstCallsUnanswered = 0
+
   /// The separate plugin-hang rounds: a built-in plugin's handler never returns, then SIGTERM.
   public var hangRounds = 0
   /// Seconds from SIGTERM to the daemon's exit, per round; nil when it had to be killed.
@@ -138,6 +176,7 @@ public struct SoakReport: Codable, Sendable {
       && statusMismatches == 0 && dndOffDuringFocus == 0 && dndOnOutsideFocus == 0
       && todayCountRight && rowsMatchCommands && leftoverFiles.isEmpty && problems.isEmpty
       && slowFaults.isEmpty && dndRecoveriesLate == 0 && rssWithinLimit && hangsHandled
+      && descriptorsWithinLimit && crashedAgainAtStart == 0
   }
 
   /// The labels whose p99 `GetStatus` latency is over the bound. The plugin hang is left
@@ -164,6 +203,10 @@ public struct SoakReport: Codable, Sendable {
   }
 
   public var rssWithinLimit: Bool { rssLimitKiB == 0 || probe.rssMaxKiB <= rssLimitKiB }
+
+  public var descriptorsWithinLimit: Bool {
+    descriptorLimit == 0 || probe.descriptorsMax <= descriptorLimit
+  }
 
   public var hangsHandled: Bool {
     hangExitSeconds.allSatisfy { ($0 ?? .infinity) <= hangExitBound }
@@ -202,7 +245,9 @@ public struct SoakReport: Codable, Sendable {
       "  skipped / stopped rows for answered",
       "\(audit.outcomes["skipped"] ?? 0)/\(skipsAnswered), \(audit.outcomes["stopped"] ?? 0)/"
         + "\(stopsAnswered) (+\(commandsUnanswered) cut off by kill -9)")
-    row("GetStatus latency, ms", "p50 / p99 / max (calls, timed out, longest silence)")
+    row(
+      "GetStatus latency, ms",
+      "p50 / p99 / max (calls, timed out, longest silence; daemon RSS, descriptors at most)")
     let labels =
       [StatusProbe.betweenFaults] + FaultKind.allCases.map(\.rawValue)
       + [Self.hangLabel, StatusProbe.starting]
@@ -211,8 +256,11 @@ public struct SoakReport: Codable, Sendable {
       row(
         "  " + label,
         String(
-          format: "%.1f / %.1f / %.1f (%d, %d, %.1f s)%@", summary.p50, summary.p99, summary.max,
-          summary.samples, summary.timeouts, summary.longestSilenceMilliseconds / 1000,
+          format: "%.1f / %.1f / %.1f (%d, %d, %.1f s; %.0f MiB, %d)%@", summary.p50, summary.p99,
+          summary.max, summary.samples, summary.timeouts,
+          summary.longestSilenceMilliseconds / 1000,
+          Double(probe.rssMaxKiBByFault[label] ?? 0) / 1024,
+          probe.descriptorsMaxByFault[label] ?? 0,
           slowFaults.contains(label)
             ? "  OVER"
             : summary.samples < Self.latencySamplesNeeded && !Self.ungated(label)
@@ -226,10 +274,14 @@ public struct SoakReport: Codable, Sendable {
         format: "%.1f MiB (%.1f MiB)%@", Double(probe.rssMaxKiB) / 1024,
         Double(probe.rssFirstKiB) / 1024,
         rssLimitKiB > 0 ? String(format: ", limit %.0f MiB", Double(rssLimitKiB) / 1024) : ""))
+    row(
+      "daemon descriptors, max (first)",
+      "\(probe.descriptorsMax) (\(probe.descriptorsFirst))"
+        + (descriptorLimit > 0 ? ", limit \(descriptorLimit)" : ""))
     let stalls = dndRecoverySeconds.count + dndNeverRight
     if stalls > 0 {
       row(
-        "DND right after a stalled server answers",
+        "DND right after a stall, a reload storm, a stop",
         String(
           format: "%d/%d within %.0f s (median %.2f s, slowest %@)",
           stalls - dndRecoveriesLate, stalls, dndRecoveryBound,
@@ -240,6 +292,23 @@ public struct SoakReport: Codable, Sendable {
     if faults[FaultKind.titleFlood.rawValue] != nil { row("titles flooded", titlesFlooded) }
     if faults[FaultKind.walDeleted.rawValue] != nil {
       row("WAL deletions followed by kill -9", walDeletionsThenKilled)
+    }
+    if faults[FaultKind.swayPeer.rawValue] != nil || faults[FaultKind.hyprlandPeer.rawValue] != nil
+    {
+      row("hostile peers that cut external plugins off", pluginsCutOff)
+      row("  daemon log lines during one, at most", peerLogLinesMax)
+    }
+    if reloadStorms > 0 {
+      row("reload storms (reloads and SIGHUPs)", "\(reloadStorms) (\(reloadsSent))")
+    }
+    if faults[FaultKind.pluginCrashesInInit.rawValue] != nil {
+      row(
+        "daemons a crashing plugin took down (crashed again at start)",
+        "\(crashingPluginDeaths) (\(crashedAgainAtStart))")
+    }
+    if journalsDamaged > 0 { row("journals damaged, then kill -9", journalsDamaged) }
+    if burstCalls > 0 {
+      row("calls pipelined in bursts (unanswered)", "\(burstCalls) (\(burstCallsUnanswered))")
     }
     if hangRounds > 0 {
       let inTime = hangExitSeconds.filter { ($0 ?? .infinity) <= hangExitBound }

@@ -3,7 +3,7 @@ import GrowTestSupport
 
 /// The loop-latency probe of issue 14: a client of its own on the soak's bus that calls
 /// `GetStatus` on `org.grow.Grow1` every `interval` from a thread of its own, and the
-/// daemon's memory (VmRSS) about once a second. Each answer's latency is filed under the
+/// daemon's memory (VmRSS) and open descriptors about once a second. Each answer's latency is filed under the
 /// fault the soak says is under way (`fault`), so the report has figures per kind of fault.
 ///
 /// A call that gets no answer within `timeout` counts as `timeout` (and the probe connects
@@ -26,6 +26,10 @@ public final class StatusProbe: @unchecked Sendable {
     var longestSilence: [String: Double] = [:]
     var rssMaxKiB = 0
     var rssFirstKiB: Int?
+    var descriptorsMax = 0
+    var descriptorsFirst: Int?
+    var rssMaxKiBByFault: [String: Int] = [:]
+    var descriptorsMaxByFault: [String: Int] = [:]
   }
 
   private let address: String
@@ -75,6 +79,10 @@ public final class StatusProbe: @unchecked Sendable {
     figures.callsWithoutDaemon = state.absent
     figures.rssMaxKiB = state.rssMaxKiB
     figures.rssFirstKiB = state.rssFirstKiB ?? 0
+    figures.descriptorsMax = state.descriptorsMax
+    figures.descriptorsFirst = state.descriptorsFirst ?? 0
+    figures.rssMaxKiBByFault = state.rssMaxKiBByFault
+    figures.descriptorsMaxByFault = state.descriptorsMaxByFault
     return figures
   }
 
@@ -144,15 +152,25 @@ public final class StatusProbe: @unchecked Sendable {
     "org.freedesktop.DBus.Error.NoReply",
   ]
 
+  /// The daemon's resident set and its open descriptors (`/proc/PID/fd`), overall and per
+  /// fault.
   private func readMemory() {
     guard let pid = daemonPID,
       let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
       let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
       let kib = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
     else { return }
+    let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd"))?
+      .count
     state.withLock { state in
+      let label = state.fault ?? Self.betweenFaults
       state.rssMaxKiB = max(state.rssMaxKiB, kib)
       if state.rssFirstKiB == nil { state.rssFirstKiB = kib }
+      state.rssMaxKiBByFault[label] = max(state.rssMaxKiBByFault[label] ?? 0, kib)
+      guard let descriptors else { return }
+      state.descriptorsMax = max(state.descriptorsMax, descriptors)
+      if state.descriptorsFirst == nil { state.descriptorsFirst = descriptors }
+      state.descriptorsMaxByFault[label] = max(state.descriptorsMaxByFault[label] ?? 0, descriptors)
     }
   }
 }
@@ -198,6 +216,12 @@ public struct StatusProbeFigures: Codable, Equatable, Sendable {
   /// The daemon's largest resident set, and its first reading, in KiB.
   public var rssMaxKiB = 0
   public var rssFirstKiB = 0
+  /// The daemon's open descriptors: most and first reading.
+  public var descriptorsMax = 0
+  public var descriptorsFirst = 0
+  /// The largest resident set (KiB) and descriptor count seen during each fault's label.
+  public var rssMaxKiBByFault: [String: Int] = [:]
+  public var descriptorsMaxByFault: [String: Int] = [:]
 
   public init() {}
 }

@@ -27,13 +27,14 @@ extension Soak {
       throw error
     }
     kill(pid, SIGCONT)
-    try measureDNDRecovery(since: Date())
+    try measureDNDRecovery(since: Date(), after: "the server answered again")
   }
 
   /// Polls dunst's pause until it is what the phase in session.json wants (on during focus,
-  /// off otherwise), counting from `answering`. A sample counts only when session.json did
-  /// not change around it. Wrong for `dndRecoveryBound` + 5 s counts as never.
-  private func measureDNDRecovery(since answering: Date) throws {
+  /// off otherwise), counting from `answering`, the moment `after` says. A sample counts only
+  /// when session.json did not change around it. Wrong for `dndRecoveryBound` + 5 s counts
+  /// as never.
+  func measureDNDRecovery(since answering: Date, after event: String) throws {
     let giveUp = answering.addingTimeInterval(report.dndRecoveryBound + 5)
     var last: Bool?
     while Date() < giveUp {
@@ -45,7 +46,7 @@ extension Soak {
         let seconds = Date().timeIntervalSince(answering)
         report.dndRecoverySeconds.append(seconds)
         if seconds > report.dndRecoveryBound {
-          problem(String(format: "DND right only %.1f s after the server answered again", seconds))
+          problem(String(format: "DND right only %.1f s after %@", seconds, event))
         }
         return
       }
@@ -54,12 +55,12 @@ extension Soak {
     report.dndNeverRight += 1
     let phase = try snapshot()?.phase.map { $0.key.description } ?? "idle"
     problem(
-      "DND still wrong \(Int(report.dndRecoveryBound + 5)) s after the server answered again: "
+      "DND still wrong \(Int(report.dndRecoveryBound + 5)) s after \(event): "
         + "dunst paused \(last.map(String.init) ?? "?") during \(phase)")
   }
 
   /// A stall must span phase ends: a paused phase would not end, and idle has none.
-  private func keepPhasesComing() throws {
+  func keepPhasesComing() throws {
     let current = try observe()
     if current?.phase == nil {
       try command("start")
@@ -129,6 +130,11 @@ extension Soak {
   /// to six seconds while phases end.
   func lockHistory() throws {
     try keepPhasesComing()
+    try withHistoryLocked { try dwell(random.seconds(1...6), commands: false) }
+  }
+
+  /// Runs `body` while another process (`sqlite3`) holds the history's write lock.
+  func withHistoryLocked(_ body: () throws -> Void) throws {
     let marker = harness.environment["HOME", default: ""] + "/history-locked"
     unlink(marker)
     let locker = try BackgroundProcess(
@@ -139,9 +145,11 @@ extension Soak {
       locker.kill()
       return problem("sqlite3 could not lock the history: \(locker.stderr)")
     }
-    try dwell(random.seconds(1...6), commands: false)
-    locker.writeToStdin("COMMIT;\n.quit\n")
-    if locker.waitForExit(timeout: 5) == nil { locker.kill() }
+    defer {
+      locker.writeToStdin("COMMIT;\n.quit\n")
+      if locker.waitForExit(timeout: 5) == nil { locker.kill() }
+    }
+    try body()
   }
 
   /// The data directory (the history's) is a 16 MiB tmpfs of its own, so it can be filled

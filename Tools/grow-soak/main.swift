@@ -1,18 +1,20 @@
-// grow-soak: the fault-injection soak of issues 9 and 14, as `make soak` runs it. Prints the
+// grow-soak: the fault-injection soak of issues 9, 14 and 31, as `make soak` runs it. Prints the
 // table (or --json) and exits 1 when an invariant broke, 2 on bad usage.
 import Foundation
 import GrowSoak
 
 let usage = """
   usage: grow-soak [--faults N] [--seed S] [--time-limit SECONDS] [--kinds K1,K2]
-                   [--hang-rounds N] [--rss-limit MIB] [--json] [--quiet]
+                   [--hang-rounds N] [--rss-limit MIB] [--fd-limit N] [--json] [--quiet]
     --faults N            faults to inject (default 500)
     --seed S              the random seed; a failing run prints its seed to reproduce it
     --time-limit SECONDS  the whole run's bound (default 600); injection stops in time
     --kinds K1,K2         only these kinds of fault (names as in the table), or the groups
-                          classic (issue 9's), stress (issue 14's), all (the default)
+                          classic (issue 9's), stress (issue 14's), trust (issue 31's),
+                          all (the default)
     --hang-rounds N       rounds of the plugin-hang check after the faults (default 3)
     --rss-limit MIB       the daemon's resident set bound (default 256; 0: none)
+    --fd-limit N          the daemon's open descriptors bound (default 256; 0: none)
     --json                the report as JSON instead of the table
     --quiet               no progress lines on stderr
   runs Xvfb, openbox and dunst of its own; the data directory's tmpfs needs root
@@ -49,12 +51,13 @@ while let argument = arguments.popFirst() {
       $0.trimmingCharacters(in: .whitespaces)
     }
     let groups = [
-      "classic": FaultKind.classic, "stress": FaultKind.stress, "all": FaultKind.allCases,
+      "classic": FaultKind.classic, "stress": FaultKind.stress, "trust": FaultKind.trust,
+      "all": FaultKind.allCases,
     ]
     let kinds = names.map { groups[$0] ?? FaultKind(rawValue: $0).map { [$0] } ?? [] }
     guard !kinds.contains(where: \.isEmpty), !kinds.isEmpty else {
       fail(
-        "--kinds takes classic, stress, all or names from: "
+        "--kinds takes classic, stress, trust, all or names from: "
           + FaultKind.allCases.map(\.rawValue).joined(separator: ", "))
     }
     options.kinds = Set(kinds.joined())
@@ -66,6 +69,9 @@ while let argument = arguments.popFirst() {
   case "--rss-limit":
     guard let limit = Int(value(argument)), limit >= 0 else { fail("--rss-limit takes MiB") }
     options.rssLimitMiB = limit
+  case "--fd-limit":
+    guard let limit = Int(value(argument)), limit >= 0 else { fail("--fd-limit takes a count") }
+    options.descriptorLimit = limit
   case "--json": json = true
   case "--quiet": quiet = true
   case "--help", "-h":

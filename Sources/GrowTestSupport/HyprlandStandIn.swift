@@ -23,6 +23,9 @@ public final class HyprlandStandIn: @unchecked Sendable {
     var activeWindow = "{}"
     var requests: [String] = []
     var answersRequests = true
+    var dropsEventClients = false
+    var eventConnections = 0
+    var openRequests: [Int32] = []
     var closed = false
   }
   private let state = LockedBox(State())
@@ -47,7 +50,7 @@ public final class HyprlandStandIn: @unchecked Sendable {
   deinit {
     state.withLock { state in
       state.closed = true
-      for client in state.eventClients { close(client) }
+      for client in state.eventClients + state.openRequests { close(client) }
       state.eventClients = []
     }
     shutdown(eventListener, Int32(SHUT_RDWR))
@@ -55,6 +58,13 @@ public final class HyprlandStandIn: @unchecked Sendable {
     close(eventListener)
     close(requestListener)
     try? FileManager.default.removeItem(atPath: runtimeDirectory)
+  }
+
+  /// Connections to the event socket accepted so far.
+  public var eventConnections: Int { state.withLock { $0.eventConnections } }
+  /// Whether the event socket closes each client as soon as it connects (a broken Hyprland).
+  public func dropEventClients(_ drops: Bool) {
+    state.withLock { $0.dropsEventClients = drops }
   }
 
   /// How many clients are connected to the event socket.
@@ -107,7 +117,8 @@ public final class HyprlandStandIn: @unchecked Sendable {
       let client = accept(eventListener, nil, nil)
       guard client >= 0 else { return }
       let keep = state.withLock { state -> Bool in
-        guard !state.closed else { return false }
+        state.eventConnections += 1
+        guard !state.closed, !state.dropsEventClients else { return false }
         state.eventClients.append(client)
         return true
       }
@@ -127,14 +138,17 @@ public final class HyprlandStandIn: @unchecked Sendable {
         let answer = request == "j/activewindow" ? state.activeWindow : "ok"
         return (answer, state.answersRequests)
       }
-      guard answers else { continue }  // left open, never answered
+      guard answers else {  // left open, never answered (closed with the stand-in)
+        state.withLock { $0.openRequests.append(client) }
+        continue
+      }
       let bytes = Array(answer.utf8)
       _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
       close(client)
     }
   }
 
-  private static func listen(at path: String) throws -> Int32 {
+  static func listen(at path: String) throws -> Int32 {
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)

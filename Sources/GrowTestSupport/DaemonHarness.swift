@@ -102,7 +102,9 @@ public final class DaemonHarness {
   /// - Parameter fileLimit: the soft limit on open descriptors (`ulimit -n`), set the same way.
   public func start(arguments: [String] = [], umask: String? = nil, fileLimit: Int? = nil) throws {
     touchInput()
-    let limits = [umask.map { "umask \($0)" }, fileLimit.map { "ulimit -Sn \($0)" }].compactMap { $0 }
+    let limits = [umask.map { "umask \($0)" }, fileLimit.map { "ulimit -Sn \($0)" }].compactMap {
+      $0
+    }
     let daemon =
       if !limits.isEmpty {
         try BackgroundProcess(

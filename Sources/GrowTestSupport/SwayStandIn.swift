@@ -57,7 +57,9 @@ public final class SwayStandIn: @unchecked Sendable {
 
   /// Sets the window GET_TREE says has focus (nil: an empty workspace).
   public func setFocused(id: Int, appID: String, title: String) {
-    state.withLock { $0.tree = Self.tree(focused: Self.container(id: id, appID: appID, title: title)) }
+    state.withLock {
+      $0.tree = Self.tree(focused: Self.container(id: id, appID: appID, title: title))
+    }
   }
 
   /// A `window` event's JSON, as sway sends it (the fields Grow reads, and a few it does not).

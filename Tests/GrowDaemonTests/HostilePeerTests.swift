@@ -138,7 +138,8 @@ struct HostilePeerTests {
     #expect(probe.failures.isEmpty, "\(probe)")
     #expect(!probe.latencies.isEmpty && probe.latencies.allSatisfy { $0 < 5 }, "\(probe)")
     #expect((probe.rssMiB.max() ?? 0) < 2 * baseline, "\(probe); baseline \(baseline) MiB")
-    #expect(desktop.logLines(containing: "more than") >= 1, "\(desktop.harness.daemon?.stderr ?? "")")
+    #expect(
+      desktop.logLines(containing: "more than") >= 1, "\(desktop.harness.daemon?.stderr ?? "")")
     #expect(desktop.harness.daemon?.waitUntil(timeout: 20) { sway.clientCount == 1 } == true)
     sway.emit(SwayStandIn.windowEventJSON(change: "focus", id: 8, appID: "Editor", title: "notes"))
     #expect(desktop.heard("Editor"), "\(desktop.windows().suffix(2))")
@@ -207,7 +208,8 @@ struct HostilePeerTests {
     environment["WAYLAND_DISPLAY"] = "grow-no-display"
     environment["DISPLAY"] = ""
     let desktop = try Desktop(environment: environment, fileLimit: 1024)
-    #expect(desktop.harness.daemon?.waitUntil(timeout: 20) { hyprland.eventClientCount == 1 } == true)
+    #expect(
+      desktop.harness.daemon?.waitUntil(timeout: 20) { hyprland.eventClientCount == 1 } == true)
     let baseline = desktop.descriptors()
     hyprland.answerRequests(false)
     let sent = LockedBox(0)

@@ -104,6 +104,28 @@ public final class HyprlandStandIn: @unchecked Sendable {
     }
   }
 
+  /// Starts focus and title lines for ever new windows (whose pid the client cannot know), as
+  /// fast as the socket takes them; the closure returned stops them and says how many focus
+  /// changes were sent.
+  public func startFocusFlood() -> @Sendable () -> Int {
+    let sent = LockedBox(0)
+    let stop = GetStatusProbe.flood { [self] in
+      let first = sent.current
+      var lines = ""
+      for step in first..<first + 50 {
+        let address = String(step, radix: 16)
+        lines += "activewindow>>Game,level \(step)\nactivewindowv2>>\(address)\n"
+        lines += "windowtitlev2>>\(address),level \(step)b\n"
+      }
+      emit(lines)
+      sent.withLock { $0 += 50 }
+    }
+    return {
+      stop()
+      return sent.current
+    }
+  }
+
   /// Drops every event client, as a restarting Hyprland would.
   public func disconnectEventClients() {
     state.withLock { state in

@@ -83,6 +83,37 @@ public final class SwayStandIn: @unchecked Sendable {
     return sent
   }
 
+  /// Starts focus events switching between two windows, as fast as the socket takes them;
+  /// the closure returned stops them and says how many were sent.
+  public func startFocusFlood() -> @Sendable () -> Int {
+    let sent = LockedBox(0)
+    let events = (0..<2).map {
+      Array(
+        Self.windowEventJSON(
+          change: "focus", id: 100 + $0, appID: "App\($0)", title: "window \($0)"
+        )
+        .utf8)
+    }
+    let stop = GetStatusProbe.flood { [self] in
+      if emit(bytes: events[sent.current % 2]) { sent.withLock { $0 += 1 } }
+    }
+    return {
+      stop()
+      return sent.current
+    }
+  }
+
+  /// Starts sending a focus event of 4 MiB − 100 B (a title of 4 MiB) to whoever connects,
+  /// again and again; the closure returned stops it.
+  public func startHugeMessages() -> @Sendable () -> Void {
+    let title = String(repeating: "x", count: 4 * 1024 * 1024 - 100 - 200)
+    let huge = Array(
+      Self.windowEventJSON(change: "focus", id: 7, appID: "Game", title: title).utf8)
+    return GetStatusProbe.flood { [self] in
+      if !emit(bytes: huge) { Thread.sleep(forTimeInterval: 0.01) }
+    }
+  }
+
   private static func container(id: Int, appID: String, title: String) -> String {
     let name = String(
       decoding: (try? JSONEncoder().encode(title)) ?? Data(#""""#.utf8), as: UTF8.self)

@@ -49,72 +49,10 @@ struct HostilePeerTests {
       } == true
     }
 
-    func descriptors() -> Int {
-      (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
-    }
+    func descriptors() -> Int { GetStatusProbe.descriptors(of: pid) }
 
     func logLines(containing text: String) -> Int {
       (harness.daemon?.stderr ?? "").split(separator: "\n").filter { $0.contains(text) }.count
-    }
-  }
-
-  /// GetStatus every 50 ms for `seconds` while a peer does its worst; descriptors and memory
-  /// are sampled along.
-  struct Probe: CustomStringConvertible {
-    var latencies: [TimeInterval] = []
-    var failures: [String] = []
-    var descriptors: [Int] = []
-    var rssMiB: [Double] = []
-
-    init(_ desktop: Desktop, seconds: TimeInterval) throws {
-      var client = try RawBusClient(address: desktop.harness.bus.address, timeout: 5)
-      let end = Date().addingTimeInterval(seconds)
-      while Date() < end {
-        let start = Date()
-        do {
-          let outcome = try client.call(
-            path: "/org/grow/Grow1", interface: "org.grow.Grow1.Timer", member: "GetStatus",
-            destination: "org.grow.Grow1")
-          if outcome == .returned {
-            latencies.append(Date().timeIntervalSince(start))
-          } else {
-            failures.append("\(outcome)")
-          }
-        } catch {
-          failures.append("\(error)")
-          client = try RawBusClient(address: desktop.harness.bus.address, timeout: 5)
-        }
-        descriptors.append(desktop.descriptors())
-        rssMiB.append((try? desktop.harness.daemonMemoryMiB()) ?? 0)
-        Thread.sleep(forTimeInterval: 0.05)
-      }
-    }
-
-    func milliseconds(_ fraction: Double) -> Int {
-      let sorted = latencies.sorted()
-      guard !sorted.isEmpty else { return -1 }
-      return Int(sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))] * 1000)
-    }
-
-    var description: String {
-      "GetStatus p50 \(milliseconds(0.5)) ms, p99 \(milliseconds(0.99)) ms, max "
-        + "\(milliseconds(1)) ms, \(latencies.count) answered, \(failures.count) failed "
-        + "\(failures.prefix(3)); descriptors max \(descriptors.max() ?? 0); "
-        + "RSS max \(Int(rssMiB.max() ?? 0)) MiB"
-    }
-  }
-
-  /// Runs `body` on a thread of its own until the returned closure is called.
-  static func flood(_ body: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
-    let stop = LockedBox(false)
-    let done = DispatchSemaphore(value: 0)
-    Thread {
-      while !stop.current { body() }
-      done.signal()
-    }.start()
-    return {
-      stop.withLock { $0 = true }
-      done.wait()
     }
   }
 
@@ -127,17 +65,15 @@ struct HostilePeerTests {
     let desktop = try Desktop(environment: sway.environment)
     #expect(desktop.harness.daemon?.waitUntil(timeout: 20) { sway.clientCount == 1 } == true)
     let baseline = try desktop.harness.daemonMemoryMiB()
-    let title = String(repeating: "x", count: 4 * 1024 * 1024 - 100 - 200)
-    let huge = SwayStandIn.windowEventJSON(change: "focus", id: 7, appID: "Game", title: title)
-    let stop = Self.flood {
-      if !sway.emit(huge) { Thread.sleep(forTimeInterval: 0.01) }
-    }
-    let probe = try Probe(desktop, seconds: 8)
+    let stop = sway.startHugeMessages()
+    let probe = try GetStatusProbe(desktop.harness, seconds: 8)
     stop()
     print("huge sway messages: \(probe); RSS before \(Int(baseline)) MiB")
     #expect(probe.failures.isEmpty, "\(probe)")
     #expect(!probe.latencies.isEmpty && probe.latencies.allSatisfy { $0 < 5 }, "\(probe)")
     #expect((probe.rssMiB.max() ?? 0) < 2 * baseline, "\(probe); baseline \(baseline) MiB")
+    // Dropped and reconnected, backing off: 0.1 s doubling, about seven tries in 8 s.
+    #expect(sway.connections <= 10, "\(sway.connections) connections")
     #expect(
       desktop.logLines(containing: "more than") >= 1, "\(desktop.harness.daemon?.stderr ?? "")")
     #expect(desktop.harness.daemon?.waitUntil(timeout: 20) { sway.clientCount == 1 } == true)
@@ -152,25 +88,15 @@ struct HostilePeerTests {
     let sway = try SwayStandIn()
     let desktop = try Desktop(environment: sway.environment)
     #expect(desktop.harness.daemon?.waitUntil(timeout: 20) { sway.clientCount == 1 } == true)
-    let sent = LockedBox(0)
-    let events = (0..<2).map {
-      Array(
-        SwayStandIn.windowEventJSON(
-          change: "focus", id: 100 + $0, appID: "App\($0)", title: "window \($0)"
-        ).utf8)
-    }
-    let stop = Self.flood {
-      let index = sent.current
-      if sway.emit(bytes: events[index % 2]) { sent.withLock { $0 += 1 } }
-    }
-    let probe = try Probe(desktop, seconds: 8)
-    stop()
+    let stop = sway.startFocusFlood()
+    let probe = try GetStatusProbe(desktop.harness, seconds: 8)
+    let sent = stop()
     let heard = desktop.windows().count
-    print("sway focus flood: \(sent.current) events, \(heard) heard by the plugins; \(probe)")
+    print("sway focus flood: \(sent) events, \(heard) heard by the plugins; \(probe)")
     #expect(probe.failures.isEmpty, "\(probe)")
     #expect(!probe.latencies.isEmpty && probe.latencies.allSatisfy { $0 < 5 }, "\(probe)")
-    #expect(sent.current > 1000, "the flood did not flood")
-    #expect(heard < sent.current / 2, "\(heard) of \(sent.current) focus changes told")
+    #expect(sent > 1000, "the flood did not flood")
+    #expect(heard < sent / 2, "\(heard) of \(sent) focus changes told")
     sway.emit(SwayStandIn.windowEventJSON(change: "focus", id: 9, appID: "Editor", title: "notes"))
     #expect(desktop.heard("Editor"), "\(desktop.windows().suffix(2))")
   }
@@ -212,26 +138,16 @@ struct HostilePeerTests {
       desktop.harness.daemon?.waitUntil(timeout: 20) { hyprland.eventClientCount == 1 } == true)
     let baseline = desktop.descriptors()
     hyprland.answerRequests(false)
-    let sent = LockedBox(0)
-    let stop = Self.flood {
-      let index = sent.current
-      var lines = ""
-      for step in index..<index + 50 {
-        lines += "activewindow>>Game,level \(step)\nactivewindowv2>>\(String(step, radix: 16))\n"
-        lines += "windowtitlev2>>\(String(step, radix: 16)),level \(step)b\n"
-      }
-      hyprland.emit(lines)
-      sent.withLock { $0 += 50 }
-    }
-    let probe = try Probe(desktop, seconds: 8)
-    stop()
+    let stop = hyprland.startFocusFlood()
+    let probe = try GetStatusProbe(desktop.harness, seconds: 8)
+    let sent = stop()
     let warnings = desktop.logLines(containing: "Hyprland")
     print(
-      "hyprland flood: \(sent.current) focus changes; \(probe); descriptors before \(baseline); "
+      "hyprland flood: \(sent) focus changes; \(probe); descriptors before \(baseline); "
         + "\(warnings) log lines about Hyprland")
     #expect(probe.failures.isEmpty, "\(probe)")
     #expect(!probe.latencies.isEmpty && probe.latencies.allSatisfy { $0 < 5 }, "\(probe)")
-    #expect(sent.current > 1000, "the flood did not flood")
+    #expect(sent > 1000, "the flood did not flood")
     #expect((probe.descriptors.max() ?? .max) <= baseline + 8, "\(probe); before \(baseline)")
     #expect(warnings < 10, "\(desktop.harness.daemon?.stderr.suffix(2000) ?? "")")
     #expect(try desktop.harness.grow("start").status == 0)

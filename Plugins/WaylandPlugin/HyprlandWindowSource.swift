@@ -10,12 +10,24 @@ import GrowPluginKit
 /// pid comes from `j/activewindow` on the request socket (`.socket.sock`), which Hyprland
 /// serves synchronously: each question is a connection of its own, closed at once, with a
 /// deadline, so neither side waits on the other.
+///
+/// Everything a flood of events could make grow is capped: at most one request connection is
+/// open (further questions wait in a short queue, a repeated `j/activewindow` is asked once),
+/// pids are remembered per window, a batch of events read in one turn tells the plugin only
+/// its outcome, a request socket in trouble is logged once per episode, and reconnects back
+/// off until a connection stayed up a while.
 @MainActor
 final class HyprlandWindowSource: WindowSource {
   /// Longest event line taken; a longer one is hostile and ends the connection.
   static let maximumLine = 64 * 1024
   static let requestDeadline: TimeInterval = 1
   static let reconnectDelays: ClosedRange<TimeInterval> = 0.1...5
+  /// A connection that lasted this long starts the reconnect delays over.
+  static let healthyAfter: TimeInterval = 10
+  /// Questions waiting for the request connection; more are dropped (a dispatch is logged).
+  static let maximumQueuedRequests = 8
+  /// Windows whose pid is remembered; the list starts over when it is full.
+  static let maximumKnownPids = 256
 
   let eventsPath: String
   let requestsPath: String
@@ -27,12 +39,21 @@ final class HyprlandWindowSource: WindowSource {
   private let loop: any EventLoop
   private let log: Logger
   private var events: UnixStream?
-  private var requestStreams: [ObjectIdentifier: UnixStream] = [:]
+  /// The one request connection open, if any, and the questions waiting for it.
+  private var requestStream: UnixStream?
+  private var queuedRequests: [(text: String, done: (String?) -> Void)] = []
+  /// Why the request socket failed last; a failure is logged when this changes.
+  private var requestTrouble: String?
+  /// Pids by window address, from `j/activewindow`.
+  private var knownPids: [String: Int] = [:]
   private var reconnectWork: (any Alarm)?
   private var reconnectDelay = reconnectDelays.lowerBound
+  private var connectedAt: TimeInterval?
   /// From the last `activewindow` line, until its `activewindowv2` names the window.
   private var announced: (windowClass: String, title: String)?
   private var active: DesktopWindow?
+  /// What the plugin was last told (see `tell`).
+  private var told: DesktopWindow?
   /// Counts `activewindowv2` events, so an answer overtaken by one is not taken for news.
   private var focusEvents = 0
   private var trouble: String?
@@ -53,8 +74,9 @@ final class HyprlandWindowSource: WindowSource {
     reconnectWork?.cancel()
     events?.close()
     events = nil
-    for stream in requestStreams.values { stream.close() }
-    requestStreams.removeAll()
+    requestStream?.close()
+    requestStream = nil
+    queuedRequests.removeAll()
   }
 
   func block(_ window: DesktopWindow) {
@@ -77,6 +99,7 @@ final class HyprlandWindowSource: WindowSource {
     do {
       let stream = try UnixStream(path: eventsPath, loop: loop, limit: Self.maximumLine)
       events = stream
+      connectedAt = loop.monotonicNow
       stream.onData = { [weak self] buffer in self?.received(&buffer) }
       stream.onClose = { [weak self] error in self?.lost(error) }
       if trouble != nil { report(nil) }
@@ -87,6 +110,9 @@ final class HyprlandWindowSource: WindowSource {
   }
 
   private func received(_ buffer: inout [UInt8]) {
+    // At most `UnixStream.readPerTurn` bytes arrive per turn; the plugin hears the outcome of
+    // their lines once (a title flood is one title per turn).
+    defer { tell() }
     var start = 0
     while let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
       let line = String(decoding: buffer[start..<newline], as: UTF8.self)
@@ -112,7 +138,7 @@ final class HyprlandWindowSource: WindowSource {
       guard !data.isEmpty else { return publish(nil) }
       let window = DesktopWindow(
         id: data, windowClass: announced?.windowClass ?? "", instance: "",
-        title: announced?.title ?? "", pid: active?.id == data ? active?.pid : nil)
+        title: announced?.title ?? "", pid: knownPids[data])
       announced = nil
       publish(window)
       if window.pid == nil { askActiveWindow() }
@@ -134,9 +160,14 @@ final class HyprlandWindowSource: WindowSource {
   }
 
   private func publish(_ window: DesktopWindow?) {
-    guard window != active else { return }
     active = window
-    onWindow?(window)
+  }
+
+  /// Tells the plugin the focused window if it changed since it was last told.
+  private func tell() {
+    guard active != told else { return }
+    told = active
+    onWindow?(active)
   }
 
   // MARK: Requests
@@ -145,33 +176,52 @@ final class HyprlandWindowSource: WindowSource {
   /// is news only about the window that has focus now, or, when no event has named one since
   /// the question, about who has focus (at start).
   private func askActiveWindow() {
+    // One question answers them all: it is asked when the connection is free, and what it
+    // says is news about whoever has focus then.
+    guard !queuedRequests.contains(where: { $0.text == Self.activeWindowRequest }) else { return }
     let asked = focusEvents
-    request("j/activewindow") { [weak self] reply in
-      guard let self, let reply,
-        let json = LooseJSON.parse(Array(reply.utf8)) as? [String: Any],
-        let address = json["address"] as? String, address.hasPrefix("0x")
+    request(Self.activeWindowRequest) { [weak self] reply in
+      guard let self,
+        let json = reply.flatMap({
+          try? JSONDecoder().decode(HyprlandWindow.self, from: Data($0.utf8))
+        }),
+        let address = json.address, address.hasPrefix("0x")
       else { return }
+      let id = String(address.dropFirst(2))
+      if let pid = json.pid {
+        if knownPids.count >= Self.maximumKnownPids { knownPids.removeAll() }
+        knownPids[id] = pid
+      }
       let window = DesktopWindow(
-        id: String(address.dropFirst(2)), windowClass: json["class"] as? String ?? "",
-        instance: "", title: json["title"] as? String ?? "",
-        pid: json["pid"] as? Int)
+        id: id, windowClass: json.windowClass ?? "", instance: "", title: json.title ?? "",
+        pid: json.pid)
       if active?.id == window.id || (active == nil && asked == focusEvents) { publish(window) }
+      tell()
     }
   }
 
-  /// One question on a connection of its own; `done` gets the whole answer (Hyprland closes
-  /// after it), or nil when it did not come within `requestDeadline`.
+  private static let activeWindowRequest = "j/activewindow"
+
+  /// One question on a connection of its own, one connection at a time; `done` gets the whole
+  /// answer (Hyprland closes after it), or nil when it did not come within `requestDeadline`.
   private func request(_ text: String, _ done: @escaping (String?) -> Void) {
     guard !stopped else { return }
+    guard requestStream == nil else {
+      guard queuedRequests.count < Self.maximumQueuedRequests else {
+        return requestFailed(
+          "Hyprland's request socket has \(queuedRequests.count) questions "
+            + "waiting; '\(text)' is not asked", done)
+      }
+      queuedRequests.append((text, done))
+      return
+    }
     let stream: UnixStream
     do {
       stream = try UnixStream(path: requestsPath, loop: loop, limit: 1024 * 1024)
     } catch {
-      log.warning("Hyprland's request socket: \(error)")
-      return done(nil)
+      return requestFailed("Hyprland's request socket: \(error)", done)
     }
-    let key = ObjectIdentifier(stream)
-    requestStreams[key] = stream
+    requestStream = stream
     var answer: [UInt8] = []
     var finished = false
     var deadline: (any Alarm)?
@@ -180,8 +230,17 @@ final class HyprlandWindowSource: WindowSource {
       finished = true
       deadline?.cancel()
       stream.close()
-      self?.requestStreams[key] = nil
+      guard let self else { return }
+      if requestStream === stream { requestStream = nil }
+      if reply != nil, requestTrouble != nil {
+        requestTrouble = nil
+        log.info("Hyprland's request socket answers again")
+      }
       done(reply)
+      if requestStream == nil, !queuedRequests.isEmpty {
+        let next = queuedRequests.removeFirst()
+        request(next.text, next.done)
+      }
     }
     stream.onData = { buffer in
       answer += buffer
@@ -192,10 +251,24 @@ final class HyprlandWindowSource: WindowSource {
     }
     deadline = loop.after(seconds: Self.requestDeadline) { [weak self] in
       guard !finished else { return }
-      self?.log.warning("Hyprland did not answer '\(text)' within \(Self.requestDeadline)s")
+      self?.noteRequestTrouble(
+        "Hyprland did not answer '\(text)' within \(DurationText.format(Self.requestDeadline))")
       finish(nil)
     }
     stream.send(Array(text.utf8))
+  }
+
+  private func requestFailed(_ why: String, _ done: (String?) -> Void) {
+    noteRequestTrouble(why)
+    done(nil)
+  }
+
+  /// Logs a request socket's trouble once, until it answers again: a flood of events for a
+  /// Hyprland that does not answer is one line, not one per event.
+  private func noteRequestTrouble(_ why: String) {
+    guard requestTrouble == nil else { return }
+    requestTrouble = why
+    log.warning(why + " (said once until it answers again)")
   }
 
   // MARK: Losing Hyprland
@@ -203,9 +276,13 @@ final class HyprlandWindowSource: WindowSource {
   private func lost(_ error: StreamError) {
     events = nil
     publish(nil)
+    tell()
     guard !stopped else { return }
     report("the connection to Hyprland's event socket ended: \(error); reconnecting")
-    reconnectDelay = Self.reconnectDelays.lowerBound
+    if let connectedAt, loop.monotonicNow - connectedAt >= Self.healthyAfter {
+      reconnectDelay = Self.reconnectDelays.lowerBound
+    }
+    connectedAt = nil
     scheduleReconnect()
   }
 
@@ -221,5 +298,18 @@ final class HyprlandWindowSource: WindowSource {
     trouble = problem
     if let problem { log.warning(problem) } else { log.info("Hyprland's event socket is back") }
     onTrouble?(problem)
+  }
+}
+
+/// `j/activewindow`'s answer: only the fields the plugin reads.
+struct HyprlandWindow: Decodable {
+  var address: String?
+  var windowClass: String?
+  var title: String?
+  var pid: Int?
+
+  enum CodingKeys: String, CodingKey {
+    case address, title, pid
+    case windowClass = "class"
   }
 }

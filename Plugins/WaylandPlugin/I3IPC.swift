@@ -8,9 +8,11 @@ import GrowPluginKit
 enum I3Message {
   static let magic = Array("i3-ipc".utf8)
   static let headerSize = 14
-  /// Largest payload taken: a GET_TREE of a big session is a few hundred KiB; anything past
-  /// this is hostile or broken, and the connection is dropped rather than the memory taken.
-  static let maximumPayload = 4 * 1024 * 1024
+  /// Largest payload taken: a GET_TREE of a big session is a few hundred KiB, a window event
+  /// a few KiB (titles are cut later, at `DesktopWindow.maximumTitleBytes`); anything past
+  /// this is hostile or broken, and the connection is dropped as soon as the header says so,
+  /// rather than the memory and the loop's time taken to read and decode it.
+  static let maximumPayload = 1024 * 1024
 
   static let runCommand: UInt32 = 0
   static let subscribe: UInt32 = 2
@@ -63,33 +65,79 @@ enum I3Message {
   /// The window a sway/i3 container describes: `app_id` for native Wayland windows,
   /// `window_properties` (WM_CLASS) for X11 and Xwayland ones; nil for a container that
   /// holds no window (a workspace, a split).
-  static func window(fromContainer container: [String: Any]) -> DesktopWindow? {
-    guard let id = (container["id"] as? Int).map(Int64.init) else { return nil }
-    let properties = container["window_properties"] as? [String: Any]
-    let appID = container["app_id"] as? String
+  static func window(fromContainer container: I3Container) -> DesktopWindow? {
+    guard let id = container.id else { return nil }
+    let properties = container.windowProperties
+    let appID = container.appID
     guard appID != nil || properties != nil else { return nil }
-    let title =
-      container["name"] as? String ?? properties?["title"] as? String ?? ""
     return DesktopWindow(
       id: String(id),
-      windowClass: appID ?? properties?["class"] as? String ?? "",
-      instance: appID == nil ? properties?["instance"] as? String ?? "" : "",
-      title: title, pid: container["pid"] as? Int)
+      windowClass: appID ?? properties?.windowClass ?? "",
+      instance: appID == nil ? properties?.instance ?? "" : "",
+      title: container.name ?? properties?.title ?? "", pid: container.pid)
   }
 
   /// The focused window in a GET_TREE reply, or nil when the focus is on a workspace (the
   /// last window closed) or an output. The focused node is the one marked `focused`.
-  static func focusedWindow(inTree tree: [String: Any]) -> DesktopWindow? {
+  static func focusedWindow(inTree tree: I3Container) -> DesktopWindow? {
     var stack = [tree]
     // A tree is the compositor's own; still, a deep or wide one costs at most this many nodes.
     var visited = 0
     while let node = stack.popLast(), visited < 100_000 {
       visited += 1
-      if node["focused"] as? Bool == true { return window(fromContainer: node) }
-      for key in ["nodes", "floating_nodes"] {
-        stack += (node[key] as? [[String: Any]]) ?? []
-      }
+      if node.focused == true { return window(fromContainer: node) }
+      stack += node.nodes ?? []
+      stack += node.floatingNodes ?? []
     }
     return nil
   }
+
+  /// A message's JSON as `type`; nil when it is not that shape (a broken or hostile peer).
+  static func decode<T: Decodable>(_ type: T.Type, _ payload: [UInt8]) -> T? {
+    try? JSONDecoder().decode(type, from: Data(payload))
+  }
+}
+
+/// A node of sway's or i3's tree, as GET_TREE and window events describe it: only the fields
+/// the plugin reads, decoded into types (a field of another type makes the message unusable,
+/// and it is ignored).
+struct I3Container: Decodable, Equatable {
+  var id: Int64?
+  var appID: String?
+  var name: String?
+  var pid: Int?
+  var focused: Bool?
+  var windowProperties: Properties?
+  var nodes: [I3Container]?
+  var floatingNodes: [I3Container]?
+
+  struct Properties: Decodable, Equatable {
+    var windowClass: String?
+    var instance: String?
+    var title: String?
+
+    enum CodingKeys: String, CodingKey {
+      case windowClass = "class"
+      case instance, title
+    }
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case id, name, pid, focused, nodes
+    case appID = "app_id"
+    case windowProperties = "window_properties"
+    case floatingNodes = "floating_nodes"
+  }
+}
+
+/// A `window` event: what changed (`focus`, `title`, `close`, `new`) and the container.
+struct I3WindowEvent: Decodable {
+  var change: String?
+  var container: I3Container?
+}
+
+/// A reply to SUBSCRIBE, or one entry of a RUN_COMMAND reply.
+struct I3Outcome: Decodable {
+  var success: Bool?
+  var error: String?
 }

@@ -28,8 +28,11 @@ protocol WindowSource: AnyObject {
 final class I3WindowSource: WindowSource {
   /// A question unanswered this long counts as the compositor not answering.
   static let replyDeadline: TimeInterval = 2
-  /// Reconnects back off from the first to the last delay, doubling.
+  /// Reconnects back off from the first to the last delay, doubling; the delay starts over
+  /// only once a connection stayed up `healthyAfter`, so a peer that drops (or is dropped)
+  /// at once is not hammered.
   static let reconnectDelays: ClosedRange<TimeInterval> = 0.1...5
+  static let healthyAfter: TimeInterval = 10
 
   let path: String
   /// `sway` or `i3`.
@@ -43,13 +46,17 @@ final class I3WindowSource: WindowSource {
   private let log: Logger
   private var stream: UnixStream?
   /// Replies come in the order of the questions; each with its handler and when it was sent.
-  private var pending: [(type: UInt32, sentAt: TimeInterval, handle: (Any?) -> Void)] = []
+  private var pending: [(type: UInt32, sentAt: TimeInterval, handle: ([UInt8]?) -> Void)] = []
   private var deadlineWork: (any Alarm)?
   private var reconnectWork: (any Alarm)?
   private var reconnectDelay = reconnectDelays.lowerBound
+  private var connectedAt: TimeInterval?
   private var treeAsked = false
   private var treeStale = false
+  /// The focused window as the messages so far say, and as the plugin was last told: a
+  /// batch of events read in one turn is told once, with its outcome.
   private var active: DesktopWindow?
+  private var told: DesktopWindow?
   private var trouble: String?
   private var stopped = false
 
@@ -72,11 +79,12 @@ final class I3WindowSource: WindowSource {
       return scheduleReconnect()
     }
     self.stream = stream
+    connectedAt = loop.monotonicNow
     stream.onData = { [weak self] buffer in self?.received(&buffer) }
     stream.onClose = { [weak self] error in self?.lost(error) }
     ask(I3Message.subscribe, #"["window","workspace","shutdown"]"#) { [weak self] reply in
       guard let self else { return }
-      if (reply as? [String: Any])?["success"] as? Bool != true {
+      if reply.flatMap({ I3Message.decode(I3Outcome.self, $0) })?.success != true {
         log.warning("\(compositor) refused the window and workspace subscription")
       }
     }
@@ -95,11 +103,11 @@ final class I3WindowSource: WindowSource {
     guard Int64(window.id) != nil else { return }
     ask(I3Message.runCommand, "[con_id=\(window.id)] move scratchpad") { [weak self] reply in
       guard let self else { return }
-      let result = (reply as? [[String: Any]])?.first
-      if result?["success"] as? Bool == true {
+      let result = reply.flatMap { I3Message.decode([I3Outcome].self, $0) }?.first
+      if result?.success == true {
         log.info("moved \(window.app) to the scratchpad (block = minimize)")
       } else {
-        let why = result?["error"] as? String ?? "no answer"
+        let why = result?.error ?? "no answer"
         log.warning("\(compositor) did not move \(window.app) to the scratchpad: \(why)")
       }
     }
@@ -107,7 +115,7 @@ final class I3WindowSource: WindowSource {
 
   // MARK: Questions and answers
 
-  private func ask(_ type: UInt32, _ payload: String, _ handle: @escaping (Any?) -> Void) {
+  private func ask(_ type: UInt32, _ payload: String, _ handle: @escaping ([UInt8]?) -> Void) {
     guard let stream else { return }
     pending.append((type, loop.monotonicNow, handle))
     stream.send(I3Message.frame(type: type, payload))
@@ -125,7 +133,9 @@ final class I3WindowSource: WindowSource {
       guard let self else { return }
       treeAsked = false
       if treeStale { return askTree() }
-      if let tree = tree as? [String: Any] { publish(I3Message.focusedWindow(inTree: tree)) }
+      if let tree = tree.flatMap({ I3Message.decode(I3Container.self, $0) }) {
+        publish(I3Message.focusedWindow(inTree: tree))
+      }
     }
   }
 
@@ -150,13 +160,15 @@ final class I3WindowSource: WindowSource {
       stream?.close()
       return lost(error)
     }
+    // At most `UnixStream.readPerTurn` bytes arrive per turn; whatever they say, the plugin
+    // hears the outcome once (only the latest focus matters).
+    defer { tell() }
     for message in messages {
-      let json = LooseJSON.parse(message.payload)
       if message.type & 0x8000_0000 != 0 {
-        event(message.type, json as? [String: Any] ?? [:])
+        event(message.type, message.payload)
       } else if let index = pending.firstIndex(where: { $0.type == message.type }) {
         let question = pending.remove(at: index)
-        question.handle(json)
+        question.handle(message.payload)
         if trouble != nil { report(nil) }
         armDeadline()
       }
@@ -164,12 +176,12 @@ final class I3WindowSource: WindowSource {
     }
   }
 
-  private func event(_ type: UInt32, _ body: [String: Any]) {
+  private func event(_ type: UInt32, _ payload: [UInt8]) {
     switch type {
     case I3Message.windowEvent:
-      let container = body["container"] as? [String: Any] ?? [:]
-      let window = I3Message.window(fromContainer: container)
-      switch body["change"] as? String {
+      guard let body = I3Message.decode(I3WindowEvent.self, payload) else { return }
+      let window = body.container.flatMap(I3Message.window(fromContainer:))
+      switch body.change {
       case "focus":
         publish(window)
       case "title" where window?.id == active?.id:
@@ -177,22 +189,27 @@ final class I3WindowSource: WindowSource {
       case "close" where window?.id == active?.id:
         askTree()
       default:
-        if container["focused"] as? Bool == true, window != nil { publish(window) }
+        if body.container?.focused == true, window != nil { publish(window) }
       }
     case I3Message.workspaceEvent:
       // Focus moved to a workspace, maybe an empty one: only the tree says what has focus.
       askTree()
     case I3Message.shutdownEvent:
-      log.info("\(compositor) is shutting down (\(body["change"] as? String ?? "exit"))")
+      log.info("\(compositor) is shutting down")
     default:
       break
     }
   }
 
   private func publish(_ window: DesktopWindow?) {
-    guard window != active else { return }
     active = window
-    onWindow?(window)
+  }
+
+  /// Tells the plugin the focused window if it changed since it was last told.
+  private func tell() {
+    guard active != told else { return }
+    told = active
+    onWindow?(active)
   }
 
   private func report(_ problem: String?) {
@@ -210,9 +227,13 @@ final class I3WindowSource: WindowSource {
     deadlineWork?.cancel()
     treeAsked = false
     publish(nil)
+    tell()
     guard !stopped else { return }
     report("the connection to \(compositor) (\(path)) ended: \(error); reconnecting")
-    reconnectDelay = Self.reconnectDelays.lowerBound
+    if let connectedAt, loop.monotonicNow - connectedAt >= Self.healthyAfter {
+      reconnectDelay = Self.reconnectDelays.lowerBound
+    }
+    connectedAt = nil
     scheduleReconnect()
   }
 

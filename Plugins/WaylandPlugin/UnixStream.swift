@@ -29,8 +29,9 @@ final class UnixStream {
   let path: String
   /// Most bytes kept unread or unsent; beyond that the connection is dropped as hostile.
   let limit: Int
-  /// Most bytes read per turn of the loop, so one flood does not hold it.
-  static let readPerTurn = 256 * 1024
+  /// Most bytes read per turn of the loop, so one flood does not hold it: what they hold is
+  /// decoded on the loop, and a turn should cost a few milliseconds at most.
+  static let readPerTurn = 64 * 1024
 
   private let loop: any EventLoop
   private var descriptor: Int32

@@ -43,6 +43,8 @@ public final class X11Plugin: GrowPlugin {
   /// When the last title read was sent, on the loop's monotonic clock.
   private var lastTitleRead: TimeInterval?
   private var titleWork: (any Alarm)?
+  /// The active window whose PropertyNotify is off until its next title read.
+  private var titleWatchPaused: XWindowID?
   /// Whether a turn is queued on the loop already.
   private var turnQueued = false
   /// Whether the display answered its setup questions (atoms are known only then).
@@ -281,6 +283,7 @@ public final class X11Plugin: GrowPlugin {
     readingSession = false
     titleWork?.cancel()
     titleWork = nil
+    titleWatchPaused = nil
     active = nil
     waitingForIdle = true
     idleSpell += 1
@@ -325,6 +328,12 @@ public final class X11Plugin: GrowPlugin {
       let now = context.loop.monotonicNow
       if let last = lastTitleRead, case let wait = last + Self.titleInterval - now, wait > 0 {
         guard titleWork == nil else { return }
+        // Until the next read nothing but the title's latest value matters: the server is
+        // asked to stop sending the window's PropertyNotify, so a client retitling it as
+        // fast as it can costs a few events per interval, not one per retitle. Watching again
+        // before the read loses no change (the server handles requests in order).
+        display.watchProperties(of: id, false)
+        titleWatchPaused = id
         titleWork = context.loop.after(seconds: wait) { [weak self] in
           self?.titleWork = nil
           self?.readX()
@@ -332,6 +341,8 @@ public final class X11Plugin: GrowPlugin {
         return
       }
       staleTitles.remove(id)
+      if titleWatchPaused == id { display.watchProperties(of: id, true) }
+      titleWatchPaused = nil
       readTitle(of: id, display)
     }
   }
@@ -354,7 +365,11 @@ public final class X11Plugin: GrowPlugin {
 
   private func activeWindowRead(_ info: WindowInfo?, _ display: any X11Connection) {
     readingActive = false
-    if let old = active?.id, old != info?.id { display.watchProperties(of: old, false) }
+    if let old = active?.id, old != info?.id {
+      display.watchProperties(of: old, false)
+      // A paused watch ends with the window's turn as the active one.
+      if titleWatchPaused == old { titleWatchPaused = nil }
+    }
     // Any client may set _NET_ACTIVE_WINDOW on the root window, as often as it likes: only a
     // change is news for the other plugins.
     if info != active {

@@ -99,13 +99,20 @@ public final class DaemonHarness {
   /// Starts `grow daemon` and waits until it answers on the bus.
   /// - Parameter umask: the file-creation mask to start it with (octal, such as "000"), set by
   ///   a shell that then becomes the daemon; the test process's own otherwise.
-  public func start(arguments: [String] = [], umask: String? = nil) throws {
+  /// - Parameter fileLimit: the soft limit on open descriptors (`ulimit -n`), set the same way.
+  public func start(arguments: [String] = [], umask: String? = nil, fileLimit: Int? = nil) throws {
     touchInput()
+    let limits = [umask.map { "umask \($0)" }, fileLimit.map { "ulimit -Sn \($0)" }].compactMap {
+      $0
+    }
     let daemon =
-      if let umask {
+      if !limits.isEmpty {
         try BackgroundProcess(
           "/bin/sh",
-          ["-c", "umask \(umask) && exec \"$0\" \"$@\"", Binaries.grow, "daemon"] + arguments,
+          [
+            "-c", (limits + ["exec \"$0\" \"$@\""]).joined(separator: " && "), Binaries.grow,
+            "daemon",
+          ] + arguments,
           environment: environment)
       } else {
         try BackgroundProcess(Binaries.grow, ["daemon"] + arguments, environment: environment)

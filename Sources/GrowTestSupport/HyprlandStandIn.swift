@@ -27,6 +27,8 @@ public final class HyprlandStandIn: @unchecked Sendable {
     var answerDelay: TimeInterval = 0
     /// Connections read and never answered, oldest first (closed past `unansweredCap`).
     var unanswered: [Int32] = []
+    var dropsEventClients = false
+    var eventConnections = 0
     var closed = false
   }
   private let state = LockedBox(State())
@@ -60,6 +62,13 @@ public final class HyprlandStandIn: @unchecked Sendable {
     close(eventListener)
     close(requestListener)
     try? FileManager.default.removeItem(atPath: runtimeDirectory)
+  }
+
+  /// Connections to the event socket accepted so far.
+  public var eventConnections: Int { state.withLock { $0.eventConnections } }
+  /// Whether the event socket closes each client as soon as it connects (a broken Hyprland).
+  public func dropEventClients(_ drops: Bool) {
+    state.withLock { $0.dropsEventClients = drops }
   }
 
   /// How many clients are connected to the event socket.
@@ -111,6 +120,28 @@ public final class HyprlandStandIn: @unchecked Sendable {
     }
   }
 
+  /// Starts focus and title lines for ever new windows (whose pid the client cannot know), as
+  /// fast as the socket takes them; the closure returned stops them and says how many focus
+  /// changes were sent.
+  public func startFocusFlood() -> @Sendable () -> Int {
+    let sent = LockedBox(0)
+    let stop = GetStatusProbe.flood { [self] in
+      let first = sent.current
+      var lines = ""
+      for step in first..<first + 50 {
+        let address = String(step, radix: 16)
+        lines += "activewindow>>Game,level \(step)\nactivewindowv2>>\(address)\n"
+        lines += "windowtitlev2>>\(address),level \(step)b\n"
+      }
+      emit(lines)
+      sent.withLock { $0 += 50 }
+    }
+    return {
+      stop()
+      return sent.current
+    }
+  }
+
   /// Drops every event client, as a restarting Hyprland would.
   public func disconnectEventClients() {
     state.withLock { state in
@@ -127,7 +158,8 @@ public final class HyprlandStandIn: @unchecked Sendable {
       setsockopt(
         client, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
       let keep = state.withLock { state -> Bool in
-        guard !state.closed else { return false }
+        state.eventConnections += 1
+        guard !state.closed, !state.dropsEventClients else { return false }
         state.eventClients.append(client)
         return true
       }

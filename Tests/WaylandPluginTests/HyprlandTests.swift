@@ -116,4 +116,18 @@ import Testing
     #expect(
       try await waitUntil { windows.last?.windowClass == "Editor" }, "\(windows) \(logs.lines)")
   }
+
+  /// A Hyprland that drops every connection to its event socket at once (the report: the
+  /// delay went back to 0.1 s at each drop, 112 reconnects in 12 s): the delays grow, 0.1 s
+  /// doubling to 5 s, and start over only after a connection stayed up a while. Six seconds
+  /// hold at most seven tries then; a busy machine only makes them fewer.
+  @Test func aConnectionDroppedAtOnceIsRetriedLessAndLessOften() async throws {
+    hyprland.dropEventClients(true)
+    let plugin = try plugin()
+    defer { plugin.stop() }
+    try await Task.sleep(for: .seconds(6))
+    #expect(hyprland.eventConnections <= 8, "\(hyprland.eventConnections) connections in 6 s")
+    #expect(hyprland.eventConnections >= 2, "it did not reconnect")
+    #expect(logs.lines.count < 20, "\(logs.lines)")
+  }
 }

@@ -35,23 +35,27 @@ import Testing
   }
 
   @Test func swayAndI3ContainersBecomeWindows() throws {
-    let native: [String: Any] = [
-      "id": 12, "app_id": "grow-editor", "name": "Editor window", "pid": 77,
-    ]
+    func container(_ json: String) throws -> I3Container {
+      try #require(I3Message.decode(I3Container.self, Array(json.utf8)))
+    }
+    let native = try container(
+      #"{"id": 12, "app_id": "grow-editor", "name": "Editor window", "pid": 77}"#)
     #expect(
       I3Message.window(fromContainer: native)
         == DesktopWindow(
           id: "12", windowClass: "grow-editor", instance: "", title: "Editor window", pid: 77))
-    let xwayland: [String: Any] = [
-      "id": 13, "app_id": NSNull(), "name": "Time sink",
-      "window_properties": ["class": "DistractXterm", "instance": "distract"],
-    ]
+    let xwayland = try container(
+      #"{"id": 13, "app_id": null, "name": "Time sink", "#
+        + #""window_properties": {"class": "DistractXterm", "instance": "distract"}}"#)
     #expect(
       I3Message.window(fromContainer: xwayland)
         == DesktopWindow(
           id: "13", windowClass: "DistractXterm", instance: "distract", title: "Time sink"))
-    let workspace: [String: Any] = ["id": 4, "type": "workspace", "name": "1", "focused": true]
-    #expect(I3Message.focusedWindow(inTree: ["nodes": [["nodes": [workspace]]]]) == nil)
+    let tree = try container(
+      #"{"nodes": [{"nodes": [{"id": 4, "type": "workspace", "name": "1", "focused": true}]}]}"#)
+    #expect(I3Message.focusedWindow(inTree: tree) == nil)
+    // A field of another type makes the message unusable, not the daemon.
+    #expect(I3Message.decode(I3Container.self, Array(#"{"id": "12"}"#.utf8)) == nil)
   }
 }
 

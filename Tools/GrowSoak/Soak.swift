@@ -81,7 +81,7 @@ public final class Soak {
   /// `[card.NAME]` sections the config has (a large set for ListCards in call bursts).
   let cardCount: Int
   /// The stand-ins of the hostile-peer faults, when those are drawn.
-  var swayStandIn: SwayStandIn?
+  var swayStandIn: SoakSwayPeer?
   var hyprlandStandIn: HyprlandStandIn?
 
   /// Phases seen persisted as running, by key.

@@ -19,7 +19,7 @@ extension Soak {
       try harness.installPlugin(
         library: "libgrowtest-crash-in-init.so", as: Self.crashingPluginID)
     }
-    if options.kinds.contains(.swayPeer) { swayStandIn = try SwayStandIn() }
+    if options.kinds.contains(.swayPeer) { swayStandIn = try SoakSwayPeer() }
     if options.kinds.contains(.hyprlandPeer) { hyprlandStandIn = try HyprlandStandIn() }
   }
 

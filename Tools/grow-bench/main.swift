@@ -7,7 +7,7 @@ import GrowTestSupport
 // machines this runs on are shared and noisy.
 //
 //   grow-bench [--json] [--quick] [bus] [history] [history-scale] [external] [statusbar] [x11]
-//              [wayland] [config] [compare] [lean] [patterns [--swift-regex-24]]
+//              [wayland] [peers] [config] [compare] [lean] [patterns [--swift-regex-24]]
 //
 // Without a section name, all of them. `compare` also writes its table to bench/results/.
 
@@ -31,6 +31,7 @@ struct Report: Encodable {
   var statusBarWakeUpsPerMinute: [StatusBarBenchmark.Row] = []
   var x11: X11Benchmark.Sample?
   var wayland: WaylandBenchmark.Sample?
+  var peers: [PeerFloodBenchmark.Row] = []
   var config: ConfigBenchmark.Sample?
   var compare: CompareBenchmark.Result?
   var patterns: PatternBenchmark.Sample?
@@ -80,6 +81,11 @@ if wanted("wayland") {
     "wayland: headless sway, \(wayland.runs) window switches, \(wayland.runs) returns after "
       + "idleness, \(Int(wayland.seconds)) s of quiet focus…")
   report.wayland = try wayland.run()
+}
+if wanted("peers") {
+  let peers = PeerFloodBenchmark(seconds: quick ? 5 : 12)
+  progress("peers: hostile sway and Hyprland sockets, \(Int(peers.seconds)) s each…")
+  report.peers = try peers.run()
 }
 if wanted("config") {
   progress("config: 42,000 cards, grow config check and a SIGHUP reload…")
@@ -216,6 +222,18 @@ func printTables(_ report: Report) {
         x11.floodTitles, x11.floodSeconds, x11.floodGetStatusP50Milliseconds,
         x11.floodGetStatusP99Milliseconds, x11.floodGetStatusMaxMilliseconds,
         x11.floodGetStatusCalls, x11.rssBeforeFloodMiB, x11.rssAfterFloodMiB))
+  }
+  if !report.peers.isEmpty {
+    print("Hostile compositor peers (stand-ins), GetStatus every 50 ms during each flood")
+    for row in report.peers {
+      print(
+        column(row.flood, 27)
+          + String(
+            format: "  p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d calls, %d failed); "
+              + "fds ≤ %d, RSS ≤ %.0f MiB; %d sent",
+            row.p50Milliseconds, row.p99Milliseconds, row.maxMilliseconds, row.calls,
+            row.failedCalls, row.maxDescriptors, row.maxRSSMiB, row.sent))
+    }
   }
   if let wayland = report.wayland {
     print("wayland plugin (headless sway 1.7; medians of \(wayland.runs) runs)")

@@ -15,15 +15,33 @@ public struct DesktopWindow: Equatable, Sendable {
   public var windowClass: String
   /// WM_CLASS instance; empty for native Wayland windows, which have none.
   public var instance: String
-  public var title: String
+  /// At most `maximumTitleBytes` of UTF-8, whichever source it came from.
+  public var title: String {
+    didSet { if title.utf8.count > Self.maximumTitleBytes { title = Self.capped(title) } }
+  }
   public var pid: Int?
+
+  /// A title is another program's bytes: whatever a window calls itself, it costs every
+  /// plugin the event goes to (each external plugin's outgoing buffer, the history) at most
+  /// this much. Matching sees only the first `TitleRegex.titleLimit` scalars anyway.
+  package static let maximumTitleBytes = 4096
 
   public init(id: String, windowClass: String, instance: String, title: String, pid: Int? = nil) {
     self.id = id
     self.windowClass = windowClass
     self.instance = instance
-    self.title = title
+    self.title = Self.capped(title)
     self.pid = pid
+  }
+
+  /// The longest prefix of `title` within `maximumTitleBytes`, cut between Unicode scalars.
+  package static func capped(_ title: String) -> String {
+    guard title.utf8.count > maximumTitleBytes else { return title }
+    var end = title.utf8.index(title.utf8.startIndex, offsetBy: maximumTitleBytes)
+    while end > title.startIndex, UTF8.isContinuation(title.utf8[end]) {
+      end = title.utf8.index(before: end)
+    }
+    return String(title.unicodeScalars[..<end])
   }
 
   /// The application's name as the history keeps it: the class (or app_id), else the instance.

@@ -17,11 +17,14 @@ let package = Package(
     .library(name: "growtest-future-api", type: .dynamic, targets: ["FutureAPIPlugin"]),
     .library(
       name: "growtest-hangs-in-handler", type: .dynamic, targets: ["HangsInHandlerPlugin"]),
+    .library(
+      name: "growtest-crashes-on-init", type: .dynamic, targets: ["CrashesOnInitPlugin"]),
   ],
   targets: [
     .target(name: "ThrowsOnInitPlugin", path: "ThrowsOnInitPlugin"),
     .target(name: "ThrowsInHandlerPlugin", path: "ThrowsInHandlerPlugin"),
     .target(name: "FutureAPIPlugin", path: "FutureAPIPlugin"),
     .target(name: "HangsInHandlerPlugin", path: "HangsInHandlerPlugin"),
+    .target(name: "CrashesOnInitPlugin", path: "CrashesOnInitPlugin"),
   ]
 )

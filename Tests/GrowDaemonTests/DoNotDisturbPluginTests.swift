@@ -295,6 +295,28 @@ struct DoNotDisturbPluginTests {
     _ = (dunst, pause)
   }
 
+  /// A plugin whose `stop()` never returns, on the loop, as SIGTERM stops every plugin: the
+  /// whole shutdown keeps the 3 s promise (one deadline for all plugins, not one each), and
+  /// dunst is unpaused all the same.
+  @Test func aPluginHangingInStopStillLetsSIGTERMExitWithinThePromise() throws {
+    let harness = try DaemonHarness(
+      config: Self.longFocus + "\n[plugin.hangs-in-handler]\nhang-on = stop\n",
+      startDaemon: false)
+    try harness.installPlugin(library: "libgrowtest-hangs-in-handler.so", as: "hangs-in-handler")
+    let dunst = try NotificationServers.dunst(harness)
+    try harness.start()
+    #expect(try harness.eventually { try harness.dndStatus()["backend"] as? String == "dunst" })
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    let daemon = try #require(harness.daemon)
+    let sent = Date()
+    #expect(daemon.terminate(timeout: 3) != nil, "\(daemon.stderr)")
+    print("SIGTERM -> exit with a plugin hanging in stop(): \(Date().timeIntervalSince(sent)) s")
+    #expect(daemon.waitForExit(timeout: 30) != nil)
+    #expect(try harness.dunstIsPaused() == false)
+    _ = dunst
+  }
+
   @Test func unpausingByHandDuringFocusIsRespected() throws {
     let (harness, dunst) = try dunstHarness(Self.longFocus)
     try harness.grow("start")

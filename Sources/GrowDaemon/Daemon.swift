@@ -81,7 +81,8 @@ public final class Daemon {
     config: GrowConfig, log: Logger, reloadConfig: ConfigReader? = nil,
     pluginDirectories: PluginDirectories = .standard(),
     historyPath: String = HistoryStore.defaultPath(),
-    sessionPath: String? = SessionStore.defaultPath()
+    sessionPath: String? = SessionStore.defaultPath(),
+    quarantine: PluginQuarantine? = PluginQuarantine()
   ) {
     self.config = config
     self.historyPath = historyPath
@@ -108,7 +109,8 @@ public final class Daemon {
     self.timer = timer
     let events = self.events
     var makeContext: (String, ConfigSection) -> PluginContext = { _, _ in fatalError("unset") }
-    plugins = PluginHost(directories: pluginDirectories, log: log) { id, section in
+    plugins = PluginHost(directories: pluginDirectories, log: log, quarantine: quarantine) {
+      id, section in
       makeContext(id, section)
     }
     makeContext = { [weak self] id, section in

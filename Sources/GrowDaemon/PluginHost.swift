@@ -119,6 +119,8 @@ public final class PluginHost {
   var watchdog: HandlerWatchdog?
 
   private let directories: PluginDirectories
+  /// Where libraries that took the daemon down are kept out; nil to trust every library.
+  private let quarantine: PluginQuarantine?
   private let log: Logger
   private let makeContext: (_ id: String, _ section: ConfigSection) -> PluginContext
   private var config = GrowConfig.defaults
@@ -135,10 +137,11 @@ public final class PluginHost {
   private var startAfterStop: Set<String> = []
 
   public init(
-    directories: PluginDirectories, log: Logger,
+    directories: PluginDirectories, log: Logger, quarantine: PluginQuarantine? = nil,
     makeContext: @escaping (_ id: String, _ section: ConfigSection) -> PluginContext
   ) {
     self.directories = directories
+    self.quarantine = quarantine
     self.log = log
     self.makeContext = makeContext
   }
@@ -153,6 +156,11 @@ public final class PluginHost {
   /// Loads and starts what `config` enables; records the rest as disabled.
   public func start(with config: GrowConfig) {
     self.config = config
+    for id in quarantine?.quarantineLeftMarkers() ?? [] {
+      log.error(
+        "plugin '\(id)' took the daemon down while it was being started; it stays out until "
+          + "'grow plugins enable \(id)'")
+    }
     let plan = Self.plan(config: config, available: Self.discover(in: directories))
     order = plan.map(\.id)
     for item in plan {
@@ -325,8 +333,13 @@ public final class PluginHost {
       ?? ConfigSection(name: "plugin.\(id)", path: config.path ?? "", line: 0)
     switch record.source {
     case .builtIn(let path), .library(let path):
+      if let why = quarantine?.reason(id) {
+        set(id, .failed(why))
+        log.error("plugin '\(id)' not started: \(why)")
+        return
+      }
       do {
-        let type = try PluginLibrary.load(path: path, expectedID: id)
+        let type = try starting(id) { try PluginLibrary.load(path: path, expectedID: id) }
         records[id]?.summary = type.summary
         let context = makeContext(id, section)
         context.onDisable = { [weak self] error in self?.disabledItself(id, error: error) }
@@ -340,7 +353,7 @@ public final class PluginHost {
         context.onEmergencyAction = { [emergencyActions] action in
           emergencyActions.set(id, action)
         }
-        inProcess[id] = try type.init(context: context)
+        inProcess[id] = try starting(id) { try type.init(context: context) }
         set(id, .running)
         log.info("plugin '\(id)' running (\(record.source.kind): \(path))")
       } catch let error as PluginError {
@@ -371,6 +384,12 @@ public final class PluginHost {
     case .unknown:
       break
     }
+  }
+
+  /// Opening or setting up library `id`, with the quarantine's marker on disk meanwhile.
+  private func starting<T>(_ id: String, _ work: () throws -> T) rethrows -> T {
+    guard let quarantine else { return try work() }
+    return try quarantine.whileStarting(id, work)
   }
 
   private func unload(
@@ -493,7 +512,9 @@ public final class PluginHost {
 
   /// `declaredSettings(of:directories:)` in this host's directories.
   public func declaredSettings(of id: String) -> [PluginSetting]? {
-    Self.declaredSettings(of: id, directories: directories)
+    // A quarantined library is not opened, not even to read its settings.
+    guard quarantine?.reason(id) == nil else { return nil }
+    return starting(id) { Self.declaredSettings(of: id, directories: directories) }
   }
 
   /// What `grow config check` reports about plugins, without loading any: ids that name no
@@ -510,7 +531,10 @@ public final class PluginHost {
   /// What `grow doctor` reports about plugins without a daemon: each plugin the config would
   /// know of, whether it is enabled, and why it would not start. Libraries are opened (dlopen,
   /// and the entry point and API version checked) but never set up, so nothing runs.
-  public static func probe(config: GrowConfig, directories: PluginDirectories) -> [Probe] {
+  public static func probe(
+    config: GrowConfig, directories: PluginDirectories,
+    quarantine: PluginQuarantine = PluginQuarantine()
+  ) -> [Probe] {
     plan(config: config, available: discover(in: directories)).map { item in
       var probe = Probe(id: item.id, source: item.source, enabled: true, problem: nil)
       switch item.decision {
@@ -519,6 +543,10 @@ public final class PluginHost {
       case .load:
         switch item.source {
         case .builtIn(let path), .library(let path):
+          if let why = quarantine.reason(item.id) {
+            probe.problem = why
+            break
+          }
           do {
             _ = try PluginLibrary.load(path: path, expectedID: item.id)
           } catch {

@@ -19,6 +19,8 @@ let package = Package(
       name: "growtest-hangs-in-handler", type: .dynamic, targets: ["HangsInHandlerPlugin"]),
     .library(
       name: "growtest-crashes-on-init", type: .dynamic, targets: ["CrashesOnInitPlugin"]),
+    .library(
+      name: "growtest-crashes-on-load", type: .dynamic, targets: ["CrashesOnLoadPlugin"]),
   ],
   targets: [
     .target(name: "ThrowsOnInitPlugin", path: "ThrowsOnInitPlugin"),
@@ -26,5 +28,6 @@ let package = Package(
     .target(name: "FutureAPIPlugin", path: "FutureAPIPlugin"),
     .target(name: "HangsInHandlerPlugin", path: "HangsInHandlerPlugin"),
     .target(name: "CrashesOnInitPlugin", path: "CrashesOnInitPlugin"),
+    .target(name: "CrashesOnLoadPlugin", path: "CrashesOnLoadPlugin"),
   ]
 )

@@ -88,7 +88,7 @@ enum Commands {
         """,
       run: runConfig),
     Command(
-      name: "plugins", synopsis: "[--json] | reload ID",
+      name: "plugins", synopsis: "[--json] | reload ID | enable ID",
       summary: "list the plugins with their source and state, or reload one",
       details: """
         Shows every known plugin: where it comes from (built-in, library, executable), whether
@@ -97,6 +97,8 @@ enum Commands {
                       last_output (an external plugin's last lines on stderr)
           reload ID   read config.ini again (see grow reload), then stop the plugin and
                       start it again with its settings (after its server came back)
+          enable ID   let a quarantined plugin load again: one that took the daemon down
+                      while it was being started is not loaded until then
         """, run: runPlugins),
     Command(
       name: "plugin", synopsis: "new NAME [--swift | --python | --shell] | install PATH [--json]",

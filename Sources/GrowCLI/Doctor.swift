@@ -367,7 +367,9 @@ struct Doctor {
   private func checkPlugins() -> [DoctorCheck] {
     if daemonRuns, let records = daemonPlugins() { return records }
     let config = (try? loadConfig().get()) ?? .defaults
-    let probes = PluginHost.probe(config: config, directories: directories)
+    let probes = PluginHost.probe(
+      config: config, directories: directories,
+      quarantine: PluginQuarantine(environment: environment))
     guard !probes.isEmpty else {
       let searched = (directories.builtIn + directories.user).joined(separator: ", ")
       return [

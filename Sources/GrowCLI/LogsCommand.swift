@@ -101,32 +101,8 @@ enum LogsCommand {
     let arguments = [
       "systemctl", "--user", "show", "--property=ActiveState", "--value", "grow.service",
     ]
-    var ends: [Int32] = [0, 0]
-    guard pipe(&ends) == 0 else { return false }
-    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, ends[1], STDOUT_FILENO)
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
-    let argv = arguments.map { strdup($0) } + [nil]
-    defer { for argument in argv { free(argument) } }
-    var pid: pid_t = 0
-    let started = posix_spawnp(&pid, "systemctl", &actions, nil, argv, environ) == 0
-    close(ends[1])
-    defer { close(ends[0]) }
-    guard started else { return false }
-    var state: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 256)
-    while true {
-      let count = read(ends[0], &chunk, chunk.count)
-      if count < 0 && errno == EINTR { continue }
-      guard count > 0 else { break }
-      state += chunk[0..<count]
-    }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    return String(decoding: state, as: UTF8.self).hasPrefix("active")
+    let result = Subprocess.capture(arguments, stream: STDOUT_FILENO)
+    return result?.output.hasPrefix("active") ?? false
   }
 
   private static func journal(_ options: Options) throws(CLIError) -> Never {

@@ -41,6 +41,7 @@ struct PluginReport: Encodable {
 extension Commands {
   static func runPlugins(_ words: [String]) throws(CLIError) {
     let arguments = try parse(words, flags: ["json"], usage: "plugins")
+    if arguments.positionals.first == "enable" { return try releasePlugin(arguments) }
     let client = try Client()
     if arguments.positionals.first == "reload" {
       try expect(arguments, atMost: 2, "plugins")
@@ -91,6 +92,25 @@ extension Commands {
   }
 }
 
+extension Commands {
+  /// `grow plugins enable ID`: lets a quarantined plugin (one that took the daemon down while
+  /// it was being started) load again, and has a running daemon start it now.
+  private static func releasePlugin(_ arguments: Arguments) throws(CLIError) {
+    try expect(arguments, atMost: 2, "plugins")
+    guard arguments.positionals.count == 2 else { throw .usage("usage: grow plugins enable ID") }
+    let id = arguments.positionals[1]
+    guard PluginQuarantine().release(id) else {
+      throw .failed(
+        "plugin '\(shown(id))' is not quarantined; 'grow plugins' lists each one's state")
+    }
+    guard let client = try? Client() else {
+      return say("released plugin '\(id)' from quarantine; the daemon loads it when it starts")
+    }
+    say("released plugin '\(id)' from quarantine; starting it in the running daemon")
+    try client.call("Reload", [.string(id)], interface: GrowBusAPI.pluginsInterface)
+  }
+}
+
 /// What `grow plugin new --json` prints.
 struct ScaffoldReport: Encodable {
   var id: String
@@ -137,6 +157,7 @@ extension Commands {
     switch action {
     case "new": try newPlugin(arguments)
     case "install": try installPlugin(arguments)
+    case checkLibraryAction: checkLibrary(arguments)
     default:
       throw .usage(
         "grow plugin: no action '\(shown(action))'; usage: grow plugin new NAME | install PATH")
@@ -207,11 +228,14 @@ extension Commands {
     let directory = XDGDirectories(environment: environment).growData + "/plugins"
     let installation: PluginInstallation
     do {
-      installation = try PluginInstaller.install(arguments.positionals[1], into: directory)
+      installation = try PluginInstaller.install(
+        arguments.positionals[1], into: directory, checkLibrary: checkLibraryInChild)
     } catch {
       throw .failed("grow plugin install: \(error.description); nothing was installed")
     }
     let id = installation.id
+    // A new version: whatever took the daemon down before gets its chance again.
+    if PluginQuarantine().release(id) { say("released plugin '\(id)' from quarantine") }
     let (configText, configChanged) = enable(id)
     var report = InstallReport(
       id: id, kind: installation.kind.rawValue, source: installation.source,
@@ -230,6 +254,42 @@ extension Commands {
     for change in report.daemonChanges { say("daemon: \(change)") }
     say(
       "daemon: '\(id)' is \(report.state ?? "not listed")" + (report.error.map { ": \($0)" } ?? ""))
+  }
+
+  /// Hidden: `grow plugin check-library PATH ID`, what `checkLibraryInChild` runs.
+  private static let checkLibraryAction = "check-library"
+
+  /// Opens the library in a `grow` of its own: its constructors and entry point run there, and
+  /// one that crashes is refused with the signal instead of killing the installer.
+  private static func checkLibraryInChild(_ path: String, _ id: String) -> PluginInstallError? {
+    let grow =
+      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+      ?? CommandLine.arguments[0]
+    guard
+      let result = Subprocess.capture(
+        ["grow", "plugin", checkLibraryAction, path, id], executable: grow,
+        stream: STDERR_FILENO)
+    else {
+      return PluginInstaller.check(library: path, id: id).map(PluginInstallError.wouldNotLoad)
+    }
+    switch result.exit {
+    case .exited(0): return nil
+    case .killed(let signal): return .crashedWhenOpened(path: path, signal: signal)
+    case .exited:
+      let message = String(result.output.reversed().drop { $0 == "\n" }.reversed())
+      return .refusedByCheck(message.isEmpty ? "\(path) cannot be checked" : message)
+    }
+  }
+
+  /// The child's side of `checkLibraryInChild`: says what is wrong on stderr, and exits.
+  private static func checkLibrary(_ arguments: Arguments) -> Never {
+    let words = arguments.positionals
+    guard words.count == 3 else { exit(2) }
+    if let problem = PluginInstaller.check(library: words[1], id: words[2]) {
+      _ = writeAll(problem.description + "\n", to: STDERR_FILENO)
+      exit(1)
+    }
+    exit(0)
   }
 
   /// Makes config.ini start plugin `id`: without a `[plugins] enable` line every plugin found

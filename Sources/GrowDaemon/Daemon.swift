@@ -81,7 +81,8 @@ public final class Daemon {
     config: GrowConfig, log: Logger, reloadConfig: ConfigReader? = nil,
     pluginDirectories: PluginDirectories = .standard(),
     historyPath: String = HistoryStore.defaultPath(),
-    sessionPath: String? = SessionStore.defaultPath()
+    sessionPath: String? = SessionStore.defaultPath(),
+    quarantine: PluginQuarantine? = PluginQuarantine()
   ) {
     self.config = config
     self.historyPath = historyPath
@@ -108,7 +109,8 @@ public final class Daemon {
     self.timer = timer
     let events = self.events
     var makeContext: (String, ConfigSection) -> PluginContext = { _, _ in fatalError("unset") }
-    plugins = PluginHost(directories: pluginDirectories, log: log) { id, section in
+    plugins = PluginHost(directories: pluginDirectories, log: log, quarantine: quarantine) {
+      id, section in
       makeContext(id, section)
     }
     makeContext = { [weak self] id, section in
@@ -117,6 +119,7 @@ public final class Daemon {
         sessionBus: self?.connection, growObject: self?.object)
     }
     plugins.unsubscribe = { [events] id in events.unsubscribeAll(of: id) }
+    plugins.watchdog = watchdog
     let clockWatch = ClockWatch { [weak self] changes in self?.clockChanged(changes) }
     self.clockWatch = clockWatch
     time.beforeAlarm = { [weak clockWatch] in clockWatch?.check() }
@@ -186,12 +189,12 @@ public final class Daemon {
   /// Leaves cleanly: the running phase is recorded as cut short and the saved session removed
   /// (a stop ends the session); the bus name is released when the connection closes. Plugins
   /// that are still running are told to stop but not waited for; SIGTERM waits for them first.
-  public func shutdown(status: Int32 = 0) -> Never {
+  public func shutdown(status: Int32 = 0, historyWithin seconds: TimeInterval = 1) -> Never {
     // A SIGTERM while leaving after a lost bus must not end the session that leaving keeps.
     if busLost { leave(status: 1) }
     log.info("shutting down")
     history?.recordCutShort(timer.runningPhase)
-    history?.finishWriting(within: 1)
+    history?.finishWriting(within: seconds)
     try? sessions?.save(nil)
     leave(status: status)
   }
@@ -371,8 +374,11 @@ public final class Daemon {
     ) { [weak self] in
       // Leaving already, after the bus went away: plugins are being stopped.
       guard let self, !self.busLost else { return }
-      // Let every plugin undo what it changed (external ones get SIGTERM, then SIGKILL).
-      self.plugins.stopAll { self.shutdown() }
+      // Let every plugin undo what it changed (external ones get SIGTERM, then SIGKILL), all
+      // within one deadline, so the exit keeps TerminationSignals.promise.
+      self.plugins.stopAll(within: TerminationSignals.pluginStopLimit) {
+        self.shutdown(historyWithin: TerminationSignals.historyLimit)
+      }
     }
     signal(SIGHUP, SIG_IGN)
     let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)

@@ -112,9 +112,15 @@ public final class PluginHost {
   public let emergencyActions = EmergencyExitActions()
 
   /// How long the host waits for a plugin's `stop(then:)` before going on without it.
-  static let stopGrace: TimeInterval = 2.5
+  public static let stopGrace: TimeInterval = 2.5
+
+  /// Set by the daemon: a plugin's synchronous `stop()` runs on the loop, and the signal
+  /// thread must see one that never returns as it sees a stuck handler.
+  var watchdog: HandlerWatchdog?
 
   private let directories: PluginDirectories
+  /// Where libraries that took the daemon down are kept out; nil to trust every library.
+  private let quarantine: PluginQuarantine?
   private let log: Logger
   private let makeContext: (_ id: String, _ section: ConfigSection) -> PluginContext
   private var config = GrowConfig.defaults
@@ -122,14 +128,20 @@ public final class PluginHost {
   private var records: [String: Record] = [:]
   private var inProcess: [String: any GrowPlugin] = [:]
   private var external: [String: ExternalPlugin] = [:]
-  /// Plugins being stopped to start again (`restart`).
-  private var restarting: Set<String> = []
+  /// Plugins whose previous instance has not finished stopping (an asynchronous stop, an
+  /// external plugin's exit). A new instance of the same plugin waits for that: two never run
+  /// at once, or the old one's undo (the dnd plugin putting the server back and removing its
+  /// restore record) lands after the new one adopted what it undoes.
+  private var stopping: Set<String> = []
+  /// Plugins to start once their previous instance has stopped (`stopping`).
+  private var startAfterStop: Set<String> = []
 
   public init(
-    directories: PluginDirectories, log: Logger,
+    directories: PluginDirectories, log: Logger, quarantine: PluginQuarantine? = nil,
     makeContext: @escaping (_ id: String, _ section: ConfigSection) -> PluginContext
   ) {
     self.directories = directories
+    self.quarantine = quarantine
     self.log = log
     self.makeContext = makeContext
   }
@@ -144,6 +156,11 @@ public final class PluginHost {
   /// Loads and starts what `config` enables; records the rest as disabled.
   public func start(with config: GrowConfig) {
     self.config = config
+    for id in quarantine?.quarantineLeftMarkers() ?? [] {
+      log.error(
+        "plugin '\(id)' took the daemon down while it was being started; it stays out until "
+          + "'grow plugins enable \(id)'")
+    }
     let plan = Self.plan(config: config, available: Self.discover(in: directories))
     order = plan.map(\.id)
     for item in plan {
@@ -159,12 +176,17 @@ public final class PluginHost {
   }
 
   /// Stops every running plugin, so each can undo what it changed, and calls `completion` once
-  /// external plugins have exited too (SIGTERM, then SIGKILL after their grace period).
-  public func stopAll(then completion: @escaping () -> Void = {}) {
+  /// external plugins have exited too (SIGTERM, then SIGKILL after their grace period). One
+  /// deadline for all: in-process plugins that have not finished stopping `within` seconds from
+  /// now are gone on without, however many there are.
+  public func stopAll(
+    within seconds: TimeInterval = PluginHost.stopGrace, then completion: @escaping () -> Void = {}
+  ) {
     var waiting = order.count
     guard waiting > 0 else { return completion() }
+    let deadline = DispatchTime.now() + seconds
     for id in order.reversed() {
-      unload(id) {
+      unload(id, deadline: deadline) {
         waiting -= 1
         if waiting == 0 { completion() }
       }
@@ -193,7 +215,6 @@ public final class PluginHost {
     var changes: [String] = []
     for id in order where !plan.contains(where: { $0.id == id }) {
       if isLoaded(id) { changes.append("stopped plugin '\(id)': it is no longer configured") }
-      restarting.remove(id)
       unload(id)
       records[id] = nil
     }
@@ -226,14 +247,12 @@ public final class PluginHost {
               + changedKeys.joined(separator: ", "))
         }
       case .skip:
-        restarting.remove(id)
         if isLoaded(id) {
           unload(id)
           changes.append("stopped plugin '\(id)': it is disabled")
         }
         set(id, .disabled)
       case .refuse(let reason):
-        restarting.remove(id)
         if isLoaded(id) { unload(id) }
         if previous?.state != .failed(reason) {
           changes.append("plugin '\(id)' not started: \(reason)")
@@ -245,8 +264,9 @@ public final class PluginHost {
     return changes
   }
 
+  /// Running, or to start once its previous instance has stopped.
   private func isLoaded(_ id: String) -> Bool {
-    inProcess[id] != nil || external[id] != nil
+    inProcess[id] != nil || external[id] != nil || startAfterStop.contains(id)
   }
 
   /// The keys whose values differ between two versions of a section (lines do not count).
@@ -260,19 +280,11 @@ public final class PluginHost {
 
   /// Stops `id` and, once it has finished stopping (the dnd plugin puts the server back
   /// asynchronously, and its restore record is then gone), starts it again with the current
-  /// config. A new instance that finds focus running switches Do-Not-Disturb on again at the
-  /// next phase event; see `DoNotDisturbPlugin.init` for what it adopts.
+  /// config (`load` waits for the stop). A new instance that finds focus running switches
+  /// Do-Not-Disturb on again; see `DoNotDisturbPlugin.init` for what it adopts.
   private func restart(_ id: String) {
-    restarting.insert(id)
-    unload(id) { [weak self] in
-      // On the next turn: `unload` still updates the record after its completion ran.
-      DispatchQueue.main.async {
-        MainActor.assumeIsolated {
-          guard let self, self.restarting.remove(id) != nil, !self.isLoaded(id) else { return }
-          self.load(id)
-        }
-      }
-    }
+    unload(id)
+    load(id)
   }
 
   /// A plugin's event handler threw: disable it.
@@ -312,13 +324,22 @@ public final class PluginHost {
 
   private func load(_ id: String) {
     guard let record = records[id] else { return }
+    guard !stopping.contains(id) else {
+      startAfterStop.insert(id)
+      return
+    }
     let section =
       config.pluginSections[id]
       ?? ConfigSection(name: "plugin.\(id)", path: config.path ?? "", line: 0)
     switch record.source {
     case .builtIn(let path), .library(let path):
+      if let why = quarantine?.reason(id) {
+        set(id, .failed(why))
+        log.error("plugin '\(id)' not started: \(why)")
+        return
+      }
       do {
-        let type = try PluginLibrary.load(path: path, expectedID: id)
+        let type = try starting(id) { try PluginLibrary.load(path: path, expectedID: id) }
         records[id]?.summary = type.summary
         let context = makeContext(id, section)
         context.onDisable = { [weak self] error in self?.disabledItself(id, error: error) }
@@ -332,7 +353,7 @@ public final class PluginHost {
         context.onEmergencyAction = { [emergencyActions] action in
           emergencyActions.set(id, action)
         }
-        inProcess[id] = try type.init(context: context)
+        inProcess[id] = try starting(id) { try type.init(context: context) }
         set(id, .running)
         log.info("plugin '\(id)' running (\(record.source.kind): \(path))")
       } catch let error as PluginError {
@@ -365,16 +386,33 @@ public final class PluginHost {
     }
   }
 
-  private func unload(_ id: String, then completion: @escaping () -> Void = {}) {
+  /// Opening or setting up library `id`, with the quarantine's marker on disk meanwhile.
+  private func starting<T>(_ id: String, _ work: () throws -> T) rethrows -> T {
+    guard let quarantine else { return try work() }
+    return try quarantine.whileStarting(id, work)
+  }
+
+  private func unload(
+    _ id: String, deadline: DispatchTime = .now() + stopGrace,
+    then completion: @escaping () -> Void = {}
+  ) {
     unsubscribe(id)
     records[id]?.note = nil
+    // A stop asked for after a start that waits cancels that start.
+    startAfterStop.remove(id)
+    let stopped = { [weak self] in
+      self?.finishedStopping(id)
+      completion()
+    }
     if let plugin = inProcess.removeValue(forKey: id) {
-      stopInProcess(plugin, id: id, then: completion)
+      stopping.insert(id)
+      stopInProcess(plugin, id: id, deadline: deadline, then: stopped)
     } else if let plugin = external.removeValue(forKey: id) {
       plugin.onStateChange = nil
+      stopping.insert(id)
       // The closure keeps the plugin alive until its process is gone.
       plugin.stop {
-        withExtendedLifetime(plugin) { completion() }
+        withExtendedLifetime(plugin) { stopped() }
       }
     } else {
       completion()
@@ -382,13 +420,24 @@ public final class PluginHost {
     if records[id]?.state == .running { set(id, .disabled) }
   }
 
-  /// `stop(then:)` for a plugin that needs answers from elsewhere, bounded by `stopGrace`;
+  /// The previous instance of `id` has stopped (or the host gave up waiting): a start that
+  /// waited for it goes ahead.
+  private func finishedStopping(_ id: String) {
+    guard stopping.remove(id) != nil, startAfterStop.remove(id) != nil else { return }
+    load(id)
+  }
+
+  /// `stop(then:)` for a plugin that needs answers from elsewhere, bounded by `deadline`;
   /// `stop()` for the rest.
   private func stopInProcess(
-    _ plugin: any GrowPlugin, id: String, then completion: @escaping () -> Void
+    _ plugin: any GrowPlugin, id: String, deadline: DispatchTime,
+    then completion: @escaping () -> Void
   ) {
     guard let asynchronous = plugin as? any StopsAsynchronously else {
+      // Watched like a handler: one that never returns holds the loop (TerminationSignals).
+      watchdog?.handlerStarted(subscriber: id, event: "stop")
       plugin.stop()
+      watchdog?.handlerFinished()
       emergencyActions.set(id, nil)
       return completion()
     }
@@ -398,16 +447,16 @@ public final class PluginHost {
       grace?.cancel()
       grace = nil
       if timedOut {
-        log.warning(
-          "plugin '\(id)' did not finish stopping within "
-            + "\(DurationText.format(Self.stopGrace)); going on without it")
+        log.warning("plugin '\(id)' did not finish stopping in time; going on without it")
       }
       // A plugin reloaded meanwhile has registered its own action under the same id.
       if self?.inProcess[id] == nil { self?.emergencyActions.set(id, nil) }
       // The plugin lives until it has finished, or the host gave up on it.
       withExtendedLifetime(plugin) { completion() }
     }
-    grace = ExternalPlugin.oneShot(after: Self.stopGrace) { finish(true) }
+    let left = Int64(bitPattern: deadline.uptimeNanoseconds &- DispatchTime.now().uptimeNanoseconds)
+    let seconds = Double(left) / 1e9
+    grace = ExternalPlugin.oneShot(after: max(0, min(seconds, Self.stopGrace))) { finish(true) }
     asynchronous.stop { finish(false) }
   }
 
@@ -463,7 +512,9 @@ public final class PluginHost {
 
   /// `declaredSettings(of:directories:)` in this host's directories.
   public func declaredSettings(of id: String) -> [PluginSetting]? {
-    Self.declaredSettings(of: id, directories: directories)
+    // A quarantined library is not opened, not even to read its settings.
+    guard quarantine?.reason(id) == nil else { return nil }
+    return starting(id) { Self.declaredSettings(of: id, directories: directories) }
   }
 
   /// What `grow config check` reports about plugins, without loading any: ids that name no
@@ -480,7 +531,10 @@ public final class PluginHost {
   /// What `grow doctor` reports about plugins without a daemon: each plugin the config would
   /// know of, whether it is enabled, and why it would not start. Libraries are opened (dlopen,
   /// and the entry point and API version checked) but never set up, so nothing runs.
-  public static func probe(config: GrowConfig, directories: PluginDirectories) -> [Probe] {
+  public static func probe(
+    config: GrowConfig, directories: PluginDirectories,
+    quarantine: PluginQuarantine = PluginQuarantine()
+  ) -> [Probe] {
     plan(config: config, available: discover(in: directories)).map { item in
       var probe = Probe(id: item.id, source: item.source, enabled: true, problem: nil)
       switch item.decision {
@@ -489,6 +543,10 @@ public final class PluginHost {
       case .load:
         switch item.source {
         case .builtIn(let path), .library(let path):
+          if let why = quarantine.reason(item.id) {
+            probe.problem = why
+            break
+          }
           do {
             _ = try PluginLibrary.load(path: path, expectedID: item.id)
           } catch {

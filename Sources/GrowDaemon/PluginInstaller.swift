@@ -17,6 +17,10 @@ public enum PluginInstallError: Error, Equatable, CustomStringConvertible {
   case untrusted(path: String, reason: String)
   case builtInID(String)
   case cannotWrite(path: String, reason: String)
+  /// The library killed the process that opened it to check it (`checkInChild`).
+  case crashedWhenOpened(path: String, signal: Int32)
+  /// What the process that checked the library said was wrong with it.
+  case refusedByCheck(String)
 
   public var description: String {
     switch self {
@@ -30,6 +34,11 @@ public enum PluginInstallError: Error, Equatable, CustomStringConvertible {
       "'\(id)' is the id of a built-in plugin, which would be loaded instead; "
         + "give your plugin another id"
     case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
+    case .crashedWhenOpened(let path, let signal):
+      "\(path) crashed the process that opened it to check it (signal \(signal), "
+        + "\(String(cString: strsignal(signal)))); loaded by the daemon it would take the "
+        + "daemon down"
+    case .refusedByCheck(let message): message
     }
   }
 }
@@ -60,9 +69,13 @@ public enum PluginInstaller {
   /// Installs `path`: a library `libgrow-plugin-ID.so`, a program `grow-plugin-ID[.EXT]`, a
   /// Swift package directory (its newest `.build/*/libgrow-plugin-ID.so`) or a directory with
   /// one such program in it (what `grow plugin new --python` writes).
-  public static func install(_ path: String, into directory: String) throws(PluginInstallError)
-    -> PluginInstallation
-  {
+  /// - Parameter checkLibrary: checks a library as `check(library:id:)` does, in another
+  ///   process (`grow` runs itself): opening a library runs its constructors, and one that
+  ///   crashes must not take the installer down. nil: in this process.
+  public static func install(
+    _ path: String, into directory: String,
+    checkLibrary: ((_ path: String, _ id: String) -> PluginInstallError?)? = nil
+  ) throws(PluginInstallError) -> PluginInstallation {
     let file = try locate(path)
     let name = PathText.name(of: file)
     let kind: PluginInstallation.Kind
@@ -85,10 +98,10 @@ public enum PluginInstaller {
     }
     switch kind {
     case .library:
-      do {
-        _ = try PluginLibrary.load(path: file, expectedID: id)
-      } catch {
-        throw .wouldNotLoad(error)
+      if let checkLibrary {
+        if let problem = checkLibrary(file, id) { throw problem }
+      } else if let problem = check(library: file, id: id) {
+        throw .wouldNotLoad(problem)
       }
     case .executable:
       try checkProgram(at: file)
@@ -100,6 +113,17 @@ public enum PluginInstaller {
     try copy(file, to: destination)
     return PluginInstallation(
       id: id, kind: kind, source: file, destination: destination, replaced: replaced)
+  }
+
+  /// What the daemon would refuse in library `path` of plugin `id` (entry point, API version,
+  /// id); nil when it would load it. Opens it, so its constructors run in this process.
+  public static func check(library path: String, id: String) -> PluginLoadError? {
+    do {
+      _ = try PluginLibrary.load(path: path, expectedID: id)
+      return nil
+    } catch {
+      return error
+    }
   }
 
   /// The file `path` stands for.

@@ -25,9 +25,13 @@ final class TerminationSignals: Sendable {
   static let busyLoopAnswer: Double = 2
   /// How long the emergency actions may take together.
   static let emergencyBudget: Double = 1.5
-  /// The normal shutdown waits at most `PluginHost.stopGrace` for in-process plugins and 2 s
-  /// for external ones to exit; past this it is taken as stuck too.
-  static let normalShutdownLimit: Double = 6
+  /// What a person waits at most from SIGTERM to the exit, however many plugins hang.
+  static let promise: Double = 3
+  /// The normal shutdown's one deadline for every plugin to stop (external ones get 2 s to
+  /// exit), counted from when the loop takes the request up.
+  static let pluginStopLimit: Double = 2
+  /// What the normal shutdown leaves itself, after the plugins, to finish writing the history.
+  static let historyLimit: Double = 0.8
 
   private let log: Logger
   private let watchdog: HandlerWatchdog
@@ -71,6 +75,7 @@ final class TerminationSignals: Sendable {
     while read(reader, &byte, 1) != 1 {
       guard errno == EINTR else { return }
     }
+    let received = DispatchTime.now()
     // Later signals are left in the pipe: the first one decides.
     if let stuck = watchdog.stuckHandler { leaveWithoutTheLoop(stuck) }
     let taken = DispatchSemaphore(value: 0)
@@ -91,12 +96,21 @@ final class TerminationSignals: Sendable {
         leaveWithoutTheLoop(watchdog.runningHandler)
       }
     }
-    // The normal shutdown ends the process; this only wakes if it got stuck on the way.
-    _ = DispatchSemaphore(value: 0).wait(timeout: .now() + Self.normalShutdownLimit)
-    leaveWithoutTheLoop(watchdog.runningHandler)
+    // The normal shutdown ends the process; this only wakes if it got stuck on the way. A
+    // plugin's `stop()` that holds the loop (watched as a handler) is left in time for the
+    // emergency undo to fit in the promise; anything else is cut at the promise.
+    let never = DispatchSemaphore(value: 0)
+    _ = never.wait(timeout: received + Self.promise - Self.emergencyBudget)
+    if let running = watchdog.runningHandler, running.seconds >= Self.loopAnswer {
+      leaveWithoutTheLoop(running)
+    }
+    _ = never.wait(timeout: received + Self.promise - 0.2)
+    leaveWithoutTheLoop(watchdog.runningHandler, within: 0.1)
   }
 
-  private func leaveWithoutTheLoop(_ stuck: HandlerWatchdog.Running?) -> Never {
+  private func leaveWithoutTheLoop(
+    _ stuck: HandlerWatchdog.Running?, within budget: Double = emergencyBudget
+  ) -> Never {
     let place =
       stuck.map {
         "in plugin '\($0.subscriber)', whose '\($0.event)' handler has not returned for "
@@ -107,7 +121,7 @@ final class TerminationSignals: Sendable {
       "asked to exit while the event loop is stuck \(place); exiting without it"
         + (undoing.isEmpty ? "" : " after the emergency undo of \(undoing.joined(separator: ", "))")
         + "; the running session stays saved for the next start")
-    let late = emergencyActions.runAll(within: Self.emergencyBudget)
+    let late = emergencyActions.runAll(within: budget)
     if !late.isEmpty {
       log.error("emergency undo not finished in time: \(late.joined(separator: ", "))")
     }

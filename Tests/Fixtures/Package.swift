@@ -17,13 +17,17 @@ let package = Package(
     .library(name: "growtest-future-api", type: .dynamic, targets: ["FutureAPIPlugin"]),
     .library(
       name: "growtest-hangs-in-handler", type: .dynamic, targets: ["HangsInHandlerPlugin"]),
-    .library(name: "growtest-crash-in-init", type: .dynamic, targets: ["CrashInInitPlugin"]),
+    .library(
+      name: "growtest-crashes-on-init", type: .dynamic, targets: ["CrashesOnInitPlugin"]),
+    .library(
+      name: "growtest-crashes-on-load", type: .dynamic, targets: ["CrashesOnLoadPlugin"]),
   ],
   targets: [
     .target(name: "ThrowsOnInitPlugin", path: "ThrowsOnInitPlugin"),
     .target(name: "ThrowsInHandlerPlugin", path: "ThrowsInHandlerPlugin"),
     .target(name: "FutureAPIPlugin", path: "FutureAPIPlugin"),
     .target(name: "HangsInHandlerPlugin", path: "HangsInHandlerPlugin"),
-    .target(name: "CrashInInitPlugin", path: "CrashInInitPlugin"),
+    .target(name: "CrashesOnInitPlugin", path: "CrashesOnInitPlugin"),
+    .target(name: "CrashesOnLoadPlugin", path: "CrashesOnLoadPlugin"),
   ]
 )

@@ -116,6 +116,28 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: plugins) == ["grow-plugin-keep"])
   }
 
+  /// A library whose entry point faults is checked in a process of its own: the installer
+  /// refuses it with the signal, instead of dying of it, and installs nothing.
+  @Test func aLibraryThatCrashesWhenOpenedIsRefusedNotFatal() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    let work = harness.bus.directory.path
+    try FileManager.default.copyItem(
+      atPath: try FixturePlugins.library("libgrowtest-crashes-on-load.so"),
+      toPath: work + "/libgrow-plugin-crashes-on-load.so")
+    let result = try Self.shell(
+      "grow plugin install libgrow-plugin-crashes-on-load.so", in: work, bin: Self.buildBin,
+      harness: harness)
+    #expect(result.status == 1, "\(result)")
+    #expect(
+      result.stderr.contains(
+        "libgrow-plugin-crashes-on-load.so crashed the process that opened it to check it "
+          + "(signal 11, Segmentation fault)"), "\(result.stderr)")
+    #expect(result.stderr.contains("nothing was installed"))
+    #expect(
+      !FileManager.default.fileExists(
+        atPath: harness.pluginDirectory + "/libgrow-plugin-crashes-on-load.so"))
+  }
+
   @Test(.timeLimit(.minutes(2)))
   func aPythonPluginGoesFromNewToRunningInTheDaemonWhichTheConfigEnables() throws {
     // An enable line that leaves the new plugin out: install adds it, keeping the comment.

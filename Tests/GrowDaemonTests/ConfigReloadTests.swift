@@ -143,4 +143,46 @@ import Testing
     try harness.grow("stop")
     #expect(try harness.eventually { try harness.dunstIsPaused() == false })
   }
+
+  /// A reload storm while `[plugin.dnd]` flips during focus: reloads from `grow reload` and
+  /// SIGHUP, parallel, each restarting or stopping and starting the dnd plugin. Whatever the
+  /// interleaving, afterwards dunst is paused with its restore record on disk (so even a crash
+  /// would put it back), and `grow stop` puts it back: a new dnd instance never starts while
+  /// the old one is still putting the server back.
+  @Test(.enabled(if: NotificationServers.haveDisplay, "dunst needs an X display"))
+  func aReloadStormDuringFocusNeverLosesWhatDndMustPutBack() throws {
+    let config = "[timer]\nfocus = 10m\n\n[plugins]\nenable = dnd, statusbar\n\n[plugin.dnd]\n"
+    let flips = ["dnd = focus\n", "dnd = always\n", "enabled = false\n"]
+    let harness = try DaemonHarness(config: config + flips[0], startDaemon: false)
+    let dunst = try NotificationServers.dunst(harness)
+    defer { _ = dunst }
+    try harness.start()
+    let daemon = try #require(harness.daemon)
+    let record = harness.bus.environment["XDG_STATE_HOME", default: ""] + "/grow/dnd-restore.json"
+    #expect(try harness.eventually { try harness.dndStatus()["backend"] as? String == "dunst" })
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    for round in 0..<8 {
+      var reloads: [BackgroundProcess] = []
+      for step in 0..<30 {
+        try harness.writeConfig(config + flips[(round + step) % flips.count])
+        reloads.append(
+          try BackgroundProcess(Binaries.grow, ["reload"], environment: harness.environment))
+        kill(daemon.pid, SIGHUP)
+      }
+      try harness.writeConfig(config + flips[round % 2])
+      for reload in reloads { _ = reload.waitForExit(timeout: 60) }
+      #expect(try harness.grow("reload").status == 0)
+      #expect(
+        try harness.eventually(timeout: 30) {
+          try harness.dunstIsPaused() == true && FileManager.default.fileExists(atPath: record)
+            && harness.dndStatus()["enabled"] as? Bool == true
+        }, "round \(round): dunst paused with its restore record")
+    }
+    try harness.grow("stop")
+    #expect(
+      try harness.eventually(timeout: 30) { try harness.dunstIsPaused() == false },
+      "grow stop puts dunst back")
+    #expect(!FileManager.default.fileExists(atPath: record))
+  }
 }

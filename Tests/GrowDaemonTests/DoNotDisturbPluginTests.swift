@@ -295,6 +295,64 @@ struct DoNotDisturbPluginTests {
     _ = (dunst, pause)
   }
 
+  /// A plugin whose `stop()` never returns, on the loop, as SIGTERM stops every plugin: the
+  /// whole shutdown keeps the 3 s promise (one deadline for all plugins, not one each), and
+  /// dunst is unpaused all the same.
+  @Test func aPluginHangingInStopStillLetsSIGTERMExitWithinThePromise() throws {
+    let harness = try DaemonHarness(
+      config: Self.longFocus + "\n[plugin.hangs-in-handler]\nhang-on = stop\n",
+      startDaemon: false)
+    try harness.installPlugin(library: "libgrowtest-hangs-in-handler.so", as: "hangs-in-handler")
+    let dunst = try NotificationServers.dunst(harness)
+    try harness.start()
+    #expect(try harness.eventually { try harness.dndStatus()["backend"] as? String == "dunst" })
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    let daemon = try #require(harness.daemon)
+    let sent = Date()
+    #expect(daemon.terminate(timeout: 3) != nil, "\(daemon.stderr)")
+    print("SIGTERM -> exit with a plugin hanging in stop(): \(Date().timeIntervalSince(sent)) s")
+    #expect(daemon.waitForExit(timeout: 30) != nil)
+    #expect(try harness.dunstIsPaused() == false)
+    _ = dunst
+  }
+
+  /// `grow plugin install` of a library that faults in `init(context:)`, during focus: the
+  /// daemon dies in the install's reload with dunst paused. The next start (systemd, D-Bus
+  /// activation) does not load that plugin again: it runs, resumes the focus with dunst still
+  /// paused, and `grow plugins` and `grow doctor` say why the plugin is out; `grow stop` puts
+  /// dunst back. `grow plugins enable` lets it in again.
+  @Test func aPluginThatCrashesInInitIsQuarantinedAndTheNextStartRuns() throws {
+    let (harness, dunst) = try dunstHarness("[timer]\nfocus = 10m\n\n[plugins]\nenable = dnd\n")
+    let work = harness.bus.directory.path
+    try FileManager.default.copyItem(
+      atPath: try FixturePlugins.library("libgrowtest-crashes-on-init.so"),
+      toPath: work + "/libgrow-plugin-crashes-on-init.so")
+    try harness.grow("start")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    let daemon = try #require(harness.daemon)
+    _ = try harness.grow("plugin", "install", work + "/libgrow-plugin-crashes-on-init.so")
+    #expect(daemon.waitForExit(timeout: 30) != nil, "the daemon died in the install's reload")
+
+    try harness.start()
+    let plugins = try harness.plugins()
+    #expect(plugins["crashes-on-init"]?["state"] == "failed", "\(plugins)")
+    let listed = try harness.grow("plugins")
+    #expect(
+      listed.stdout.contains("the daemon died while starting it"), "\(listed.stdout)")
+    #expect(listed.stdout.contains("'grow plugins enable crashes-on-init'"))
+    #expect(try harness.grow("doctor").stdout.contains("quarantined: the daemon died"))
+    #expect(try harness.status()["state"] as? String == "focus")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == true })
+    try harness.grow("stop")
+    #expect(try harness.eventually { try harness.dunstIsPaused() == false })
+
+    let enabled = try harness.grow("plugins", "enable", "crashes-on-init")
+    #expect(enabled.stdout.contains("released plugin 'crashes-on-init' from quarantine"))
+    #expect(try harness.grow("plugins", "enable", "crashes-on-init").status == 1)
+    _ = dunst
+  }
+
   @Test func unpausingByHandDuringFocusIsRespected() throws {
     let (harness, dunst) = try dunstHarness(Self.longFocus)
     try harness.grow("start")

@@ -8,8 +8,8 @@ import GrowTestSupport
 /// Each is one small injector; the soak's usual checks follow it (`grow status` agrees with
 /// session.json, DND is right), and the history audit at the end counts what was lost.
 extension Soak {
-  /// The id the crashing fixture (Tests/Fixtures/CrashInInitPlugin) is installed as.
-  static let crashingPluginID = "crash-in-init"
+  /// The id the crashing fixture (Tests/Fixtures/CrashesOnInitPlugin) is installed as.
+  static let crashingPluginID = "crashes-on-init"
   /// Cards in the config when call bursts are drawn: the deck ListCards answers with.
   static let burstCardCount = 42_000
 
@@ -17,7 +17,7 @@ extension Soak {
   func prepareTrustFaults() throws {
     if options.kinds.contains(.pluginCrashesInInit) {
       try harness.installPlugin(
-        library: "libgrowtest-crash-in-init.so", as: Self.crashingPluginID)
+        library: "libgrowtest-crashes-on-init.so", as: Self.crashingPluginID)
     }
     if options.kinds.contains(.swayPeer) { swayStandIn = try SoakSwayPeer() }
     if options.kinds.contains(.hyprlandPeer) { hyprlandStandIn = try HyprlandStandIn() }

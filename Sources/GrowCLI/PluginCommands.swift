@@ -336,7 +336,7 @@ extension Commands {
   }
 
   /// Appends `text` to line `number` of the file (before an inline ` ;` comment), written
-  /// atomically with the file's permissions kept.
+  /// atomically with the file's permissions kept, through a symbolic link.
   private static func appendToLine(_ number: Int, of path: String, _ text: String) throws {
     let contents = try String(contentsOfFile: path, encoding: .utf8)
     var lines = contents.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -347,11 +347,17 @@ extension Commands {
     while value.last == " " || value.last == "\t" || value.last == "\r" { value.removeLast() }
     line = value + text + line[comment...].replacing("\r", with: "")
     lines[number - 1] = line
-    let attributes = try FileManager.default.attributesOfItem(atPath: path)
-    try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
-    if let permissions = attributes[.posixPermissions] {
-      try FileManager.default.setAttributes([.posixPermissions: permissions], ofItemAtPath: path)
+    // A config.ini kept with the person's dotfiles is a link: the file it leads to is the
+    // one replaced (in its own directory, so the rename stays atomic), the link stays.
+    guard let resolved = realpath(path, nil) else {
+      throw PrivateFileError(path: path, code: errno)
     }
+    let target = String(cString: resolved)
+    free(resolved)
+    var info = stat()
+    guard stat(target, &info) == 0 else { throw PrivateFileError(path: target, code: errno) }
+    try PrivateFiles.replace(
+      target, with: Data(lines.joined(separator: "\n").utf8), mode: info.st_mode & 0o7777)
   }
 
   /// A running daemon reads config.ini again (finding the new plugin, as `grow reload` does)

@@ -16,6 +16,8 @@ public enum PluginInstallError: Error, Equatable, CustomStringConvertible {
   /// (`TrustedFile`'s rules, the same as at load).
   case untrusted(path: String, reason: String)
   case builtInID(String)
+  /// An id the daemon, the config and the CLI could not take as one word (`-rf`, `A_B`).
+  case invalidID(String)
   case cannotWrite(path: String, reason: String)
   /// The library killed the process that opened it to check it (`checkInChild`).
   case crashedWhenOpened(path: String, signal: Int32)
@@ -33,6 +35,10 @@ public enum PluginInstallError: Error, Equatable, CustomStringConvertible {
     case .builtInID(let id):
       "'\(id)' is the id of a built-in plugin, which would be loaded instead; "
         + "give your plugin another id"
+    case .invalidID(let id):
+      "'\(id)' cannot be a plugin id: it must start with a lower-case letter or a digit, "
+        + "then lower-case letters, digits or '-'; rename the file (grow-plugin-ID or "
+        + "libgrow-plugin-ID.so)"
     case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
     case .crashedWhenOpened(let path, let signal):
       "\(path) crashed the process that opened it to check it (signal \(signal), "
@@ -90,9 +96,13 @@ public enum PluginInstaller {
         reason: "its name is neither \(PluginLibrary.fileName(for: "ID")) (a Swift plugin) nor "
           + "\(PluginLibrary.programName(for: "ID")) (a program)")
     }
+    guard isInstallableID(id) else { throw .invalidID(id) }
     guard !PluginHost.builtInIDs.contains(id) else { throw .builtInID(id) }
+    // The file checked, loaded and copied is the one a symbolic link leads to; its name (the
+    // link's) gives the id.
+    let trusted: TrustedFile
     do {
-      _ = try TrustedFile.open(file)
+      trusted = try TrustedFile.open(file)
     } catch {
       throw .untrusted(path: file, reason: error.description)
     }
@@ -100,7 +110,7 @@ public enum PluginInstaller {
     case .library:
       if let checkLibrary {
         if let problem = checkLibrary(file, id) { throw problem }
-      } else if let problem = check(library: file, id: id) {
+      } else if let problem = check(library: trusted.path, id: id) {
         throw .wouldNotLoad(problem)
       }
     case .executable:
@@ -110,7 +120,7 @@ public enum PluginInstaller {
       kind == .library ? PluginLibrary.fileName(for: id) : PluginLibrary.programName(for: id)
     let destination = directory + "/" + destinationName
     let replaced = FileManager.default.fileExists(atPath: destination)
-    try copy(file, to: destination)
+    try copy(trusted, to: destination)
     return PluginInstallation(
       id: id, kind: kind, source: file, destination: destination, replaced: replaced)
   }
@@ -123,6 +133,15 @@ public enum PluginInstaller {
       return nil
     } catch {
       return error
+    }
+  }
+
+  /// `[a-z0-9][a-z0-9-]*`: never read as an option (`-rf`), the same word in the file name,
+  /// the config and every command.
+  static func isInstallableID(_ id: String) -> Bool {
+    guard let first = id.unicodeScalars.first, first != "-" else { return false }
+    return id.unicodeScalars.allSatisfy {
+      ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
     }
   }
 
@@ -187,10 +206,11 @@ public enum PluginInstaller {
     }
   }
 
-  /// Copies `source` beside `destination` and renames it into place, so the daemon never
-  /// sees half a file and a failure leaves what was there. The copy is checked as the daemon
-  /// will check it (the plugin directory and every directory above it) before the rename.
-  private static func copy(_ source: String, to destination: String)
+  /// Copies the content of the checked file (never a link to it, and never changing its
+  /// mode) beside `destination` and renames it into place, so the daemon never sees half a
+  /// file and a failure leaves what was there. The copy is checked as the daemon will check it
+  /// (the plugin directory and every directory above it) before the rename.
+  private static func copy(_ source: TrustedFile, to destination: String)
     throws(PluginInstallError)
   {
     let directory = PathText.directory(of: destination)
@@ -204,17 +224,10 @@ public enum PluginInstaller {
     let temporary = directory + "/.installing-" + PathText.name(of: destination)
     unlink(temporary)
     do {
-      try FileManager.default.copyItem(atPath: source, toPath: temporary)
-      guard chmod(temporary, 0o755) == 0 else {
-        throw PluginInstallError.cannotWrite(
-          path: temporary, reason: String(cString: strerror(errno)))
-      }
-    } catch let error as PluginInstallError {
-      unlink(temporary)
-      throw error
+      try copyContent(of: source, to: temporary)
     } catch {
       unlink(temporary)
-      throw .cannotWrite(path: temporary, reason: failureReason(error))
+      throw error
     }
     do {
       _ = try TrustedFile.open(temporary)
@@ -228,4 +241,42 @@ public enum PluginInstaller {
       throw .cannotWrite(path: destination, reason: reason)
     }
   }
+
+  /// Writes the bytes of `source` (read through its checked descriptor) into a new file
+  /// `temporary`, 0755, synced.
+  private static func copyContent(of source: TrustedFile, to temporary: String)
+    throws(PluginInstallError)
+  {
+    let input = open("/proc/self/fd/\(source.descriptor)", O_RDONLY | O_CLOEXEC)
+    guard input >= 0 else {
+      throw .cannotWrite(path: temporary, reason: "cannot read \(source.path): \(errorText())")
+    }
+    defer { close(input) }
+    let output = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o700)
+    guard output >= 0 else { throw .cannotWrite(path: temporary, reason: errorText()) }
+    defer { close(output) }
+    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+      if count < 0 && errno == EINTR { continue }
+      guard count >= 0 else {
+        throw .cannotWrite(path: temporary, reason: "cannot read \(source.path): \(errorText())")
+      }
+      if count == 0 { break }
+      var written = 0
+      while written < count {
+        let step = buffer[written..<count].withUnsafeBytes {
+          write(output, $0.baseAddress, $0.count)
+        }
+        if step < 0 && errno == EINTR { continue }
+        guard step > 0 else { throw .cannotWrite(path: temporary, reason: errorText()) }
+        written += step
+      }
+    }
+    guard fchmod(output, 0o755) == 0, fsync(output) == 0 else {
+      throw .cannotWrite(path: temporary, reason: errorText())
+    }
+  }
+
+  private static func errorText() -> String { String(cString: strerror(errno)) }
 }

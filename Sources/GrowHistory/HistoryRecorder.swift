@@ -45,6 +45,9 @@ public final class HistoryRecorder {
   /// When the phase now running started; distractions that began before it belong to the
   /// phase recorded last (a distraction ends just after the focus phase it happened in).
   private var phaseStartedAt: Date?
+  /// The UTC offset when the running phase started, taken then: asked at its end, the zone
+  /// may have changed (the person travelled) and would give the end's offset for both.
+  private var startOffset: Int?
   private var lastRecorded: PendingPhase?
   /// Distractions and away time of the running phase, from the `x11` plugin's events.
   private var distractions: [DistractionEnded] = []
@@ -96,6 +99,7 @@ public final class HistoryRecorder {
       self?.intention = event.phase.kind == .focus ? event.intention : nil
       self?.pauseCount = 0
       self?.phaseStartedAt = event.phase.startedAt
+      self?.startOffset = self?.timeZone().secondsFromGMT(for: event.phase.startedAt)
       self?.distractions = []
       self?.awaySeconds = 0
     }
@@ -155,6 +159,7 @@ public final class HistoryRecorder {
     guard let phase else { return }
     self.intention = phase.kind == .focus ? intention : nil
     phaseStartedAt = phase.startedAt
+    startOffset = timeZone().secondsFromGMT(for: phase.startedAt)
   }
 
   /// How the history says `phase` ended, if it has it (for `FocusTimer.restore`): `stopped`
@@ -284,14 +289,16 @@ public final class HistoryRecorder {
 
   private func record(_ phase: Phase, outcome: HistoryOutcome, at end: Date) {
     let pausedNow = phase.pausedAt.map { max(0, end.timeIntervalSince($0)) } ?? 0
-    let record = PhaseRecord(
+    var record = PhaseRecord(
       card: phase.card, kind: phase.kind, plannedSeconds: phase.duration,
       actualSeconds: phase.elapsed(at: end), startedAt: phase.startedAt, endedAt: end,
       outcome: outcome, pauseCount: pauseCount, pausedSeconds: phase.pausedTotal + pausedNow,
       awaySeconds: awaySeconds, intention: phase.kind == .focus ? intention : nil,
       timeZone: timeZone())
+    if let startOffset, phaseStartedAt == phase.startedAt { record.startOffset = startOffset }
     pauseCount = 0
     phaseStartedAt = nil
+    startOffset = nil
     if rereadRequests > 0 { recordedDuringRereads.append((rereadRequests, record)) }
     figures.roll(to: LocalDay(clock(), in: timeZone()))
     // A phase of another day (ended just after midnight, say) needs the runs read again.

@@ -138,6 +138,51 @@ import Testing
         atPath: harness.pluginDirectory + "/libgrow-plugin-crashes-on-load.so"))
   }
 
+  /// A plugin and a config.ini that are symbolic links (dotfiles): the plugin's content is
+  /// installed and its file left as it was; the config's real file gets the plugin. An id
+  /// that reads as an option is refused.
+  @Test func installCopiesWhatALinkLeadsToAndEditsTheConfigThroughItsLink() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    let work = harness.bus.directory.path
+    let plugins = harness.pluginDirectory
+    let dotfiles = work + "/dotfiles"
+    try FileManager.default.createDirectory(atPath: dotfiles, withIntermediateDirectories: true)
+    try "[plugins]\nenable = statusbar\n".write(
+      toFile: dotfiles + "/config.ini", atomically: true, encoding: .utf8)
+    try FileManager.default.createDirectory(
+      atPath: (harness.configPath as NSString).deletingLastPathComponent,
+      withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(
+      atPath: harness.configPath, withDestinationPath: dotfiles + "/config.ini")
+    let made = try Self.shell(
+      "grow plugin new linked --shell && chmod 700 linked/grow-plugin-linked.sh "
+        + "&& ln -s linked/grow-plugin-linked.sh grow-plugin-linked "
+        + "&& grow plugin install grow-plugin-linked",
+      in: work, bin: Self.buildBin, harness: harness)
+    try #require(made.status == 0, "\(made)")
+    let source = work + "/linked/grow-plugin-linked.sh"
+    let installed = plugins + "/grow-plugin-linked"
+    let sourceMode = try FileManager.default.attributesOfItem(atPath: source)[.posixPermissions]
+    #expect(sourceMode as? Int == 0o700, "the source's mode is left alone")
+    let kind = try FileManager.default.attributesOfItem(atPath: installed)[.type]
+    #expect(kind as? FileAttributeType == .typeRegular, "a copy, not a link")
+    #expect(Self.contents(installed) == Self.contents(source))
+    #expect(
+      try FileManager.default.destinationOfSymbolicLink(atPath: harness.configPath)
+        == dotfiles + "/config.ini", "the config is still the person's link")
+    #expect(Self.contents(dotfiles + "/config.ini") == "[plugins]\nenable = statusbar, linked\n")
+
+    try "#!/bin/sh\nexec cat >/dev/null\n".write(
+      toFile: work + "/grow-plugin--rf", atomically: true, encoding: .utf8)
+    chmod(work + "/grow-plugin--rf", 0o755)
+    let option = try Self.shell(
+      "grow plugin install ./grow-plugin--rf", in: work, bin: Self.buildBin, harness: harness)
+    #expect(option.status == 1, "\(option)")
+    #expect(option.stderr.contains("'-rf' cannot be a plugin id"), "\(option.stderr)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: plugins) == ["grow-plugin-linked"])
+    #expect(Self.contents(dotfiles + "/config.ini") == "[plugins]\nenable = statusbar, linked\n")
+  }
+
   @Test(.timeLimit(.minutes(2)))
   func aPythonPluginGoesFromNewToRunningInTheDaemonWhichTheConfigEnables() throws {
     // An enable line that leaves the new plugin out: install adds it, keeping the comment.

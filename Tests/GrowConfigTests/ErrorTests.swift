@@ -171,14 +171,34 @@ import Testing
 }
 
 @Test func tooLongLinesAreReportedNotSplit() throws {
-  let long = "intention = " + String(repeating: "a", count: 200)
-  let fits = "intention = " + String(repeating: "b", count: 197 - 12)
+  let long = "body = " + String(repeating: "a", count: 16 * 1024)
+  let fits = "body = " + String(repeating: "b", count: 16 * 1024 - 7)
+  let problems = messages("[plugin.x]\n\(long)\n[plugin.y]\n\(fits)")
+  #expect(problems == ["config.ini:2: line is 16391 bytes long; a line may have at most 16384"])
+  let config = try GrowConfig.parse("[plugin.y]\n\(fits)", path: "c")
+  #expect(config.pluginSections["y"]?.string("body")?.count == 16 * 1024 - 7)
+}
+
+/// Lines longer than libinih's 200-byte buffer (fifty plugin ids) are read whole, by inih's
+/// rules: trimmed, an inline comment dropped.
+@Test func linesLongerThanInihsBufferAreReadWhole() throws {
+  let ids = (1...60).map { "plugin-number-\($0)" }
+  let value = String(repeating: "c", count: 4096)
+  let config = try GrowConfig.parse(
+    "[plugins]\nenable =  \(ids.joined(separator: ", "))   ; all of them\n"
+      + "[plugin.x]\nbody =\t\(value) \n# \(value)\nsemicolon =;\(value)",
+    path: "c")
+  #expect(config.enabledPlugins == ids)
+  #expect(config.pluginSections["x"]?.string("body") == value)
+  #expect(config.pluginSections["x"]?.string("semicolon") == ";" + value)
+  let header = "[card." + String(repeating: "h", count: 300) + "]"
   #expect(
-    messages("[timer]\n\(long)\n[card.x]\n\(fits)")
-      == ["config.ini:2: line is 212 bytes long; a line may have at most 197"])
+    messages("\(header)\nfocus = 1h").first?.hasPrefix("config.ini:1: section name [card.hh")
+      == true)
+  let noSeparator = String(repeating: "k", count: 300) + " " + value
   #expect(
-    try GrowConfig.parse("[card.x]\n\(fits)", path: "c").deck.card(named: "x").intention?.count
-      == 185)
+    messages("[timer]\n" + noSeparator).first?.hasPrefix("config.ini:2: cannot read 'kkk")
+      == true)
 }
 
 @Test func longSectionNamesAreRejectedRatherThanCut() {

@@ -57,6 +57,31 @@ import Testing
     #expect(recorder.pendingPhases.isEmpty, "every phase is in the database file")
   }
 
+  @Test func aFocusThatCrossedAZoneChangeKeepsEachEndsOwnOffset() throws {
+    let directory = try TemporaryDirectory()
+    let store = try HistoryStore(path: directory.databasePath)
+    let clock = ManualTimeSource(zone: newYork)
+    let events = EventBus()
+    let timer = FocusTimer(deck: .standard, bus: events, time: clock)
+    let zone = LockedZone(newYork)
+    let recorder = HistoryRecorder(
+      path: directory.databasePath, pendingPath: directory.pendingPath, events: events,
+      dailyGoal: { nil }, timeZone: { zone.now }, clock: { clock.now },
+      log: { Issue.record("\($1)") })
+    try timer.start()
+    clock.advance(by: 600)
+    // The person lands in Paris during focus: the machine's zone changes.
+    let paris = LocalZone.fixed(secondsEast: 3600)
+    zone.now = paris
+    clock.zone = paris
+    clock.advance(by: 900)  // focus completes
+    recorder.waitForWrites()
+
+    let phase = try #require(try store.phases().first)
+    #expect(phase.startOffset == newYork.secondsFromGMT(for: phase.startedAt))
+    #expect(phase.endOffset == 3600)
+  }
+
   @Test func timeAsleepIsRecordedAsAPauseAndAwayTimeNotAsFocus() throws {
     let directory = try TemporaryDirectory()
     let store = try HistoryStore(path: directory.databasePath)
@@ -118,4 +143,10 @@ import Testing
     #expect(kept.map(\.phase.kind) == [.focus])
     #expect(kept.map(\.confirmed) == [false])
   }
+}
+
+/// The machine's zone as a test changes it.
+private final class LockedZone: @unchecked Sendable {
+  var now: LocalZone
+  init(_ zone: LocalZone) { now = zone }
 }

@@ -37,8 +37,11 @@ struct INILineReading {
 /// rejects those before they get here), so they can never clash with the file's own text.
 enum INI {
   /// The longest line inih reads whole: its buffer holds INI_MAX_LINE bytes including the
-  /// `\r`, `\n` and NUL (see ini.h).
-  static let maxLineBytes = Int(INI_MAX_LINE) - 3
+  /// `\r`, `\n` and NUL (see ini.h; Debian builds it with 200, on the stack).
+  static let inihLineBytes = Int(INI_MAX_LINE) - 3
+  /// The longest line Grow reads. Longer `name = value` lines than inih's buffer (a
+  /// `[plugins] enable` of fifty ids) are read by `readLong`; past this, the line is refused.
+  static let maxLineBytes = 16 * 1024
 
   private static let probeSection = "\u{1}probe"
   private static let probeLine = Array("[\(probeSection)]\n".utf8)
@@ -46,6 +49,10 @@ enum INI {
 
   /// Parses one line (without its line break).
   static func read(line: [UInt8]) -> INILineReading {
+    line.count > inihLineBytes ? readLong(line) : readShort(line)
+  }
+
+  private static func readShort(_ line: [UInt8]) -> INILineReading {
     let context = Context(chunks: [probeLine, line + [0x0A], markerLine])
     let status = withExtendedLifetime(context) {
       let pointer = Unmanaged.passUnretained(context).toOpaque()
@@ -53,6 +60,66 @@ enum INI {
     }
     context.reading.malformed = status != 0
     return context.reading
+  }
+
+  /// A line too long for inih's buffer: inih reads the name (and whether the line is an entry
+  /// at all) from the line cut just after its separator; the value, a long header and a long
+  /// comment are taken by inih's own rules: up to an inline comment (a `;` after white
+  /// space), trimmed.
+  private static func readLong(_ line: [UInt8]) -> INILineReading {
+    var reading = INILineReading()
+    let start = line.firstIndex { !isSpace($0) } ?? line.endIndex
+    guard start < line.endIndex else { return reading }
+    if line[start] == UInt8(ascii: ";") || line[start] == UInt8(ascii: "#") { return reading }
+    if line[start] == UInt8(ascii: "[") {
+      // inih's rule for a header; the name is then refused as too long by the caller.
+      if let end = endOfText(line, from: start + 1, stoppingAt: [UInt8(ascii: "]")]),
+        line[end] == UInt8(ascii: "]")
+      {
+        reading.header = String(decoding: line[(start + 1)..<end], as: UTF8.self)
+      } else {
+        reading.malformed = true
+      }
+      return reading
+    }
+    guard let separator = endOfText(line, from: start, stoppingAt: [0x3D, 0x3A]),
+      line[separator] == 0x3D || line[separator] == 0x3A
+    else {
+      reading.malformed = true
+      return reading
+    }
+    // A name longer than inih's whole line is no name Grow knows.
+    guard separator + 1 <= inihLineBytes else {
+      reading.malformed = true
+      return reading
+    }
+    reading = readShort(Array(line[...separator]))
+    guard var entry = reading.entry else { return reading }
+    let valueStart = separator + 1
+    let valueEnd = endOfText(line, from: valueStart, stoppingAt: []) ?? line.endIndex
+    var value = line[valueStart..<valueEnd].drop { isSpace($0) }
+    while let last = value.last, isSpace(last) { value.removeLast() }
+    entry.value = String(decoding: value, as: UTF8.self)
+    reading.entry = entry
+    return reading
+  }
+
+  /// inih's `find_chars_or_comment`: the first of `stops`, or of an inline comment (a `;`
+  /// right after white space), from `start`.
+  private static func endOfText(_ line: [UInt8], from start: Int, stoppingAt stops: [UInt8])
+    -> Int?
+  {
+    var wasSpace = false
+    for index in start..<line.endIndex {
+      let byte = line[index]
+      if stops.contains(byte) || (wasSpace && byte == UInt8(ascii: ";")) { return index }
+      wasSpace = isSpace(byte)
+    }
+    return nil
+  }
+
+  private static func isSpace(_ byte: UInt8) -> Bool {
+    byte == 0x20 || (0x09...0x0D).contains(byte)
   }
 
   private final class Context {

@@ -378,8 +378,21 @@ enum Commands {
     try expect(arguments, atMost: 0, "daemon")
     let log = Logger(label: "daemon", destination: .forDaemon())
     let configPath = arguments.value("config")
+    let config: GrowConfig
+    do {
+      config = try loadConfigurationOrExplain(configPath)
+    } catch {
+      // Started by D-Bus activation, this stderr is the bus daemon's: the log is where
+      // 'grow logs' (and a person) finds why. A terminal gets it once, from main.
+      Logger(
+        label: "daemon",
+        destination: LogDestination(standardError: false, file: log.destination.file)
+      )
+      .error(error.description)
+      throw error
+    }
     let daemon = Daemon(
-      config: try loadConfigurationOrExplain(configPath), log: log,
+      config: config, log: log,
       reloadConfig: { @Sendable () throws in try GrowConfig.load(path: configPath) })
     do {
       try daemon.run()

@@ -24,6 +24,36 @@ func declaredPluginSettings(
   }
 }
 
+/// The config's problems as the daemon would see them at start (each `FILE:LINE: message`), or
+/// nil when it would start with it.
+@MainActor
+func configurationProblems(
+  environment: [String: String] = ProcessInfo.processInfo.environment
+) -> String? {
+  do {
+    let config = try GrowConfig.load(
+      environment: environment, pluginSettings: declaredPluginSettings(environment: environment))
+    let problems = PluginHost.configurationProblems(
+      in: config, directories: .standard(environment: environment))
+    return problems.isEmpty ? nil : problems.joined(separator: "\n")
+  } catch {
+    return error.description
+  }
+}
+
+/// Why a daemon that D-Bus activation started exited before answering. Its own words went to
+/// the bus daemon's stderr (and its log); the usual reason, the config, the CLI reads itself.
+@MainActor
+func whyActivationFailed(busMessage: String) -> String {
+  guard let problems = configurationProblems() else {
+    return "the grow daemon that D-Bus activation started exited at once (\(busMessage)); "
+      + "'grow logs' says why"
+  }
+  return "the grow daemon that D-Bus activation started exited at once: the config has "
+    + "problems; nothing was started:\n\(problems)\nfix them, then run the command again "
+    + "('grow config check' checks the file)"
+}
+
 extension Commands {
   /// The config the daemon starts with. A broken config stops the daemon from starting, so the
   /// person fixes it now instead of wondering later why their card is missing.

@@ -58,11 +58,16 @@ extension Commands {
   /// The config the daemon starts with. A broken config stops the daemon from starting, so the
   /// person fixes it now instead of wondering later why their card is missing.
   static func loadConfigurationOrExplain(_ path: String?) throws(CLIError) -> GrowConfig {
+    let explained = "the config has problems; nothing was started:\n"
+    let config: GrowConfig
     do {
-      return try loadConfiguration(path)
+      config = try loadConfiguration(path)
     } catch {
-      throw .failed("the config has problems; nothing was started:\n\(error.description)")
+      throw .failed(explained + error.description)
     }
+    let unknown = PluginHost.unknownSections(in: config, directories: .standard())
+    guard unknown.isEmpty else { throw .failed(explained + ConfigError(unknown).description) }
+    return config
   }
 
   /// `grow config check [PATH]` and `grow config cards`.

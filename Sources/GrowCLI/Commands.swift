@@ -320,7 +320,19 @@ enum Commands {
       }
       template.icons = icons
     }
-    return StatusBarRenderer(format: format, template: template, growCommand: growCommandLine)
+    return StatusBarRenderer(
+      format: format, template: template, growCommand: growCommandLine,
+      warnBefore: warnBeforeSetting())
+  }
+
+  /// `[plugin.notify] warn-before` when it is set and valid; nil otherwise. Read without
+  /// opening any plugin: bars run this often.
+  static func warnBeforeSetting() -> TimeInterval? {
+    guard let config = try? GrowConfig.load(path: nil),
+      let warn = try? config.pluginSections["notify"]?.duration("warn-before", default: 0),
+      warn > 0
+    else { return nil }
+    return warn
   }
 
   /// One update for a bar that runs `grow` on an interval. A click reported by i3blocks

@@ -54,6 +54,18 @@ func whyActivationFailed(busMessage: String) -> String {
     + "('grow config check' checks the file)"
 }
 
+/// Where `[plugin.notify] warn-before` shows, when it is set: Do-Not-Disturb holds
+/// notifications during focus (and Grow sends a paused server nothing), so the bars say it.
+func warnBeforeNote(_ config: GrowConfig) -> String? {
+  guard let section = config.pluginSections["notify"], let entry = section["warn-before"],
+    let warn = try? section.duration("warn-before", default: 0), warn > 0
+  else { return nil }
+  return "\(section.path):\(entry.line): warn-before = \(DurationText.format(warn)) shows on "
+    + "status bars ('grow status --format i3bar|i3blocks|polybar|waybar': colour "
+    + "\(StatusBarRenderer.endingSoonColor), waybar class ending-soon); as a notification only "
+    + "while Do-Not-Disturb is off, so not during focus"
+}
+
 extension Commands {
   /// The config the daemon starts with. A broken config stops the daemon from starting, so the
   /// person fixes it now instead of wondering later why their card is missing.
@@ -90,6 +102,7 @@ extension Commands {
       // Warnings (a pattern that backtracks exponentially) do not fail the check: Grow runs
       // such a config as it is. They come first, each with its file and line.
       for warning in config.warnings { say(warning.description) }
+      if let note = warnBeforeNote(config) { say(note) }
       let count = config.warnings.count
       let warned = count == 0 ? "" : ", \(count) warning\(count == 1 ? "" : "s")"
       let source =

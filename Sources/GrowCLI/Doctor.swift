@@ -71,6 +71,9 @@ struct Doctor {
     checks.append(checkDoNotDisturb())
     checks.append(checkDisplay())
     checks.append(checkConfig())
+    if case .success(let config) = loadConfig(), let note = warnBeforeNote(config) {
+      checks.append(.ok("warn-before", note))
+    }
     checks.append(checkDataDirectory())
     checks += checkPlugins()
     return checks

@@ -165,6 +165,22 @@ import Testing
     #expect(installed.status == 0, "\(installed.stderr)")
   }
 
+  /// Where `warn-before` will show: on the bars, since Do-Not-Disturb holds notifications
+  /// during focus. Said by `grow config check` and `grow doctor`.
+  @Test func checkAndDoctorSayWhereWarnBeforeShows() throws {
+    let harness = try DaemonHarness(
+      config: "[plugin.notify]\nwarn-before = 1m\n", startDaemon: false)
+    let note =
+      "\(harness.configPath):2: warn-before = 1m shows on status bars ('grow status --format "
+      + "i3bar|i3blocks|polybar|waybar': colour #ff4fd8, waybar class ending-soon); as a "
+      + "notification only while Do-Not-Disturb is off, so not during focus"
+    let check = try harness.grow("config", "check")
+    #expect(check.status == 0)
+    #expect(check.stdout.hasPrefix(note + "\n"), "\(check.stdout)")
+    let doctor = try harness.grow("doctor")
+    #expect(doctor.stdout.contains("✔ warn-before: " + note + "\n"), "\(doctor.stdout)")
+  }
+
   @Test func checkOfAMissingExplicitFileFails() throws {
     let harness = try DaemonHarness(startDaemon: false)
     let check = try harness.grow("config", "check", "/nonexistent/grow.ini")

@@ -309,6 +309,8 @@ import Testing
     "usr/share/bash-completion/completions/grow",
     "usr/share/dbus-1/interfaces/org.grow.Grow1.Timer.xml",
     "usr/share/dbus-1/services/org.grow.Grow1.service",
+    "usr/share/doc/grow/plugin-protocol.md",
+    "usr/share/doc/grow/writing-plugins.md",
     "usr/share/fish/vendor_completions.d/grow.fish",
     "usr/share/man/man1/grow.1",
     "usr/share/man/man5/grow.ini.5",

@@ -159,6 +159,14 @@ import Testing
     #expect(again.stdout.contains("config: enabled already"))
     #expect(again.stdout.contains("daemon: restarted plugin 'greeter'"))
     #expect(again.stdout.contains("daemon: 'greeter' is running"))
+
+    // What the template's README promises: where the greeting shows, and the guide it cites.
+    let readme = try #require(Self.contents(work + "/greeter/README.md"))
+    #expect(readme.contains("(`grow logs --plugin greeter` shows each greeting"), "\(readme)")
+    let logs = try harness.grow("logs", "--plugin", "greeter")
+    #expect(logs.stdout.contains("good luck with focus 1"), "\(logs)")
+    let program = try #require(Self.contents(work + "/greeter/grow-plugin-greeter.py"))
+    #expect(!program.contains("in Grow's sources"))
   }
 
   /// A program plugin, then a Swift library with the same id (the docs' Python example, then

@@ -90,8 +90,8 @@ enum CLIError: Error, CustomStringConvertible {
     switch self {
     case .usage(let message): message + " (see 'grow help')"
     case .daemonNotRunning:
-      "the grow daemon is not running; start it with 'grow daemon &' (or from your session's "
-        + "autostart)"
+      "the grow daemon is not running; start it with 'grow daemon &', or run "
+        + "'grow install --user' once so the first command starts it (and your session at login)"
     case .daemonExitedAtStart(let why): why
     case .noSessionBus(let message): message
     case .refused(let message): message

@@ -226,12 +226,23 @@ import Testing
         removed \(paths.dbusService)
         left \(paths.unit) alone: grow install --user did not write it
         removed \(paths.autostart)
-        A unit you enabled stays enabled until: systemctl --user disable --now grow.service
 
         """)
     #expect(read(paths.dbusService) == nil)
     #expect(read(paths.autostart) == nil)
     #expect(read(paths.unit) == "[Unit]\n")
+
+    // Only a unit it wrote can have been enabled: then, and only then, the systemctl hint.
+    try FileManager.default.removeItem(atPath: paths.unit)
+    #expect(try harness.grow("install", "--user", "--systemd").status == 0)
+    let removedUnit = try harness.grow("install", "--user", "--remove")
+    #expect(
+      removedUnit.stdout == """
+        removed \(paths.dbusService)
+        removed \(paths.unit)
+        A unit you enabled stays enabled until: systemctl --user disable --now grow.service
+
+        """)
   }
 
   @Test func withoutUserItSaysWhatToRun() throws {
@@ -515,5 +526,34 @@ import Testing
     let uninstall = try Command.run("make", ["uninstall"] + make, timeout: 60)
     #expect(uninstall.status == 0, "\(uninstall.stderr)")
     #expect(files(under: stage) == ["usr/share/man"])
+  }
+  /// `make uninstall` after `grow install --user`: the D-Bus service file and the autostart
+  /// entry that start the removed grow go too (left behind, every caller of org.grow.Grow1
+  /// would get Spawn.ExecFailed); files for another grow stay.
+  @Test func uninstallAlsoRemovesWhatGrowInstallUserWroteForThatGrow() throws {
+    let harness = try DaemonHarness(startDaemon: false, environment: ["SUDO_USER": ""])
+    let prefix = harness.bus.directory.appendingPathComponent("prefix").path
+    let make = [
+      "-C", RepoPaths.root.path, "PREFIX=\(prefix)", "CONFIGURATION=debug", "NO_BUILD=1",
+    ]
+    let install = try Command.run(
+      "make", ["install"] + make, environment: harness.environment, timeout: 120)
+    try #require(install.status == 0, "\(install.stderr)")
+    let user = try Command.run(
+      prefix + "/bin/grow", ["install", "--user", "--autostart"], environment: harness.environment)
+    try #require(user.status == 0, "\(user.stderr)")
+    let paths = InstallTests.Paths(harness)
+    #expect(FileManager.default.fileExists(atPath: paths.dbusService))
+
+    let uninstall = try Command.run(
+      "make", ["uninstall"] + make, environment: harness.environment, timeout: 60)
+    #expect(uninstall.status == 0, "\(uninstall.stderr)")
+    #expect(
+      uninstall.stdout.contains(
+        "install-grow: removed \(paths.dbusService) ('grow install --user' wrote it to start "
+          + "\(prefix)/bin/grow)\n"), "\(uninstall.stdout)")
+    #expect(!FileManager.default.fileExists(atPath: paths.dbusService))
+    #expect(!FileManager.default.fileExists(atPath: paths.autostart))
+    #expect(!uninstall.stdout.contains("systemctl"))
   }
 }

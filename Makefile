@@ -23,8 +23,9 @@ GROW := .build/debug/grow
 FORMAT_DIRS := $(wildcard Sources Plugins Tools Tests examples)
 
 # make install: where to (GNU conventions; DESTDIR is a staging root, never written into
-# files) and which build to install. NO_BUILD=1 installs what is already built: the tests
-# stage the debug build that way, because `swift test` holds the build directory's lock.
+# files) and which build to install. NO_BUILD=1 installs what is already built (`make release`
+# as yourself, then `sudo make install NO_BUILD=1`, so root never writes into .build): the
+# tests stage the debug build that way, because `swift test` holds the build directory's lock.
 PREFIX ?= /usr/local
 DESTDIR ?=
 CONFIGURATION ?= release
@@ -41,12 +42,13 @@ SOAK_SEED ?=
 # grow-soak --help).
 SOAK_ARGS ?=
 
-.PHONY: help deps build run test soak bench bench-deps fuzz sanitize asan tsan format lint clean \
+.PHONY: help deps build release run test soak bench bench-deps fuzz sanitize asan tsan format lint clean \
   install uninstall
 
 # List the targets.
 help:
 	@echo "make build   - debug build of the product: grow, the plugins, the SDK (not Tools/)"
+	@echo "make release - release build of the same: what 'make install NO_BUILD=1' installs"
 	@echo "make run     - install deps, build, run 'grow demo' (private desktop if none)"
 	@echo "make test    - install deps, build, run the whole suite on a private desktop"
 	@echo "make soak    - fault-injection soak: kill -9, crashes, stalled peers, full disk; prints a table"
@@ -78,6 +80,11 @@ build_product = for product in $(PRODUCTS); do \
 # Debug build of the product.
 build:
 	$(call build_product,debug)
+
+# Release build of the product, as yourself before `sudo make install NO_BUILD=1`. A plain
+# `swift build -c release` is not enough: it leaves out the plugin test kit the SDK ships.
+release:
+	$(call build_product,release)
 
 # A short, visible focus -> break cycle. Uses the current desktop when DISPLAY and the session
 # bus work; otherwise a private headless one that is torn down afterwards.
@@ -184,7 +191,8 @@ clean:
 install:
 	@[[ "$(PREFIX)" == /* ]] || { echo "make install: PREFIX must be absolute" >&2; exit 2; }
 	$(if $(NO_BUILD),,$(call build_product,$(CONFIGURATION)))
-	scripts/install-grow install .build/$(CONFIGURATION) "$(PREFIX)" "$(DESTDIR)"
+	BUILD_COMMAND="make $(if $(filter debug,$(CONFIGURATION)),build,release)" \
+	  scripts/install-grow install .build/$(CONFIGURATION) "$(PREFIX)" "$(DESTDIR)"
 
 # Removes what the manifest of `make install` (PREFIX/lib/grow/install-manifest) lists.
 uninstall:

@@ -30,6 +30,9 @@ struct Client {
       switch error.name {
       case BusError.serviceUnknown, BusError.nameHasNoOwner:
         throw .daemonNotRunning
+      case "org.freedesktop.DBus.Error.Spawn.ChildExited":
+        // The reason went to the bus daemon's stderr; the usual one is the config.
+        throw .daemonExitedAtStart(whyActivationFailed(busMessage: error.message))
       case GrowBusAPI.ErrorName.unknownCard, GrowBusAPI.ErrorName.invalidState,
         GrowBusAPI.ErrorName.invalidArgument:
         throw .refused(error.message)
@@ -73,6 +76,9 @@ struct Client {
 enum CLIError: Error, CustomStringConvertible {
   case usage(String)
   case daemonNotRunning
+  /// D-Bus activation started the daemon and it exited before answering: why, as far as the
+  /// CLI can tell.
+  case daemonExitedAtStart(String)
   case noSessionBus(String)
   case refused(String)
   case bus(BusError)
@@ -84,8 +90,9 @@ enum CLIError: Error, CustomStringConvertible {
     switch self {
     case .usage(let message): message + " (see 'grow help')"
     case .daemonNotRunning:
-      "the grow daemon is not running; start it with 'grow daemon &' (or from your session's "
-        + "autostart)"
+      "the grow daemon is not running; start it with 'grow daemon &', or run "
+        + "'grow install --user' once so the first command starts it (and your session at login)"
+    case .daemonExitedAtStart(let why): why
     case .noSessionBus(let message): message
     case .refused(let message): message
     case .bus(let error): "D-Bus error \(error.name): \(error.message)"
@@ -99,7 +106,7 @@ enum CLIError: Error, CustomStringConvertible {
   var exitStatus: Int32 {
     switch self {
     case .usage: 2
-    case .daemonNotRunning, .noSessionBus: 3
+    case .daemonNotRunning, .daemonExitedAtStart, .noSessionBus: 3
     case .refused, .bus, .failed, .silentFailure: 1
     }
   }

@@ -322,7 +322,19 @@ enum Commands {
       }
       template.icons = icons
     }
-    return StatusBarRenderer(format: format, template: template, growCommand: growCommandLine)
+    return StatusBarRenderer(
+      format: format, template: template, growCommand: growCommandLine,
+      warnBefore: warnBeforeSetting())
+  }
+
+  /// `[plugin.notify] warn-before` when it is set and valid; nil otherwise. Read without
+  /// opening any plugin: bars run this often.
+  static func warnBeforeSetting() -> TimeInterval? {
+    guard let config = try? GrowConfig.load(path: nil),
+      let warn = try? config.pluginSections["notify"]?.duration("warn-before", default: 0),
+      warn > 0
+    else { return nil }
+    return warn
   }
 
   /// One update for a bar that runs `grow` on an interval. A click reported by i3blocks
@@ -380,8 +392,21 @@ enum Commands {
     try expect(arguments, atMost: 0, "daemon")
     let log = Logger(label: "daemon", destination: .forDaemon())
     let configPath = arguments.value("config")
+    let config: GrowConfig
+    do {
+      config = try loadConfigurationOrExplain(configPath)
+    } catch {
+      // Started by D-Bus activation, this stderr is the bus daemon's: the log is where
+      // 'grow logs' (and a person) finds why. A terminal gets it once, from main.
+      Logger(
+        label: "daemon",
+        destination: LogDestination(standardError: false, file: log.destination.file)
+      )
+      .error(error.description)
+      throw error
+    }
     let daemon = Daemon(
-      config: try loadConfigurationOrExplain(configPath), log: log,
+      config: config, log: log,
       reloadConfig: { @Sendable () throws in try GrowConfig.load(path: configPath) })
     do {
       try daemon.run()

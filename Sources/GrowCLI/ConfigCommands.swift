@@ -24,15 +24,62 @@ func declaredPluginSettings(
   }
 }
 
+/// The config's problems as the daemon would see them at start (each `FILE:LINE: message`), or
+/// nil when it would start with it.
+@MainActor
+func configurationProblems(
+  environment: [String: String] = ProcessInfo.processInfo.environment
+) -> String? {
+  do {
+    let config = try GrowConfig.load(
+      environment: environment, pluginSettings: declaredPluginSettings(environment: environment))
+    let problems = PluginHost.configurationProblems(
+      in: config, directories: .standard(environment: environment))
+    return problems.isEmpty ? nil : problems.joined(separator: "\n")
+  } catch {
+    return error.description
+  }
+}
+
+/// Why a daemon that D-Bus activation started exited before answering. Its own words went to
+/// the bus daemon's stderr (and its log); the usual reason, the config, the CLI reads itself.
+@MainActor
+func whyActivationFailed(busMessage: String) -> String {
+  guard let problems = configurationProblems() else {
+    return "the grow daemon that D-Bus activation started exited at once (\(busMessage)); "
+      + "'grow logs' says why"
+  }
+  return "the grow daemon that D-Bus activation started exited at once: the config has "
+    + "problems; nothing was started:\n\(problems)\nfix them, then run the command again "
+    + "('grow config check' checks the file)"
+}
+
+/// Where `[plugin.notify] warn-before` shows, when it is set: Do-Not-Disturb holds
+/// notifications during focus (and Grow sends a paused server nothing), so the bars say it.
+func warnBeforeNote(_ config: GrowConfig) -> String? {
+  guard let section = config.pluginSections["notify"], let entry = section["warn-before"],
+    let warn = try? section.duration("warn-before", default: 0), warn > 0
+  else { return nil }
+  return "\(section.path):\(entry.line): warn-before = \(DurationText.format(warn)) shows on "
+    + "status bars ('grow status --format i3bar|i3blocks|polybar|waybar': colour "
+    + "\(StatusBarRenderer.endingSoonColor), waybar class ending-soon); as a notification only "
+    + "while Do-Not-Disturb is off, so not during focus"
+}
+
 extension Commands {
   /// The config the daemon starts with. A broken config stops the daemon from starting, so the
   /// person fixes it now instead of wondering later why their card is missing.
   static func loadConfigurationOrExplain(_ path: String?) throws(CLIError) -> GrowConfig {
+    let explained = "the config has problems; nothing was started:\n"
+    let config: GrowConfig
     do {
-      return try loadConfiguration(path)
+      config = try loadConfiguration(path)
     } catch {
-      throw .failed("the config has problems; nothing was started:\n\(error.description)")
+      throw .failed(explained + error.description)
     }
+    let unknown = PluginHost.unknownSections(in: config, directories: .standard())
+    guard unknown.isEmpty else { throw .failed(explained + ConfigError(unknown).description) }
+    return config
   }
 
   /// `grow config check [PATH]` and `grow config cards`.
@@ -55,6 +102,7 @@ extension Commands {
       // Warnings (a pattern that backtracks exponentially) do not fail the check: Grow runs
       // such a config as it is. They come first, each with its file and line.
       for warning in config.warnings { say(warning.description) }
+      if let note = warnBeforeNote(config) { say(note) }
       let count = config.warnings.count
       let warned = count == 0 ? "" : ", \(count) warning\(count == 1 ? "" : "s")"
       let source =

@@ -71,6 +71,9 @@ struct Doctor {
     checks.append(checkDoNotDisturb())
     checks.append(checkDisplay())
     checks.append(checkConfig())
+    if case .success(let config) = loadConfig(), let note = warnBeforeNote(config) {
+      checks.append(.ok("warn-before", note))
+    }
     checks.append(checkDataDirectory())
     checks += checkPlugins()
     return checks
@@ -113,6 +116,14 @@ struct Doctor {
         fix: "run 'grow install --user' again from the grow you use now")
     }
     if isActivatable(GrowBusAPI.busName) {
+      if let problems = configurationProblems(environment: environment) {
+        return .failed(
+          "daemon",
+          "not running; D-Bus activation would start it, but it would exit at once: the config "
+            + "has problems: \(problems.replacing("\n", with: "; "))",
+          fix: "edit \(GrowConfig.defaultPath(environment: environment)); 'grow config check' "
+            + "lists every problem")
+      }
       let how = executable.map { " (\($0) daemon, from \(serviceFile))" } ?? ""
       return .ok("daemon", "not running; D-Bus activation starts it on first use\(how)")
     }

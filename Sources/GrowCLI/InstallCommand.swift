@@ -123,11 +123,17 @@ struct UserInstaller {
 
   func remove() throws(InstallError) {
     var removed = 0
+    var removedUnit = false
     for path in [paths.dbusService, paths.systemdUnit, paths.autostartEntry] {
-      if try removeOurs(path, because: nil) { removed += 1 }
+      guard try removeOurs(path, because: nil) else { continue }
+      removed += 1
+      if path == paths.systemdUnit { removedUnit = true }
     }
     if removed == 0 { say("Nothing to remove: grow install --user has written nothing here.") }
-    say("A unit you enabled stays enabled until: systemctl --user disable --now grow.service")
+    // Only a unit can have been enabled; after an autostart entry there is nothing to disable.
+    if removedUnit {
+      say("A unit you enabled stays enabled until: systemctl --user disable --now grow.service")
+    }
   }
 
   private func write(_ text: String, to path: String) throws(InstallError) {

@@ -128,6 +128,8 @@ struct InstallReport: Encodable {
   var source: String
   var installed: String
   var replaced: Bool
+  /// The plugin of the other kind with this id that the install removed.
+  var removed: String?
   /// What was done about config.ini, or what to do.
   var config: String
   /// Whether config.ini was changed.
@@ -139,7 +141,7 @@ struct InstallReport: Encodable {
   var error: String?
 
   enum CodingKeys: String, CodingKey {
-    case id, kind, source, installed, replaced, config, state, error
+    case id, kind, source, installed, replaced, removed, config, state, error
     case configChanged = "config_changed"
     case daemonRunning = "daemon_running"
     case daemonChanges = "daemon_changes"
@@ -239,7 +241,8 @@ extension Commands {
     let (configText, configChanged) = enable(id)
     var report = InstallReport(
       id: id, kind: installation.kind.rawValue, source: installation.source,
-      installed: installation.destination, replaced: installation.replaced, config: configText,
+      installed: installation.destination, replaced: installation.replaced,
+      removed: installation.replacedOther, config: configText,
       configChanged: configChanged, daemonRunning: false, daemonChanges: [])
     try tellDaemon(about: installation, report: &report)
     if arguments.flag("json") { return say(jsonText(report)) }
@@ -247,6 +250,10 @@ extension Commands {
       "\(installation.replaced ? "replaced" : "installed") plugin '\(id)' "
         + "(\(installation.kind.rawValue)): \(installation.destination)")
     say("  from \(installation.source)")
+    if let other = installation.replacedOther {
+      let otherKind = installation.kind == .library ? "program" : "library"
+      say("  replacing the \(otherKind) plugin '\(id)' it removed: \(other)")
+    }
     say("config: \(configText)")
     guard report.daemonRunning else {
       return say("daemon: not running; it starts '\(id)' when it starts ('grow start' starts it)")

@@ -44,6 +44,9 @@ struct PluginScaffold {
   /// PREFIX/lib/grow of the grow that writes it: the SDK the package builds against.
   let sdk: String
 
+  /// Where `make install` put the plugin guides: PREFIX/share/doc/grow beside PREFIX/lib/grow.
+  var docs: String { PathText.directory(of: PathText.directory(of: sdk)) + "/share/doc/grow" }
+
   /// The ids `grow plugin new` accepts: valid config names (`ConfigSchema.isValidName`) that
   /// also make a Swift module name and a file name without surprises.
   static func isValidID(_ id: String) -> Bool {
@@ -148,7 +151,7 @@ struct PluginScaffold {
 
     /// Greets every focus phase as it starts, in the daemon's log and in `grow plugins`.
     /// React to other events the same way: PhaseEnded, PhasePaused, SessionStopped, ...
-    /// (docs/writing-plugins.md in Grow's sources lists them and everything `context` offers).
+    /// (\(docs)/writing-plugins.md lists them and everything `context` offers).
     public final class \(typeName): GrowPlugin {
       public static let id = "\(id)"
       public static let summary = "greets every focus phase as it starts"
@@ -217,7 +220,7 @@ struct PluginScaffold {
     \"\"\"The Grow plugin '\(id)': greets every focus phase as it starts.
 
     Grow writes one JSON object per event to stdin and reads commands from stdout (the line
-    protocol, docs/plugin-protocol.md in Grow's sources). Stderr lines go to the daemon's log.
+    protocol, \(docs)/plugin-protocol.md). Stderr lines go to the daemon's log.
     \"\"\"
     import json
     import sys
@@ -241,7 +244,7 @@ struct PluginScaffold {
     # The Grow plugin '\(id)': greets every focus phase as it starts.
     #
     # Grow writes one JSON object per event to stdin and reads commands from stdout (the line
-    # protocol, docs/plugin-protocol.md in Grow's sources). Stderr lines go to the daemon's log.
+    # protocol, \(docs)/plugin-protocol.md). Stderr lines go to the daemon's log.
     # Keys are sorted and there are no spaces, so fixed patterns find fields.
     focus_started=0
     while IFS= read -r line; do
@@ -289,6 +292,13 @@ struct PluginScaffold {
 
   // MARK: README
 
+  /// A Swift plugin sets its note, which `grow plugins` shows; a program has only the log.
+  private var whereTheGreetingShows: String {
+    language == .swift
+      ? "`grow plugins` shows the last greeting under the plugin"
+      : "`grow logs --plugin \(id)` shows each greeting, a line of the daemon's log"
+  }
+
   private var readme: String {
     let build: String
     let test: String
@@ -310,7 +320,7 @@ struct PluginScaffold {
       files = """
         - `grow-plugin-\(id).\(language == .python ? "py" : "sh")`: the plugin, a program that \
         reads events on stdin and writes commands on stdout (the line protocol:
-          docs/plugin-protocol.md in Grow's sources).
+          \(docs)/plugin-protocol.md).
         - `test-plugin`: feeds it the lines of a focus phase starting and checks its answer.
         """
     }
@@ -318,7 +328,7 @@ struct PluginScaffold {
       # \(id): a Grow plugin
 
       Made by `grow plugin new \(id) --\(language.rawValue)`. It greets every focus phase as
-      it starts (`grow plugins` shows the last greeting under the plugin).
+      it starts (\(whereTheGreetingShows)).
 
       \(files)
 

@@ -65,6 +65,38 @@ struct StatusBarRenderer {
   let template: StatusTemplate
   /// How bars call `grow` back (polybar action tags).
   let growCommand: String
+  /// `[plugin.notify] warn-before`: this long before a running focus ends, the bars show it
+  /// ending soon (its own colour, waybar's `ending-soon` class). A notification cannot say it
+  /// then: Do-Not-Disturb holds notifications during focus. nil: never.
+  var warnBefore: TimeInterval? = nil
+
+  /// The colour bars give ending-soon focus.
+  static let endingSoonColor = "#ff4fd8"
+
+  /// Whether `snapshot` is a running focus within `warnBefore` of its end at `now`.
+  func isEndingSoon(_ snapshot: StatusSnapshot, at now: Date) -> Bool {
+    guard let warnBefore, warnBefore > 0, let status = snapshot.status, status.state == .focus,
+      !status.paused, status.endsAt != nil
+    else { return false }
+    return snapshot.remaining(at: now) <= warnBefore
+  }
+
+  /// The next instant the line can look different: the template's clock, or the moment focus
+  /// starts ending soon.
+  func nextChange(after now: Date, of snapshot: StatusSnapshot) -> Date? {
+    let clockChange = clock.nextChange(after: now, of: snapshot)
+    guard let warnBefore, warnBefore > 0, let status = snapshot.status, status.state == .focus,
+      !status.paused, let endsAt = status.endsAt
+    else { return clockChange }
+    let warning = endsAt.addingTimeInterval(-warnBefore)
+    guard warning > now else { return clockChange }
+    return min(clockChange ?? warning, warning)
+  }
+
+  /// The colour of `snapshot`'s line at `now`.
+  func color(_ snapshot: StatusSnapshot, at now: Date) -> String {
+    isEndingSoon(snapshot, at: now) ? Self.endingSoonColor : Self.color(snapshot.displayState)
+  }
 
   /// How often the output changes while a phase runs: the template's fields decide, plus
   /// waybar's `percentage`, which it always carries.
@@ -83,9 +115,9 @@ struct StatusBarRenderer {
     let text = template.render(snapshot, at: now)
     switch format {
     case .plain, .i3blocks: return text
-    case .polybar: return polybarLine(text, snapshot)
+    case .polybar: return polybarLine(text, snapshot, at: now)
     case .waybar: return waybarObject(text, snapshot, at: now)
-    case .i3bar: return (isFirst ? "" : ",") + i3barLine(text, snapshot)
+    case .i3bar: return (isFirst ? "" : ",") + i3barLine(text, snapshot, at: now)
     }
   }
 
@@ -95,7 +127,7 @@ struct StatusBarRenderer {
     switch format {
     case .i3blocks:
       // Interval mode: full text, short text, colour.
-      return [text, text, Self.color(snapshot.displayState)].joined(separator: "\n")
+      return [text, text, color(snapshot, at: now)].joined(separator: "\n")
     case .plain, .polybar, .waybar, .i3bar:
       return update(snapshot, at: now)
     }
@@ -106,14 +138,14 @@ struct StatusBarRenderer {
   /// `%{A1:grow toggle:}…%{A}` around the text, one area per button, and the state's colour
   /// as `%{F#…}…%{F-}`. polybar ends a command at the first unescaped `:`, so colons in the
   /// command are written `\:`; `%{` in the text would start a tag, so it is broken up.
-  private func polybarLine(_ text: String, _ snapshot: StatusSnapshot) -> String {
+  private func polybarLine(_ text: String, _ snapshot: StatusSnapshot, at now: Date) -> String {
     let clicks: [(button: Int, click: BarClick)] = [
       (1, .toggle), (2, .stop), (3, .skip), (4, .extendOneMinute),
     ]
     let escapedCommand = growCommand.replacing(":", with: "\\:")
     let open = clicks.map { "%{A\($0.button):\(escapedCommand) \($0.click.commandWords):}" }
     let body = text.replacing("%{", with: "% {")
-    let colored = "%{F\(Self.color(snapshot.displayState))}" + body + "%{F-}"
+    let colored = "%{F\(color(snapshot, at: now))}" + body + "%{F-}"
     return open.joined() + colored + String(repeating: "%{A}", count: clicks.count)
   }
 
@@ -132,7 +164,8 @@ struct StatusBarRenderer {
     let state = snapshot.displayState
     let object = WaybarObject(
       text: Self.pangoEscaped(text), alt: state.rawValue,
-      tooltip: Self.pangoEscaped(Self.tooltip(snapshot)), class: Self.classes(snapshot),
+      tooltip: Self.pangoEscaped(Self.tooltip(snapshot)),
+      class: Self.classes(snapshot) + (isEndingSoon(snapshot, at: now) ? ["ending-soon"] : []),
       percentage: snapshot.progress(at: now))
     return Self.json(object)
   }
@@ -192,8 +225,8 @@ struct StatusBarRenderer {
     }
   }
 
-  private func i3barLine(_ text: String, _ snapshot: StatusSnapshot) -> String {
-    "[" + Self.json(I3barBlock(fullText: text, color: Self.color(snapshot.displayState))) + "]"
+  private func i3barLine(_ text: String, _ snapshot: StatusSnapshot, at now: Date) -> String {
+    "[" + Self.json(I3barBlock(fullText: text, color: color(snapshot, at: now))) + "]"
   }
 
   /// Each state its own colour (i3bar `color`, i3blocks' colour line, polybar `%{F…}`);

@@ -178,7 +178,7 @@ final class StatusFollower {
       lastLine = comparable
       wroteFirstUpdate = true
     }
-    guard let next = renderer.clock.nextChange(after: now, of: snapshot) else {
+    guard let next = renderer.nextChange(after: now, of: snapshot) else {
       return tick.disarm()
     }
     // A millisecond late, so the countdown has surely crossed the boundary when we look.

@@ -424,9 +424,11 @@ public final class Daemon {
     // Plugin sections against what the plugins to start declare: on the loop, as opening a
     // library must be (mostly loaded already; a section holds a few keys).
     let result = read.flatMap { config -> Result<GrowConfig, any Error> in
-      let problems = config.pluginProblems(declared: { [plugins] id in
-        MainActor.assumeIsolated { plugins.declaredSettings(of: id) }
-      })
+      let problems =
+        plugins.unknownSections(in: config)
+        + config.pluginProblems(declared: { [plugins] id in
+          MainActor.assumeIsolated { plugins.declaredSettings(of: id) }
+        })
       return problems.isEmpty ? .success(config) : .failure(ConfigError(problems))
     }
     var report: [String] = []

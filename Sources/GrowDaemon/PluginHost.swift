@@ -522,9 +522,35 @@ public final class PluginHost {
   public static func configurationProblems(
     in config: GrowConfig, directories: PluginDirectories
   ) -> [String] {
-    plan(config: config, available: discover(in: directories)).compactMap { item in
+    let available = discover(in: directories)
+    return plan(config: config, available: available).compactMap { item in
       guard case .refuse(let reason) = item.decision else { return nil }
       return "\(config.path ?? "config"): [plugins] enable: \(reason)"
+    } + unknownSections(in: config, available: available).map(\.description)
+  }
+
+  /// `[plugin.ID]` sections without `exec` whose id names no plugin found: a misspelt id
+  /// would otherwise leave the plugin it meant on its defaults, and nothing would say so.
+  public static func unknownSections(in config: GrowConfig, directories: PluginDirectories)
+    -> [ConfigProblem]
+  {
+    unknownSections(in: config, available: discover(in: directories))
+  }
+
+  /// `unknownSections(in:directories:)` in this host's directories.
+  public func unknownSections(in config: GrowConfig) -> [ConfigProblem] {
+    Self.unknownSections(in: config, directories: directories)
+  }
+
+  static func unknownSections(in config: GrowConfig, available: [String: Source])
+    -> [ConfigProblem]
+  {
+    let known = available.keys.sorted()
+    return config.pluginSections.sorted { $0.value.line < $1.value.line }.compactMap {
+      id, section in
+      guard section["exec"] == nil, available[id] == nil else { return nil }
+      return ConfigProblem(
+        path: section.path, line: section.line, issue: .unknownPlugin(id, known: known))
     }
   }
 

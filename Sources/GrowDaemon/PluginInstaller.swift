@@ -63,6 +63,9 @@ public struct PluginInstallation: Sendable, Equatable {
   public var destination: String
   /// An earlier version was there and was replaced.
   public var replaced: Bool
+  /// The plugin of the other kind with the same id that was there and was removed: one id is
+  /// one plugin, and the daemon would otherwise pick one of the two by file name.
+  public var replacedOther: String? = nil
 }
 
 /// Puts a plugin where the daemon finds it (the last of `PluginDirectories.user`,
@@ -121,8 +124,13 @@ public enum PluginInstaller {
     let destination = directory + "/" + destinationName
     let replaced = FileManager.default.fileExists(atPath: destination)
     try copy(trusted, to: destination)
+    let other =
+      directory + "/"
+      + (kind == .library ? PluginLibrary.programName(for: id) : PluginLibrary.fileName(for: id))
+    let removedOther = FileManager.default.fileExists(atPath: other) && unlink(other) == 0
     return PluginInstallation(
-      id: id, kind: kind, source: file, destination: destination, replaced: replaced)
+      id: id, kind: kind, source: file, destination: destination, replaced: replaced,
+      replacedOther: removedOther ? other : nil)
   }
 
   /// What the daemon would refuse in library `path` of plugin `id` (entry point, API version,

@@ -11,8 +11,9 @@ import Testing
     #expect(result.stdout.isEmpty)
     #expect(
       result.stderr
-        == "grow: the grow daemon is not running; start it with 'grow daemon &' "
-        + "(or from your session's autostart)\n")
+        == "grow: the grow daemon is not running; start it with 'grow daemon &', or run "
+        + "'grow install --user' once so the first command starts it (and your session at "
+        + "login)\n")
   }
 
   @Test func startPauseResumeSkipStopDriveTheTimer() throws {

@@ -132,6 +132,55 @@ import Testing
         + "'notify'? (known: dnd, notify, statusbar, wayland, x11)\n")
   }
 
+  /// `[plugin.notfy]`: an error with a did-you-mean in `grow config check`, `grow reload`
+  /// (which keeps the old config) and at the daemon's start; fine once a plugin `notfy` is
+  /// installed.
+  @Test func aMisspeltPluginSectionIsAnErrorUnlessThatPluginIsInstalled() throws {
+    let harness = try DaemonHarness(config: "[timer]\nfocus = 25m\n", environment: ["DISPLAY": ""])
+    try harness.writeConfig("[timer]\nfocus = 25m\n\n[plugin.notfy]\nenabled = true\n")
+    let problem =
+      "\(harness.configPath):4: no plugin 'notfy' for [plugin.notfy]; did you mean "
+      + "[plugin.notify]? (plugins found: dnd, notify, statusbar, wayland, x11; a program "
+      + "plugin's section needs exec = ...)"
+    let check = try harness.grow("config", "check")
+    #expect(check.status == 1)
+    #expect(check.stderr == "grow: \(problem)\n")
+    let reload = try harness.grow("reload")
+    #expect(reload.status == 1)
+    #expect(reload.stderr.contains(problem), "\(reload.stderr)")
+    harness.daemon?.terminate()
+
+    let fresh = try DaemonHarness(
+      config: "[timer]\nfocus = 25m\n\n[plugin.notfy]\nenabled = true\n", startDaemon: false)
+    let daemon = try fresh.grow("daemon")
+    #expect(daemon.status == 1)
+    #expect(daemon.stderr.contains(fresh.configPath + ":4: no plugin 'notfy'"), "\(daemon.stderr)")
+
+    try FileManager.default.createDirectory(
+      atPath: fresh.pluginDirectory, withIntermediateDirectories: true)
+    let program = fresh.pluginDirectory + "/grow-plugin-notfy"
+    #expect(FileManager.default.createFile(atPath: program, contents: Data("#!/bin/sh\n".utf8)))
+    chmod(program, 0o755)
+    let installed = try fresh.grow("config", "check")
+    #expect(installed.status == 0, "\(installed.stderr)")
+  }
+
+  /// Where `warn-before` will show: on the bars, since Do-Not-Disturb holds notifications
+  /// during focus. Said by `grow config check` and `grow doctor`.
+  @Test func checkAndDoctorSayWhereWarnBeforeShows() throws {
+    let harness = try DaemonHarness(
+      config: "[plugin.notify]\nwarn-before = 1m\n", startDaemon: false)
+    let note =
+      "\(harness.configPath):2: warn-before = 1m shows on status bars ('grow status --format "
+      + "i3bar|i3blocks|polybar|waybar': colour #ff4fd8, waybar class ending-soon); as a "
+      + "notification only while Do-Not-Disturb is off, so not during focus"
+    let check = try harness.grow("config", "check")
+    #expect(check.status == 0)
+    #expect(check.stdout.hasPrefix(note + "\n"), "\(check.stdout)")
+    let doctor = try harness.grow("doctor")
+    #expect(doctor.stdout.contains("✔ warn-before: " + note + "\n"), "\(doctor.stdout)")
+  }
+
   @Test func checkOfAMissingExplicitFileFails() throws {
     let harness = try DaemonHarness(startDaemon: false)
     let check = try harness.grow("config", "check", "/nonexistent/grow.ini")

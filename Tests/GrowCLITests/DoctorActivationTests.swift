@@ -69,4 +69,38 @@ import Testing
         + "bus does not read it; fix: start grow at login instead ('grow install --user "
         + "--autostart'), or give the bus the standard session service directories")
   }
+
+  /// A config typo the morning after: D-Bus activation starts the daemon, which exits at once.
+  /// The person sees the config's own error (file, line, the fix) from `grow start` and
+  /// `grow status` (exit 3: no daemon), in `grow logs`, and on doctor's activation line.
+  @Test func aBrokenConfigIsWhatActivationSaysWhenTheDaemonExits() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    let services = harness.environment["XDG_DATA_HOME", default: ""] + "/dbus-1/services"
+    let (bus, environment) = try harness.activatingBus(services: services)
+    defer { bus.terminate() }
+    let install = try Command.run(
+      Binaries.grow, ["install", "--user", "--autostart"], environment: environment)
+    #expect(install.status == 0, "\(install.stderr)")
+    try harness.writeConfig("[timer]\nfocus = 25 minutes\n")
+    let problem =
+      "\(harness.configPath):2: focus = '25 minutes' in [timer]: '25 minutes' is not a "
+      + "duration; write it like 25m, 90s or 1h30m"
+
+    for command in ["start", "status"] {
+      let result = try Command.run(Binaries.grow, [command], environment: environment)
+      #expect(result.status == 3)
+      #expect(
+        result.stderr
+          == "grow: the grow daemon that D-Bus activation started exited at once: the config "
+          + "has problems; nothing was started:\n\(problem)\nfix them, then run the command "
+          + "again ('grow config check' checks the file)\n")
+    }
+    let logs = try Command.run(Binaries.grow, ["logs"], environment: environment)
+    #expect(logs.stdout.contains("grow[daemon] error: " + problem), "\(logs)")
+    #expect(
+      try daemonLine(environment)
+        == "✘ daemon: not running; D-Bus activation would start it, but it would exit at once: "
+        + "the config has problems: \(problem); fix: edit \(harness.configPath); "
+        + "'grow config check' lists every problem")
+  }
 }

@@ -226,12 +226,23 @@ import Testing
         removed \(paths.dbusService)
         left \(paths.unit) alone: grow install --user did not write it
         removed \(paths.autostart)
-        A unit you enabled stays enabled until: systemctl --user disable --now grow.service
 
         """)
     #expect(read(paths.dbusService) == nil)
     #expect(read(paths.autostart) == nil)
     #expect(read(paths.unit) == "[Unit]\n")
+
+    // Only a unit it wrote can have been enabled: then, and only then, the systemctl hint.
+    try FileManager.default.removeItem(atPath: paths.unit)
+    #expect(try harness.grow("install", "--user", "--systemd").status == 0)
+    let removedUnit = try harness.grow("install", "--user", "--remove")
+    #expect(
+      removedUnit.stdout == """
+        removed \(paths.dbusService)
+        removed \(paths.unit)
+        A unit you enabled stays enabled until: systemctl --user disable --now grow.service
+
+        """)
   }
 
   @Test func withoutUserItSaysWhatToRun() throws {
@@ -309,6 +320,8 @@ import Testing
     "usr/share/bash-completion/completions/grow",
     "usr/share/dbus-1/interfaces/org.grow.Grow1.Timer.xml",
     "usr/share/dbus-1/services/org.grow.Grow1.service",
+    "usr/share/doc/grow/plugin-protocol.md",
+    "usr/share/doc/grow/writing-plugins.md",
     "usr/share/fish/vendor_completions.d/grow.fish",
     "usr/share/man/man1/grow.1",
     "usr/share/man/man5/grow.ini.5",
@@ -396,5 +409,151 @@ import Testing
     #expect(uninstall.status == 0, "\(uninstall.stderr)")
     let left = try FileManager.default.contentsOfDirectory(atPath: stage)
     #expect(left == [])
+  }
+
+  /// The commands of README.md's "Installing" block before `grow install --user`, comments
+  /// and `sudo` dropped: what a person types to build and install.
+  static func readmeInstallCommands() throws -> [[String]] {
+    let readme = try String(
+      contentsOf: RepoPaths.root.appendingPathComponent("README.md"), encoding: .utf8)
+    let section = try #require(readme.components(separatedBy: "## Installing\n").dropFirst().first)
+    let block = try #require(section.components(separatedBy: "```").dropFirst().first)
+    var commands: [[String]] = []
+    for line in block.split(separator: "\n").dropFirst() {
+      let words = (line.split(separator: "#").first ?? "").split(separator: " ").map(String.init)
+      guard !words.isEmpty else { continue }
+      if words.first == "grow" { break }
+      commands.append(words.first == "sudo" ? Array(words.dropFirst()) : words)
+    }
+    return commands
+  }
+
+  /// The README's two commands: the build step builds everything `make install NO_BUILD=1`
+  /// copies, and the install step installs it into a staging root that `make uninstall`
+  /// empties again. The build step runs as `make -n` (what it would build): a nested build
+  /// would wait for the lock this swift test holds, and a release build costs minutes; the
+  /// install step installs the debug build the tests already have.
+  @Test func theREADMEsInstallCommandsBuildWhatInstallNeedsAndInstall() throws {
+    let commands = try Self.readmeInstallCommands()
+    try #require(commands.count == 2, "\(commands)")
+    let build = commands[0]
+    let install = commands[1]
+    try #require(
+      build.first == "make",
+      "README's build step '\(build.joined(separator: " "))' is not a make target: a plain swift build leaves out what make install needs"
+    )
+    let dryRun = try Command.run(
+      "make", ["-n", "-C", RepoPaths.root.path] + build.dropFirst(), timeout: 60)
+    #expect(dryRun.status == 0, "\(dryRun.stderr)")
+    let built = dryRun.stdout
+    for product in [
+      "grow", "grow-plugin-notify", "grow-plugin-dnd", "grow-plugin-x11",
+      "grow-plugin-wayland", "grow-plugin-statusbar",
+    ] {
+      #expect(built.contains(" \(product) ") || built.contains(" \(product);"), "\(built)")
+    }
+    #expect(built.contains("swift build -c release --product"), "\(built)")
+    #expect(built.contains("-c release --target GrowPluginTesting"), "\(built)")
+
+    #expect(install.starts(with: ["make", "install"]) && install.contains("NO_BUILD=1"))
+    let stage = FileManager.default.temporaryDirectory
+      .appendingPathComponent("grow-readme-install-\(getpid())").path
+    defer { try? FileManager.default.removeItem(atPath: stage) }
+    let staging = [
+      "-C", RepoPaths.root.path, "DESTDIR=\(stage)", "PREFIX=/usr", "CONFIGURATION=debug",
+    ]
+    let installed = try Command.run(
+      "make", staging + install.dropFirst(), timeout: 120)
+    #expect(installed.status == 0, "\(installed.stderr)")
+    #expect(files(under: stage).contains("usr/lib/grow/libGrowPluginTesting.a"))
+    let uninstall = try Command.run("make", ["uninstall"] + staging, timeout: 60)
+    #expect(uninstall.status == 0, "\(uninstall.stderr)")
+    #expect(files(under: stage) == [])
+  }
+
+  /// A build without the plugin test kit (what a plain `swift build` makes) is refused before
+  /// anything is written, with the build to run.
+  @Test func aBuildWithoutTheTestKitIsRefusedBeforeAnythingIsInstalled() throws {
+    let root = FileManager.default.temporaryDirectory
+      .appendingPathComponent("grow-partial-build-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: root) }
+    let build = root.appendingPathComponent("build")
+    let modules = build.appendingPathComponent("Modules")
+    try FileManager.default.createDirectory(at: modules, withIntermediateDirectories: true)
+    let debug = RepoPaths.root.appendingPathComponent(".build/debug")
+    let entries = try FileManager.default.contentsOfDirectory(atPath: debug.path)
+    for entry in entries where entry == "grow" || entry.hasSuffix(".so") {
+      try FileManager.default.createSymbolicLink(
+        at: build.appendingPathComponent(entry),
+        withDestinationURL: debug.appendingPathComponent(entry))
+    }
+    for module in ["GrowCore", "GrowConfig", "GrowLoop", "GrowDBus", "GrowPluginKit"] {
+      try FileManager.default.createSymbolicLink(
+        at: modules.appendingPathComponent("\(module).swiftinterface"),
+        withDestinationURL: debug.appendingPathComponent("Modules/\(module).swiftinterface"))
+    }
+    let stage = root.appendingPathComponent("stage").path
+    let result = try Command.run(
+      RepoPaths.scripts.appendingPathComponent("install-grow").path,
+      ["install", build.path, "/usr", stage], environment: ["BUILD_COMMAND": "make release"],
+      timeout: 60)
+    #expect(result.status == 1)
+    #expect(
+      result.stderr == "install-grow: error: \(build.path) lacks "
+        + "Modules/GrowPluginTesting.swiftinterface GrowPluginTesting.build/*.o; nothing was "
+        + "installed. Run 'make release' as yourself first (it builds grow, each plugin and the "
+        + "SDK with its test kit; a plain 'swift build' leaves out the test kit), then this again.\n"
+    )
+    #expect(!FileManager.default.fileExists(atPath: stage))
+  }
+
+  /// An install that stops half way (here a file where the man page directory goes) has
+  /// listed what it wrote, so `make uninstall` removes it.
+  @Test func anInstallThatStopsHalfWayCanBeUninstalled() throws {
+    let stage = FileManager.default.temporaryDirectory
+      .appendingPathComponent("grow-half-install-\(getpid())").path
+    defer { try? FileManager.default.removeItem(atPath: stage) }
+    try FileManager.default.createDirectory(
+      atPath: stage + "/usr/share", withIntermediateDirectories: true)
+    #expect(FileManager.default.createFile(atPath: stage + "/usr/share/man", contents: Data()))
+    let make = [
+      "-C", RepoPaths.root.path, "DESTDIR=\(stage)", "PREFIX=/usr", "CONFIGURATION=debug",
+      "NO_BUILD=1",
+    ]
+    let install = try Command.run("make", ["install"] + make, timeout: 120)
+    #expect(install.status != 0)
+    #expect(files(under: stage).contains("usr/bin/grow"))
+    let uninstall = try Command.run("make", ["uninstall"] + make, timeout: 60)
+    #expect(uninstall.status == 0, "\(uninstall.stderr)")
+    #expect(files(under: stage) == ["usr/share/man"])
+  }
+  /// `make uninstall` after `grow install --user`: the D-Bus service file and the autostart
+  /// entry that start the removed grow go too (left behind, every caller of org.grow.Grow1
+  /// would get Spawn.ExecFailed); files for another grow stay.
+  @Test func uninstallAlsoRemovesWhatGrowInstallUserWroteForThatGrow() throws {
+    let harness = try DaemonHarness(startDaemon: false, environment: ["SUDO_USER": ""])
+    let prefix = harness.bus.directory.appendingPathComponent("prefix").path
+    let make = [
+      "-C", RepoPaths.root.path, "PREFIX=\(prefix)", "CONFIGURATION=debug", "NO_BUILD=1",
+    ]
+    let install = try Command.run(
+      "make", ["install"] + make, environment: harness.environment, timeout: 120)
+    try #require(install.status == 0, "\(install.stderr)")
+    let user = try Command.run(
+      prefix + "/bin/grow", ["install", "--user", "--autostart"], environment: harness.environment)
+    try #require(user.status == 0, "\(user.stderr)")
+    let paths = InstallTests.Paths(harness)
+    #expect(FileManager.default.fileExists(atPath: paths.dbusService))
+
+    let uninstall = try Command.run(
+      "make", ["uninstall"] + make, environment: harness.environment, timeout: 60)
+    #expect(uninstall.status == 0, "\(uninstall.stderr)")
+    #expect(
+      uninstall.stdout.contains(
+        "install-grow: removed \(paths.dbusService) ('grow install --user' wrote it to start "
+          + "\(prefix)/bin/grow)\n"), "\(uninstall.stdout)")
+    #expect(!FileManager.default.fileExists(atPath: paths.dbusService))
+    #expect(!FileManager.default.fileExists(atPath: paths.autostart))
+    #expect(!uninstall.stdout.contains("systemctl"))
   }
 }

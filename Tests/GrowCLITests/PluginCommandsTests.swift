@@ -226,6 +226,47 @@ import Testing
     #expect(again.stdout.contains("config: enabled already"))
     #expect(again.stdout.contains("daemon: restarted plugin 'greeter'"))
     #expect(again.stdout.contains("daemon: 'greeter' is running"))
+
+    // What the template's README promises: where the greeting shows, and the guide it cites.
+    let readme = try #require(Self.contents(work + "/greeter/README.md"))
+    #expect(readme.contains("(`grow logs --plugin greeter` shows each greeting"), "\(readme)")
+    let logs = try harness.grow("logs", "--plugin", "greeter")
+    #expect(logs.stdout.contains("good luck with focus 1"), "\(logs)")
+    let program = try #require(Self.contents(work + "/greeter/grow-plugin-greeter.py"))
+    #expect(!program.contains("in Grow's sources"))
+  }
+
+  /// A program plugin, then a Swift library with the same id (the docs' Python example, then
+  /// their Swift one): the library replaces the program, install says so, and the daemon runs
+  /// the library; never both on disk with one silently winning.
+  @Test(.timeLimit(.minutes(2)))
+  func aLibraryWithAProgramsIDReplacesItAndSaysSo() throws {
+    let harness = try DaemonHarness(environment: ["DISPLAY": ""])
+    let work = harness.bus.directory.path
+    let plugins = harness.pluginDirectory
+    let id = "throws-in-handler"
+    let program = try Self.shell(
+      "grow plugin new \(id) --shell\ngrow plugin install \(id)", in: work, bin: Self.buildBin,
+      harness: harness)
+    try #require(program.status == 0, "\(program)")
+    try FileManager.default.copyItem(
+      atPath: try FixturePlugins.library("libgrowtest-throws-in-handler.so"),
+      toPath: work + "/libgrow-plugin-\(id).so")
+    let library = try Self.shell(
+      "grow plugin install libgrow-plugin-\(id).so", in: work, bin: Self.buildBin,
+      harness: harness)
+    #expect(library.status == 0, "\(library)")
+    #expect(
+      library.stdout.contains(
+        "installed plugin '\(id)' (library): \(plugins)/libgrow-plugin-\(id).so\n"
+          + "  from \(work)/libgrow-plugin-\(id).so\n"
+          + "  replacing the program plugin '\(id)' it removed: \(plugins)/grow-plugin-\(id)\n"),
+      "\(library.stdout)")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: plugins) == ["libgrow-plugin-\(id).so"])
+    let listed = try #require(try harness.plugins()[id])
+    #expect(listed["source"] == "library", "\(listed)")
+    #expect(listed["state"] == "running", "\(listed)")
   }
 
   /// The three commands of docs/writing-plugins.md ("From nothing to a running plugin"), read

@@ -166,6 +166,98 @@ import Testing
     #expect(!polybar.stderr.contains("Dropping unmatched character"), "\(polybar.stderr)")
   }
 
+  /// `[plugin.notify] warn-before` during focus, where Do-Not-Disturb keeps the notification
+  /// away: i3bar and polybar turn the focus colour to the ending-soon one when that much is
+  /// left, i3blocks' interval block gives that colour too.
+  static let endingSoonConfig = "[timer]\nfocus = 30s\n\n[plugin.notify]\nwarn-before = 25s\n"
+
+  @Test(.enabled(if: installed("i3") && installed("i3bar") && installed("import")))
+  func i3barShowsFocusEndingSoonInItsOwnColour() throws {
+    let harness = try DaemonHarness(config: Self.endingSoonConfig, startDaemon: false)
+    // i3 gets a config home of its own; the bar's grow reads the person's config.ini.
+    let configHome = harness.environment["XDG_CONFIG_HOME", default: ""]
+    let display = try PrivateDisplay(
+      windowManager: .i3,
+      i3Config: """
+        bar {
+          status_command exec env XDG_CONFIG_HOME='\(configHome)' '\(Binaries.grow)' \
+        status --follow --format i3bar
+          position top
+          font pango:monospace 12
+        }
+
+        """, windowManagerEnvironment: harness.environment)
+    try harness.start()
+    #expect(try harness.grow("start").status == 0)
+    try expectColour("#ff4fd8", bar: "i3bar") {
+      try display.screenshot(width: 1024, height: 24, savingPNGTo: $0)
+    }
+  }
+
+  @Test(.enabled(if: installed("polybar") && installed("import")))
+  func polybarShowsFocusEndingSoonInItsOwnColour() throws {
+    let harness = try DaemonHarness(config: Self.endingSoonConfig)
+    let display = try PrivateDisplay()
+    let config = harness.bus.directory.appendingPathComponent("polybar.ini")
+    try """
+    [bar/grow]
+    width = 300
+    height = 28
+    override-redirect = true
+    background = #222222
+    font-0 = monospace:size=12;2
+    modules-left = grow
+
+    [module/grow]
+    type = custom/script
+    exec = exec '\(Binaries.grow)' status --follow --format polybar
+    tail = true
+
+    """.write(to: config, atomically: true, encoding: .utf8)
+    let polybar = try BackgroundProcess(
+      "polybar", ["-c", config.path, "grow"],
+      environment: harness.environment.merging(display.environment) { $1 })
+    defer { polybar.kill() }
+    #expect(try harness.grow("start").status == 0)
+    try expectColour("#ff4fd8", bar: "polybar") {
+      try display.screenshot(width: 300, height: 28, savingPNGTo: $0)
+    }
+  }
+
+  @Test(.enabled(if: installed("i3blocks")))
+  func i3blocksShowsFocusEndingSoonInItsOwnColour() throws {
+    let harness = try DaemonHarness(config: Self.endingSoonConfig)
+    let config = harness.bus.directory.appendingPathComponent("i3blocks.conf")
+    try """
+    [grow]
+    command=exec '\(Binaries.grow)' status --format i3blocks
+    interval=1
+
+    """.write(to: config, atomically: true, encoding: .utf8)
+    let i3blocks = try BackgroundProcess(
+      "i3blocks", ["-c", config.path], environment: harness.environment)
+    defer { i3blocks.kill() }
+    #expect(try harness.grow("start").status == 0)
+    #expect(
+      i3blocks.waitUntil(timeout: 30) { i3blocks.stdout.contains(##""color":"#ff4fd8""##) },
+      "\(i3blocks.stdout)")
+  }
+
+  /// Waits (generously) until the bar shows `color` on 20 pixels or more.
+  private func expectColour(
+    _ color: String, bar: String, screenshot: (String) throws -> Screenshot
+  ) throws {
+    let png = FileManager.default.temporaryDirectory
+      .appendingPathComponent("grow-\(bar)-ending-soon.png").path
+    var seen = 0
+    let deadline = Date().addingTimeInterval(40)
+    while seen < 20, Date() < deadline {
+      seen = try screenshot(png).count(of: color)
+      if seen < 20 { Thread.sleep(forTimeInterval: 0.2) }
+    }
+    #expect(seen >= 20, "\(bar) never showed \(color): see \(png)")
+  }
+
   /// Takes the daemon through every state a bar shows. In each, `pixels` counts the pixels of
   /// the state's colour on a screenshot saved as PNG; the line's characters must all be in
   /// DejaVu Sans Mono.

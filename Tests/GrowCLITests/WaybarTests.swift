@@ -110,6 +110,23 @@ struct WaybarTests {
         + String(format: "%.3f", phaseLate) + " s after focus ended")
   }
 
+  /// `[plugin.notify] warn-before`: focus turns the example's ending-soon colour when that
+  /// much is left (the follower wakes for it), where no notification shows during focus.
+  @Test func focusEndingSoonShowsInItsOwnColour() throws {
+    let session = try WaylandSession.required()
+    let config = "[timer]\nfocus = 30s\n\n[plugin.notify]\nwarn-before = 25s\n"
+    let harness = try daemon(session, config: config)
+    // The bar's grow reads the session user's config.ini, as the person's does.
+    try session.writeUserConfig("grow/config.ini", config)
+    let waybar = try startWaybar(session)
+    defer { waybar.terminate() }
+    try harness.grow("start")
+    #expect(
+      try harness.eventually(timeout: 30) {
+        try bar(session, savingAs: "waybar-ending-soon").count(of: "#ff4fd8") > 20
+      })
+  }
+
   /// The example's actions, clicked for real: left toggles, scroll up extends by a minute, right
   /// skips, middle stops; the module redraws after each.
   @Test func clicksAndScrollOnTheModuleDriveGrow() throws {

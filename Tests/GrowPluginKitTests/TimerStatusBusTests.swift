@@ -27,6 +27,28 @@ struct TimerStatusBusTests {
     #expect(TimerStatus(busValues: status.busValues) == status)
   }
 
+  /// One rounding rule for every countdown: 14.4 s left shows 0:15 paused (from the bus's
+  /// `Remaining`, and in `grow status --json`) as it does running (from `EndsAt`), so a resume
+  /// never makes the countdown go up.
+  @Test func aPausedCountdownShowsWhatTheSameRunningOneShows() throws {
+    let now = Date(timeIntervalSince1970: 1_777_000_000)
+    var running = TimerStatus.idle
+    running.state = .focus
+    running.duration = 30
+    running.remaining = 14.4
+    running.endsAt = now.addingTimeInterval(14.4)
+    var paused = running
+    paused.paused = true
+    paused.endsAt = nil
+    let template = try StatusTemplate("{icon} {remaining}")
+    let shown = { (status: TimerStatus) in
+      template.render(StatusSnapshot(status: TimerStatus(busValues: status.busValues)), at: now)
+    }
+    #expect(shown(paused) == "‖ 0:15")
+    #expect(shown(running) == "● 0:15")
+    #expect(TimerStatusJSON(paused).remaining == 15)
+  }
+
   @Test func idleAndWaitingComeBackWithNothingInvented() {
     #expect(TimerStatus(busValues: TimerStatus.idle.busValues) == .idle)
     var waiting = TimerStatus.idle

@@ -49,6 +49,8 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
     case unparsableLine(String)
     case keyOutsideSection(key: String, belongsIn: String?)
     case unknownSection(String)
+    /// A `[plugin.ID]` section (without `exec`) whose id names no plugin that was found.
+    case unknownPlugin(String, known: [String])
     case sectionNameTooLong(String, limit: Int)
     /// `what` is "card name" or "plugin id".
     case invalidName(String, what: String, section: String)
@@ -97,6 +99,10 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
       return "key '\(key)' is outside any section; \(advice)"
     case .unknownSection(let name):
       return "unknown section [\(name)]; " + Self.sectionAdvice(for: name)
+    case .unknownPlugin(let id, let known):
+      let guess = closestMatch(to: id, in: known).map { "did you mean [plugin.\($0)]? " } ?? ""
+      return "no plugin '\(id)' for [plugin.\(id)]; \(guess)(plugins found: "
+        + "\(known.joined(separator: ", ")); a program plugin's section needs exec = ...)"
     case .sectionNameTooLong(let name, let limit):
       return "section name [\(name.prefix(20))…] is too long; at most \(limit) characters"
     case .invalidName(let name, let what, let section):

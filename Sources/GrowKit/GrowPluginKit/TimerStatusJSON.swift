@@ -42,7 +42,9 @@ public struct TimerStatusJSON: Encodable, Equatable, Sendable {
     paused = status.paused
     card = status.card.isEmpty ? nil : status.card
     duration = whole(status.duration)
-    remaining = whole(status.remaining)
+    // Rounded up, as every countdown is shown (DurationText.clock): 14.4 s left reads 0:15
+    // paused and running alike.
+    remaining = Int(max(0, status.remaining).rounded(.up))
     elapsed = whole(status.elapsed)
     startedAt = status.startedAt.map(Self.isoText)
     endsAt = status.endsAt.map(Self.isoText)
@@ -95,7 +97,9 @@ extension TimerStatus {
       "Paused": .bool(paused),
       "Card": .string(card),
       "Duration": .uint32(BusEncoding.seconds(duration)),
-      "Remaining": .uint32(BusEncoding.seconds(remaining)),
+      // Rounded up like every countdown (DurationText.clock), so a paused phase shows what
+      // the same phase running shows.
+      "Remaining": .uint32(UInt32(clamping: Int64(max(0, remaining).rounded(.up)))),
       "Elapsed": .uint32(BusEncoding.seconds(elapsed)),
       "StartedAt": .int64(BusEncoding.microseconds(startedAt)),
       "EndsAt": .int64(BusEncoding.microseconds(endsAt)),

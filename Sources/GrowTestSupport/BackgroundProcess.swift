@@ -21,13 +21,17 @@ public final class BackgroundProcess: @unchecked Sendable {
   private let status = LockedBox<Int32?>(nil)
 
   /// Starts `executable` (a path, or a name on the child's `PATH`) with `args`.
-  /// `environment` is merged over this process's environment. Stdin is empty, unless
-  /// `writableStdin`: then it is a pipe that `writeToStdin` feeds (as i3bar feeds clicks).
+  /// `environment` is merged over this process's environment, or is the whole environment
+  /// when not `inheritingEnvironment`; `directory` is the child's working directory (nil:
+  /// ours). Stdin is empty, unless `writableStdin`: then it is a pipe that `writeToStdin`
+  /// feeds (as i3bar feeds clicks).
   public init(
     _ executable: String, _ args: [String], environment: [String: String] = [:],
-    writableStdin: Bool = false
+    inheritingEnvironment: Bool = true, directory: String? = nil, writableStdin: Bool = false
   ) throws {
-    let childEnvironment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let childEnvironment =
+      inheritingEnvironment
+      ? ProcessInfo.processInfo.environment.merging(environment) { $1 } : environment
     commandLine = ([executable] + args).joined(separator: " ")
 
     logDirectory = FileManager.default.temporaryDirectory
@@ -56,7 +60,7 @@ public final class BackgroundProcess: @unchecked Sendable {
     do {
       pid = try Spawn.start(
         path, args, environment: childEnvironment, stdin: input.read, stdout: output,
-        stderr: errorOutput)
+        stderr: errorOutput, directory: directory)
     } catch {
       if input.write >= 0 { close(input.write) }
       throw CommandError.launchFailed(command: commandLine, underlying: error)

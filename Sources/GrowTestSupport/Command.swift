@@ -33,7 +33,9 @@ public enum Command {
   ///
   /// - Parameters:
   ///   - executable: a path, or a name looked up on the `PATH` of the child's environment.
-  ///   - environment: merged over this process's environment (pass `bus.environment`).
+  ///   - environment: merged over this process's environment (pass `bus.environment`), or
+  ///     the whole environment when not `inheritingEnvironment`.
+  ///   - directory: the child's working directory (nil: ours).
   ///   - stdin: written to the child's standard input, which is then closed; `nil` gives the
   ///     child an empty stdin (never the test runner's).
   ///   - timeout: after this many seconds the child gets SIGTERM, then SIGKILL, and
@@ -41,9 +43,12 @@ public enum Command {
   /// - Returns: the exit status (128 + N when killed by signal N) and the decoded output.
   public static func run(
     _ executable: String, _ args: [String], environment: [String: String] = [:],
-    stdin: String? = nil, timeout: TimeInterval = 10
+    inheritingEnvironment: Bool = true, directory: String? = nil, stdin: String? = nil,
+    timeout: TimeInterval = 10
   ) throws -> (status: Int32, stdout: String, stderr: String) {
-    let childEnvironment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let childEnvironment =
+      inheritingEnvironment
+      ? ProcessInfo.processInfo.environment.merging(environment) { $1 } : environment
     let display = ([executable] + args).joined(separator: " ")
 
     let path = try resolve(executable, in: childEnvironment).path
@@ -61,7 +66,7 @@ public enum Command {
     do {
       pid = try Spawn.start(
         path, args, environment: childEnvironment, stdin: input.read, stdout: output.write,
-        stderr: errorOutput.write)
+        stderr: errorOutput.write, directory: directory)
     } catch {
       for end in [output.write, errorOutput.write, input.read, input.write] { close(end) }
       throw CommandError.launchFailed(command: display, underlying: error)

@@ -13,16 +13,21 @@ enum Spawn {
     var description: String { "cannot start \(program): \(String(cString: strerror(code)))" }
   }
 
-  /// Starts `path` with `arguments`; the child's 0, 1 and 2 are the given descriptors. The
+  /// Starts `path` with `arguments`; the child's 0, 1 and 2 are the given descriptors, and its
+  /// working directory `directory` (nil: ours). The
   /// child starts with no signals blocked and the usual ones at their defaults, whatever the
   /// calling thread had (test and Dispatch threads block SIGTERM, which a child would inherit).
   static func start(
     _ path: String, _ arguments: [String], environment: [String: String],
-    stdin: Int32, stdout: Int32, stderr: Int32
+    stdin: Int32, stdout: Int32, stderr: Int32, directory: String? = nil
   ) throws -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
+    if let directory {
+      let code = addChdir(&actions, directory)
+      guard code == 0 else { throw Failed(program: path, code: code) }
+    }
     posix_spawn_file_actions_adddup2(&actions, stdin, 0)
     posix_spawn_file_actions_adddup2(&actions, stdout, 1)
     posix_spawn_file_actions_adddup2(&actions, stderr, 2)
@@ -54,6 +59,21 @@ enum Spawn {
     }
     guard result == 0 else { throw Failed(program: path, code: result) }
     return pid
+  }
+
+  /// glibc's posix_spawn_file_actions_addchdir_np (2.29), which Swift's Glibc module does not
+  /// import (its header declares it only under __USE_MISC).
+  private static func addChdir(
+    _ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ directory: String
+  ) -> Int32 {
+    typealias AddChdir =
+      @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>)
+      -> Int32
+    guard
+      let symbol = dlsym(
+        UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np")
+    else { return ENOSYS }
+    return unsafeBitCast(symbol, to: AddChdir.self)(actions, directory)
   }
 
   /// Calls `exited` with the shell-style status (the exit code, or 128 + the signal) once

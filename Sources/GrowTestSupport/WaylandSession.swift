@@ -18,6 +18,12 @@ import Testing
 /// - The bus: dbus-daemon admits only its own uid unless its policy says otherwise (root was
 ///   refused here), so the bus config has `<allow user="*"/>`. It has no service directories:
 ///   nothing is ever activated (see scripts/dbus-session.conf for why).
+///
+/// The user's programs see nothing of the checkout: the checkout may sit in a directory only
+/// the person running the tests can enter (a home directory of mode 0700), so they run in the
+/// user's home, with an environment of their own (not the test process's, whose PWD and paths
+/// lead into it), and a program of this build they need is first put into the session's own
+/// directory (`install`).
 public final class WaylandSession: @unchecked Sendable {
   /// The user everything in the session runs as, and its ids.
   public let user: String
@@ -51,7 +57,7 @@ public final class WaylandSession: @unchecked Sendable {
   /// that would need activation; GSETTINGS_BACKEND=memory because swaync 0.7.3, unable to save
   /// its DND state in dconf (not activatable here), flips it back a moment later.
   public var userEnvironment: [String: String] {
-    environment.merging(
+    Self.baseEnvironment.merging(environment) { $1 }.merging(
       [
         "HOME": home.path, "USER": user, "LOGNAME": user, "SHELL": "/bin/sh",
         "XDG_RUNTIME_DIR": runtimeDirectory.path,
@@ -111,7 +117,7 @@ public final class WaylandSession: @unchecked Sendable {
       """.write(to: config, atomically: true, encoding: .utf8)
       try Self.chownTree(directory, uid: uid, gid: gid)
       let runtime = runtimeDirectory
-      let userEnvironment = [
+      let userEnvironment = Self.baseEnvironment.merging([
         "HOME": home.path, "XDG_RUNTIME_DIR": runtime.path,
         "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path,
         // sway binds its IPC socket to SWAYSOCK when that names no file yet, so the path is
@@ -120,10 +126,10 @@ public final class WaylandSession: @unchecked Sendable {
         "SWAYSOCK": runtime.appendingPathComponent("sway-ipc.sock").path,
         "WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman",
         "WLR_LIBINPUT_NO_DEVICES": "1",
-      ]
+      ]) { $1 }
       compositor = try BackgroundProcess(
         "setpriv", Self.dropPrivileges(uid: uid, gid: gid) + ["sway", "-c", config.path],
-        environment: userEnvironment)
+        environment: userEnvironment, inheritingEnvironment: false, directory: home.path)
       var found: (wayland: String, ipc: String, x: String)?
       let compositor = compositor
       let xdisplayFile = directory.appendingPathComponent("xdisplay").path
@@ -180,7 +186,8 @@ public final class WaylandSession: @unchecked Sendable {
   ) throws -> BackgroundProcess {
     let process = try BackgroundProcess(
       "setpriv", Self.dropPrivileges(uid: uid, gid: gid) + [executable] + arguments,
-      environment: userEnvironment.merging(environment) { $1 })
+      environment: userEnvironment.merging(environment) { $1 }, inheritingEnvironment: false,
+      directory: home.path)
     lock.withLock { clients.append(process) }
     return process
   }
@@ -193,7 +200,57 @@ public final class WaylandSession: @unchecked Sendable {
   ) throws -> (status: Int32, stdout: String, stderr: String) {
     try Command.run(
       "setpriv", Self.dropPrivileges(uid: uid, gid: gid) + [executable] + arguments,
-      environment: userEnvironment.merging(environment) { $1 }, timeout: timeout)
+      environment: userEnvironment.merging(environment) { $1 }, inheritingEnvironment: false,
+      directory: home.path, timeout: timeout)
+  }
+
+  /// Puts a program of this build (`Binaries.grow`, say) where the session's user can run it,
+  /// and returns its path there: the checkout may be out of the user's reach. The shared
+  /// libraries beside it (libGrowKit.so, which it finds through its `$ORIGIN` run path) come
+  /// along; the Swift runtime's are in the toolchain's directory, open to everyone.
+  /// Hard links where the file system allows (no copying), copies elsewhere.
+  public func install(_ executable: String) throws -> String {
+    let source = URL(fileURLWithPath: executable)
+    let bin = directory.appendingPathComponent("bin")
+    try FileManager.default.createDirectory(
+      at: bin, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+    let beside = try FileManager.default.contentsOfDirectory(
+      atPath: source.deletingLastPathComponent().path)
+    let names = [source.lastPathComponent] + beside.filter { $0.hasSuffix(".so") }
+    for name in names {
+      let from = source.deletingLastPathComponent().appendingPathComponent(name)
+      let to = bin.appendingPathComponent(name)
+      guard !FileManager.default.fileExists(atPath: to.path) else { continue }
+      if link(from.path, to.path) != 0 { try FileManager.default.copyItem(at: from, to: to) }
+    }
+    return bin.appendingPathComponent(source.lastPathComponent).path
+  }
+
+  /// What of the session's user's processes mentions `path` (the checkout's, say): its working
+  /// directory, command line, environment or mapped files; one line per sighting, empty when
+  /// none does. Read from /proc as root.
+  public func processesSeeing(_ path: String) -> [String] {
+    Self.processes(of: uid).flatMap { pid -> [String] in
+      let command =
+        (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?
+        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+      var seen: [String] = []
+      if let cwd = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/cwd"),
+        cwd.hasPrefix(path)
+      {
+        seen.append("working directory \(cwd)")
+      }
+      for file in ["cmdline", "environ", "maps"] {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/\(file)") else {
+          continue
+        }
+        let text = String(decoding: data.map { $0 == 0 ? 0x0A : $0 }, as: UTF8.self)
+        for line in text.split(separator: "\n") where line.contains(path) {
+          seen.append("\(file): \(line)")
+        }
+      }
+      return seen.map { "\(command) (pid \(pid)): \($0)" }
+    }
   }
 
   /// Runs `swaymsg ARGUMENTS` (as root, over `swaySocket`); returns its stdout, throws when
@@ -317,6 +374,22 @@ public final class WaylandSession: @unchecked Sendable {
 
   // MARK: - Setting up and tearing down
 
+  /// What the user's programs get of the test process's environment: where programs are and
+  /// the locale; nothing that may name the checkout (PWD, the build's paths).
+  private static var baseEnvironment: [String: String] {
+    let inherited = ProcessInfo.processInfo.environment
+    let checkout = RepoPaths.root.path
+    var base = ["PATH": "/usr/local/bin:/usr/bin:/bin"]
+    if let path = inherited["PATH"] {
+      base["PATH"] = path.split(separator: ":").filter { !$0.hasPrefix(checkout) }
+        .joined(separator: ":")
+    }
+    for name in ["LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM"] {
+      if let value = inherited[name], !value.contains(checkout) { base[name] = value }
+    }
+    return base
+  }
+
   /// A name of this process's own (`growwl-PID-N`), so a later run can tell a user left behind
   /// by a test process that died from one a test running now uses.
   private static let counter = LockedBox(0)
@@ -375,7 +448,10 @@ public final class WaylandSession: @unchecked Sendable {
       "setpriv",
       dropPrivileges(uid: uid, gid: gid) + [
         "dbus-daemon", "--config-file=\(config.path)", "--nofork", "--print-address=1",
-      ], environment: ["HOME": directory.path, "XDG_RUNTIME_DIR": runtime.path])
+      ],
+      environment: baseEnvironment.merging([
+        "HOME": directory.path, "XDG_RUNTIME_DIR": runtime.path,
+      ]) { $1 }, inheritingEnvironment: false, directory: directory.path)
     guard bus.waitUntil(timeout: timeout, { bus.stdout.contains("\n") }) else {
       bus.kill()
       throw HarnessError("the session's bus did not start: \(bus.stderr)")

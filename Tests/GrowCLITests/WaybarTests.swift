@@ -17,7 +17,8 @@ struct WaybarTests {
   static let barHeight = 30
   static let moduleWidth = 240
 
-  /// Starts waybar as the session's user with the example module, `grow` being this build.
+  /// Starts waybar as the session's user with the example module, `grow` being this build
+  /// (put where that user can run it: the checkout may be out of its reach).
   private func startWaybar(_ session: WaylandSession) throws -> BackgroundProcess {
     let examples = RepoPaths.root.appendingPathComponent("examples/statusbar")
     let example = try String(
@@ -29,7 +30,7 @@ struct WaybarTests {
       let parsed = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
       let example = parsed["custom/grow"] as? [String: Any]
     else { throw HarnessError("unreadable example waybar config:\n\(json)") }
-    let grow = "'\(Binaries.grow)'"
+    let grow = "'\(try session.install(Binaries.grow))'"
     let module = example.mapValues { value -> Any in
       guard let command = value as? String else { return value }
       return command.replacingOccurrences(of: "exec grow ", with: "exec \(grow) ")
@@ -53,6 +54,8 @@ struct WaybarTests {
       try bar(session).count(of: Self.idleColor) > 20
     }
     guard drawn else { throw HarnessError("waybar drew no module: \(waybar.stderr)") }
+    // waybar and its module's `grow status --follow` run from the session's own files.
+    #expect(session.processesSeeing(RepoPaths.root.path) == [])
     return waybar
   }
 

@@ -181,7 +181,7 @@ import Testing
         "--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-c",
         "cd \(shared) && while :; do ln -sfn \(mine) a && mv -Tf a hook; "
           + "ln -sfn \(theirs) b && mv -Tf b hook; done",
-      ])
+      ], directory: shared)  // not the checkout, which nobody may be unable to enter
     defer { _ = flipper.kill() }
     try setup.harness.writeConfig("[plugins]\nenable = hook\n[plugin.hook]\nexec = \(link)\n")
     try setup.harness.start()

@@ -44,6 +44,10 @@ import Testing
 
     // A process the user started, then the stop.
     _ = try running.start("sleep", ["600"])
+    // None of the user's programs (sway, Xwayland, the bus, the windows) is in the checkout,
+    // which may be out of the user's reach (a clone in a 0700 home directory), or sees its
+    // path: their working directory, arguments, environment and mapped files.
+    #expect(running.processesSeeing(RepoPaths.root.path) == [])
     let display = running.xDisplay
     running.stop()
     #expect(getpwnam(user) == nil)

@@ -129,13 +129,19 @@ import Testing
       ),
       (Array("[timer]\n".utf8) + [0x66, 0xFF, 0x0A], "fuzz.ini:2: line is not valid UTF-8 text"),
       (Array("[timer]\n".utf8) + [0xED, 0xA0, 0x80], "fuzz.ini:2: line is not valid UTF-8 text"),
+      // Past libinih's 200-byte buffer a line is still read whole (and its value checked);
+      // past 16 KiB it is refused.
       (
         Array("[timer]\n\nfocus = \(String(repeating: "9", count: 300))m".utf8),
-        "fuzz.ini:3: line is 309 bytes long"
+        "fuzz.ini:3: focus = '999"
+      ),
+      (
+        Array("[timer]\n\nfocus = \(String(repeating: "9", count: 16400))m".utf8),
+        "fuzz.ini:3: line is 16409 bytes long"
       ),
       (
         Array("\n\n[\(String(repeating: "n", count: 196))]".utf8),
-        "fuzz.ini:3: line is 198 bytes long"
+        "fuzz.ini:3: section name [nnn"
       ),
     ]
     for (bytes, problem) in cases {

@@ -26,14 +26,14 @@ import Testing
   @Test func everyRelativeLinkLeadsToAFileAndEveryAnchorToAHeading() throws {
     var problems: [String] = []
     for path in try Self.documentPaths() {
-      problems += Self.linkProblems(in: path, text: try Self.read(path))
+      problems += try Self.linkProblems(in: path, text: try Self.read(path))
     }
     #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
   }
 
   /// The checker itself: a document with one link of each kind of mistake is caught on each,
   /// and the good links beside them are not.
-  @Test func brokenLinksAndAnchorsAreFound() {
+  @Test func brokenLinksAndAnchorsAreFound() throws {
     let text = """
       # A fixture
 
@@ -47,7 +47,7 @@ import Testing
       [in a block](also-nowhere.md)
       ```
       """
-    let problems = Self.linkProblems(in: "docs/fixture.md", text: text)
+    let problems = try Self.linkProblems(in: "docs/fixture.md", text: text)
     #expect(
       problems == [
         "docs/fixture.md:7: 'nowhere.md': no such file",
@@ -60,17 +60,13 @@ import Testing
   /// document), and a `#fragment` must be the anchor of a heading in the target Markdown file.
   /// Links in code blocks and code spans are examples, not links, and are skipped; so are
   /// links to other sites.
-  static func linkProblems(in path: String, text: String) -> [String] {
+  static func linkProblems(in path: String, text: String) throws -> [String] {
     let directory = RepoPaths.root.appendingPathComponent(path).deletingLastPathComponent()
-    let link = try! NSRegularExpression(pattern: #"\]\(([^)\s]+)(?:\s+"[^"]*")?\)"#)
-    let definition = try! NSRegularExpression(pattern: #"^\s{0,3}\[[^\]]+\]:\s*(\S+)"#)
     var problems: [String] = []
-    for (number, line) in prose(text) {
-      let range = NSRange(line.startIndex..., in: line)
-      let matches =
-        link.matches(in: line, range: range) + definition.matches(in: line, range: range)
-      for match in matches {
-        let target = String(line[Range(match.range(at: 1), in: line)!])
+    for (number, line) in try prose(text) {
+      let links = try groups(#"\]\(([^)\s]+)(?:\s+"[^"]*")?\)"#, in: line)
+      let definitions = try groups(#"^\s{0,3}\[[^\]]+\]:\s*(\S+)"#, in: line)
+      for target in (links + definitions).map({ $0[0] }) {
         if target.contains("://") || target.hasPrefix("mailto:") { continue }
         let parts = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
         let file = String(parts[0])
@@ -87,7 +83,7 @@ import Testing
         guard !fragment.isEmpty, resolved.pathExtension == "md" else { continue }
         let targetText =
           file.isEmpty ? text : (try? String(contentsOf: resolved, encoding: .utf8)) ?? ""
-        if !anchors(of: targetText).contains(fragment) {
+        if try !anchors(of: targetText).contains(fragment) {
           problems.append(
             "\(path):\(number): '\(target)': no heading with that anchor in \(file.isEmpty ? path : shown)"
           )
@@ -98,8 +94,8 @@ import Testing
   }
 
   /// The lines outside fenced code blocks, numbered from 1, with code spans blanked out.
-  static func prose(_ text: String) -> [(Int, String)] {
-    let span = try! NSRegularExpression(pattern: "`+[^`]*`+")
+  static func prose(_ text: String) throws -> [(Int, String)] {
+    let span = try NSRegularExpression(pattern: "`+[^`]*`+")
     var lines: [(Int, String)] = []
     var fence: String?
     for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
@@ -128,10 +124,8 @@ import Testing
   /// without its backticks) in lower case, letters, digits, `-` and `_` kept, spaces made
   /// `-`, everything else dropped; a repeated anchor gets `-1`, `-2`, … Explicit
   /// `<a id=…>`/`<a name=…>` anchors count too.
-  static func anchors(of text: String) -> Set<String> {
-    let heading = try! NSRegularExpression(pattern: #"^ {0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$"#)
-    let linkText = try! NSRegularExpression(pattern: #"!?\[([^\]]*)\]\([^)]*\)"#)
-    let html = try! NSRegularExpression(pattern: #"<a\s+(?:id|name)="([^"]+)""#)
+  static func anchors(of text: String) throws -> Set<String> {
+    let linkText = try NSRegularExpression(pattern: #"!?\[([^\]]*)\]\([^)]*\)"#)
     var found: Set<String> = []
     var counts: [String: Int] = [:]
     var fence: String?
@@ -145,12 +139,9 @@ import Testing
         fence = String(trimmed.prefix { $0 == "`" || $0 == "~" })
         continue
       }
-      let range = NSRange(line.startIndex..., in: line)
-      for match in html.matches(in: line, range: range) {
-        found.insert(String(line[Range(match.range(at: 1), in: line)!]))
-      }
-      guard let match = heading.firstMatch(in: line, range: range) else { continue }
-      let title = String(line[Range(match.range(at: 1), in: line)!])
+      for html in try groups(#"<a\s+(?:id|name)="([^"]+)""#, in: line) { found.insert(html[0]) }
+      guard let title = try groups(#"^ {0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$"#, in: line).first?[0]
+      else { continue }
       let shown = linkText.stringByReplacingMatches(
         in: title, range: NSRange(title.startIndex..., in: title), withTemplate: "$1")
       var slug = ""
@@ -166,6 +157,18 @@ import Testing
       found.insert(seen == 0 ? slug : "\(slug)-\(seen)")
     }
     return found
+  }
+
+  /// The groups of each match of `pattern` in `line` (an empty string for a group that did not
+  /// take part).
+  static func groups(_ pattern: String, in line: String) throws -> [[String]] {
+    let expression = try NSRegularExpression(pattern: pattern)
+    return expression.matches(in: line, range: NSRange(line.startIndex..., in: line)).map {
+      match in
+      (1..<match.numberOfRanges).map { index in
+        Range(match.range(at: index), in: line).map { String(line[$0]) } ?? ""
+      }
+    }
   }
 
   // MARK: 2. The grow commands shown
@@ -334,7 +337,7 @@ import Testing
     let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).count
     #expect(lines < 260, "README.md has \(lines) lines; the manual belongs in docs/")
     let targets = Set(
-      Self.prose(readme).flatMap { _, line in
+      try Self.prose(readme).flatMap { _, line in
         line.components(separatedBy: "](").dropFirst().map {
           String($0.prefix { $0 != ")" && $0 != "#" })
         }
@@ -355,23 +358,15 @@ struct GrowCommandTable {
   init() throws {
     let fish = try Command.run(Binaries.grow, ["completions", "fish"])
     try #require(fish.status == 0, "\(fish.stderr)")
-    let named = try NSRegularExpression(pattern: #"-n __fish_use_subcommand -a (\S+)"#)
-    let option = try NSRegularExpression(
-      pattern: #"-n '__fish_seen_subcommand_from ([a-z-]+)' -l (\S+)"#)
-    let action = try NSRegularExpression(
-      pattern: #"-n '__fish_seen_subcommand_from ([a-z-]+)' -a '([^(][^']*)'"#)
     for line in fish.stdout.split(separator: "\n").map(String.init) {
-      let range = NSRange(line.startIndex..., in: line)
-      func group(_ match: NSTextCheckingResult, _ index: Int) -> String {
-        String(line[Range(match.range(at: index), in: line)!])
-      }
-      if let match = named.firstMatch(in: line, range: range) {
-        options[group(match, 1), default: []].insert("--help")
-      } else if let match = option.firstMatch(in: line, range: range) {
-        options[group(match, 1), default: []].insert("--" + group(match, 2))
-      } else if let match = action.firstMatch(in: line, range: range) {
-        actions[group(match, 1), default: []] += group(match, 2).split(separator: " ").map(
-          String.init)
+      let subcommand = #"-n '__fish_seen_subcommand_from ([a-z-]+)'"#
+      if let named = try DocsTests.groups(#"-n __fish_use_subcommand -a (\S+)"#, in: line).first {
+        options[named[0], default: []].insert("--help")
+      } else if let option = try DocsTests.groups(subcommand + #" -l (\S+)"#, in: line).first {
+        options[option[0], default: []].insert("--" + option[1])
+      } else if let words = try DocsTests.groups(subcommand + #" -a '([^(][^']*)'"#, in: line).first
+      {
+        actions[words[0], default: []] += words[1].split(separator: " ").map(String.init)
       }
     }
     try #require(options.count > 10, "no commands read from grow completions fish:\n\(fish.stdout)")

@@ -130,7 +130,7 @@ enum ManPages {
     return lines.joined(separator: "\n") + "\n"
   }
 
-  /// How distractions and allow are written and matched; README.md says the same.
+  /// How distractions and allow are written and matched; docs/distractions.md says the same.
   private static let windowPatterns =
     "A name (discord) matches the window's WM_CLASS instance or class, ignoring case. A title "
     + "regex, name:/regex/ or /regex/, ignores case and may use literals, ., classes [a-z] "

@@ -110,7 +110,7 @@ struct WaylandDoNotDisturbTests {
     #expect(off != nil)
     #expect(try harness.dndStatus()["enabled"] as? Bool == false)
     #expect(!FileManager.default.fileExists(atPath: restoreRecord(harness)))
-    // Figures for the README (poll every 10 ms, each read a gdbus call of ~15 ms).
+    // Figures for docs/wayland.md (poll every 10 ms, each read a gdbus call of ~15 ms).
     print(
       "\(server): grow start -> DND on: \(on.map { String(format: "%.3f", $0) } ?? "never") s; "
         + "break seen -> DND off: \(off.map { String(format: "%.3f", $0) } ?? "never") s")

@@ -223,9 +223,11 @@ public final class ExternalPlugin {
       case (.stderr, .tooLong(let count)):
         logLimited(&stderrLog, "(a line of \(count) bytes on stderr, not shown)")
       case (.stdout, .line(let bytes)):
-        // A plugin being stopped no longer drives the timer: a backlog of its commands would
-        // hold the daemon's exit up (each one saves the session and tells every plugin).
-        if !isStopping { execute(bytes) }
+        // A plugin being stopped, or any plugin once the daemon is asked to exit, no longer
+        // drives the timer: a backlog of its commands would hold the exit up (each one saves
+        // the session and tells every plugin). Checked line by line, so a chunk being carried
+        // out when SIGTERM comes stops at the next line.
+        if !isStopping, !TerminationSignals.isRequested { execute(bytes) }
       case (.stdout, .tooLong(let count)):
         refuse(.lineTooLong(bytes: count, limit: PluginCommand.maximumLineLength))
       }
@@ -474,11 +476,21 @@ private final class Run {
   /// Reads one chunk, then lets the rest of the loop's turn go to others (D-Bus callers,
   /// signals, other plugins): a plugin writing commands as fast as it can waits on its full
   /// pipe meanwhile, instead of holding the daemon for seconds.
+  ///
+  /// Once the daemon is asked to exit, nothing is read while the child runs: what it sends is
+  /// not carried out any more, and reading it would only keep the loop from the shutdown. Its
+  /// pipe fills and it waits until its SIGTERM; what it wrote last is read once it has exited
+  /// (`drainOutput`), so its last words on stderr are still logged.
   private func readOneChunkThisTurn(_ stream: Stream) {
+    if TerminationSignals.isRequested {
+      outputs[stream]?.interest = []
+      return
+    }
     guard readAvailable(stream), let watch = outputs[stream] else { return }
     watch.interest = []
     DispatchQueue.main.async { [weak self] in
       MainActor.assumeIsolated {
+        guard !TerminationSignals.isRequested else { return }
         if let watch = self?.outputs[stream], !watch.isCancelled { watch.interest = .readable }
       }
     }

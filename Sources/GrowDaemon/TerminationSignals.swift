@@ -23,8 +23,9 @@ nonisolated(unsafe) private var terminationPipeWriter: Int32 = -1
 /// it runs the plugins' emergency actions (`EmergencyExitActions`) and exits with status 1,
 /// leaving the saved session for the next daemon, as after a crash. A loop that takes turns,
 /// however slowly (a plugin flooding its output on a machine busy with other work), is left to
-/// finish: every step of the normal shutdown has a deadline of its own on the loop. Only a loop
-/// that has not exited after `lastResort` seconds, stuck somewhere no watchdog sees, is left.
+/// finish: every step of the normal shutdown has a deadline of its own on the loop. A loop that
+/// has not turned at all for `stuckLoopLimit` (stuck where no watchdog sees), or a shutdown not
+/// over after `lastResort`, is left the same way.
 final class TerminationSignals: Sendable {
   /// How long one handler (or `stop()`) may hold the loop after a termination request.
   static let loopAnswer: Double = 1
@@ -35,8 +36,12 @@ final class TerminationSignals: Sendable {
   static let promise: Double = 3
   /// How often the signal thread looks at the watchdog while the normal shutdown runs.
   static let checkInterval: Double = 0.05
-  /// The exit for a loop stuck where no watchdog sees it (not in a plugin); far above what a
-  /// normal shutdown takes even on a machine loaded many times over.
+  /// How long the loop may go without a single turn before it counts as stuck where no
+  /// watchdog sees (a plugin's D-Bus method or timer, say): one turn of a loop that is only
+  /// short of CPU takes a small part of that even on a machine loaded many times over.
+  static let stuckLoopLimit: Double = 10
+  /// The exit for a shutdown that keeps turning but never ends (a plugin process that even
+  /// SIGKILL does not end); far above what a normal shutdown takes on a loaded machine.
   static let lastResort: Double = 30
   /// The normal shutdown's one deadline for every plugin to stop (external ones get 2 s to
   /// exit), counted from when the loop takes the request up.
@@ -48,6 +53,8 @@ final class TerminationSignals: Sendable {
   /// plugins send is left unread (see ExternalPlugin), so a flood cannot keep the request waiting.
   static var isRequested: Bool { requested.load(ordering: .acquiring) }
   private static let requested = Atomic<Bool>(false)
+  /// Blocks the signal thread queued on the main queue that have run: the loop still turns.
+  private static let loopTurns = Atomic<UInt64>(0)
 
   private let log: Logger
   private let watchdog: HandlerWatchdog
@@ -96,19 +103,36 @@ final class TerminationSignals: Sendable {
     // Later signals are left in the pipe: the first one decides.
     if let stuck = watchdog.stuckHandler { leaveWithoutTheLoop(stuck) }
     let shutDownNormally = self.shutDownNormally
-    DispatchQueue.main.async { MainActor.assumeIsolated { shutDownNormally() } }
-    // The normal shutdown ends the process; until then, look at the watchdog. A handler that
-    // has held the loop for `loopAnswer` (stuck in an event, or in `stop()` during the
-    // shutdown) is left at once, so the emergency undo still fits in the promise. How long the
-    // loop takes to get to the request or through the shutdown is not looked at: a loop that
-    // keeps taking turns is not stuck, only short of CPU, and its own deadlines end the shutdown.
+    DispatchQueue.main.async {
+      Self.loopTurns.add(1, ordering: .releasing)
+      MainActor.assumeIsolated { shutDownNormally() }
+    }
+    // The normal shutdown ends the process; until then, look at the watchdog and whether the
+    // loop still turns (one small block on the main queue at a time, each queued once the one
+    // before ran). A handler that has held the loop for `loopAnswer` (stuck in an event, or in
+    // `stop()` during the shutdown) is left at once, so the emergency undo still fits in the
+    // promise; a loop that has not turned for `stuckLoopLimit`, stuck where no watchdog sees,
+    // is left too. How long the loop takes to get to the request or through the shutdown is
+    // not looked at: a loop that keeps turning is not stuck, only short of CPU, and its own
+    // deadlines end the shutdown.
     let tick = DispatchSemaphore(value: 0)
+    var turnsSeen: UInt64 = 0
+    var waitingSince = received
     while true {
       _ = tick.wait(timeout: .now() + Self.checkInterval)
       if let running = watchdog.runningHandler, running.seconds >= Self.loopAnswer {
         leaveWithoutTheLoop(running)
       }
-      if DispatchTime.now() >= received + Self.lastResort {
+      let now = DispatchTime.now()
+      let turns = Self.loopTurns.load(ordering: .acquiring)
+      if turns != turnsSeen {
+        turnsSeen = turns
+        waitingSince = now
+        DispatchQueue.main.async { Self.loopTurns.add(1, ordering: .releasing) }
+      } else if now >= waitingSince + Self.stuckLoopLimit {
+        leaveWithoutTheLoop(watchdog.runningHandler)
+      }
+      if now >= received + Self.lastResort {
         leaveWithoutTheLoop(watchdog.runningHandler)
       }
     }

@@ -486,7 +486,9 @@ private final class Run {
       outputs[stream]?.interest = []
       return
     }
-    guard readAvailable(stream), let watch = outputs[stream] else { return }
+    guard readAvailable(stream, atMost: Self.turnBytes), let watch = outputs[stream] else {
+      return
+    }
     watch.interest = []
     DispatchQueue.main.async { [weak self] in
       MainActor.assumeIsolated {
@@ -496,13 +498,19 @@ private final class Run {
     }
   }
 
-  /// Reads one chunk of at most 4 KiB (a few hundred commands); false when nothing more is
-  /// there now.
+  /// What one turn of the loop reads from a running plugin: about two dozen short commands.
+  /// Each command saves the session and tells every plugin and the bus, which on a machine
+  /// loaded many times over costs milliseconds; with 4 KiB (two hundred commands) a turn took
+  /// seconds there, and a `grow status` waiting for the next turn got no answer in time.
+  static let turnBytes = 512
+
+  /// Reads one chunk of at most `count` bytes (4 KiB: a few hundred commands, after the child
+  /// exited); false when nothing more is there now.
   @discardableResult
-  private func readAvailable(_ stream: Stream) -> Bool {
+  private func readAvailable(_ stream: Stream, atMost count: Int = 4 * 1024) -> Bool {
     guard outputs[stream] != nil else { return false }
     let descriptor = stream == .stdout ? child.stdout : child.stderr
-    var buffer = [UInt8](repeating: 0, count: 4 * 1024)
+    var buffer = [UInt8](repeating: 0, count: count)
     let result = buffer.withUnsafeMutableBytes { ChildProcess.read(descriptor, into: $0) }
     switch result {
     case .done(let count):

@@ -37,7 +37,7 @@ import Testing
 
     /// Waits for `condition`, checking that the daemon still answers every time.
     func wait(
-      timeout: TimeInterval = 10, _ what: String, _ condition: () throws -> Bool
+      timeout: TimeInterval = 30, _ what: String, _ condition: () throws -> Bool
     ) throws {
       let deadline = Date().addingTimeInterval(timeout)
       while try !condition() {
@@ -190,7 +190,7 @@ import Testing
     try setup.harness.writeConfig(
       "[plugin.silent]\nexec = \(silent)\n[plugin.toggler]\nexec = \(toggler)\n")
     try setup.harness.start()
-    try setup.wait(timeout: 15, "silent cut off") {
+    try setup.wait(timeout: 60, "silent cut off") {
       setup.daemonLog.contains("grow[silent] warning: stopped reading its input (256 KiB")
     }
     #expect(!setup.daemonLog.contains("grow[toggler] warning"), "the reader is left alone")

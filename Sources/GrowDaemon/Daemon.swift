@@ -375,7 +375,8 @@ public final class Daemon {
       // Leaving already, after the bus went away: plugins are being stopped.
       guard let self, !self.busLost else { return }
       // Let every plugin undo what it changed (external ones get SIGTERM, then SIGKILL), all
-      // within one deadline, so the exit keeps TerminationSignals.promise.
+      // within one deadline, so a plugin hanging in stop() still lets the exit keep
+      // TerminationSignals.promise.
       self.plugins.stopAll(within: TerminationSignals.pluginStopLimit) {
         self.shutdown(historyWithin: TerminationSignals.historyLimit)
       }

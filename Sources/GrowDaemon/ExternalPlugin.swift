@@ -223,9 +223,11 @@ public final class ExternalPlugin {
       case (.stderr, .tooLong(let count)):
         logLimited(&stderrLog, "(a line of \(count) bytes on stderr, not shown)")
       case (.stdout, .line(let bytes)):
-        // A plugin being stopped no longer drives the timer: a backlog of its commands would
-        // hold the daemon's exit up (each one saves the session and tells every plugin).
-        if !isStopping { execute(bytes) }
+        // A plugin being stopped, or any plugin once the daemon is asked to exit, no longer
+        // drives the timer: a backlog of its commands would hold the exit up (each one saves
+        // the session and tells every plugin). Checked line by line, so a chunk being carried
+        // out when SIGTERM comes stops at the next line.
+        if !isStopping, !TerminationSignals.isRequested { execute(bytes) }
       case (.stdout, .tooLong(let count)):
         refuse(.lineTooLong(bytes: count, limit: PluginCommand.maximumLineLength))
       }
@@ -474,23 +476,41 @@ private final class Run {
   /// Reads one chunk, then lets the rest of the loop's turn go to others (D-Bus callers,
   /// signals, other plugins): a plugin writing commands as fast as it can waits on its full
   /// pipe meanwhile, instead of holding the daemon for seconds.
+  ///
+  /// Once the daemon is asked to exit, nothing is read while the child runs: what it sends is
+  /// not carried out any more, and reading it would only keep the loop from the shutdown. Its
+  /// pipe fills and it waits until its SIGTERM; what it wrote last is read once it has exited
+  /// (`drainOutput`), so its last words on stderr are still logged.
   private func readOneChunkThisTurn(_ stream: Stream) {
-    guard readAvailable(stream), let watch = outputs[stream] else { return }
+    if TerminationSignals.isRequested {
+      outputs[stream]?.interest = []
+      return
+    }
+    guard readAvailable(stream, atMost: Self.turnBytes), let watch = outputs[stream] else {
+      return
+    }
     watch.interest = []
     DispatchQueue.main.async { [weak self] in
       MainActor.assumeIsolated {
+        guard !TerminationSignals.isRequested else { return }
         if let watch = self?.outputs[stream], !watch.isCancelled { watch.interest = .readable }
       }
     }
   }
 
-  /// Reads one chunk of at most 4 KiB (a few hundred commands); false when nothing more is
-  /// there now.
+  /// What one turn of the loop reads from a running plugin: about two dozen short commands.
+  /// Each command saves the session and tells every plugin and the bus, which on a machine
+  /// loaded many times over costs milliseconds; with 4 KiB (two hundred commands) a turn took
+  /// seconds there, and a `grow status` waiting for the next turn got no answer in time.
+  static let turnBytes = 512
+
+  /// Reads one chunk of at most `count` bytes (4 KiB: a few hundred commands, after the child
+  /// exited); false when nothing more is there now.
   @discardableResult
-  private func readAvailable(_ stream: Stream) -> Bool {
+  private func readAvailable(_ stream: Stream, atMost count: Int = 4 * 1024) -> Bool {
     guard outputs[stream] != nil else { return false }
     let descriptor = stream == .stdout ? child.stdout : child.stderr
-    var buffer = [UInt8](repeating: 0, count: 4 * 1024)
+    var buffer = [UInt8](repeating: 0, count: count)
     let result = buffer.withUnsafeMutableBytes { ChildProcess.read(descriptor, into: $0) }
     switch result {
     case .done(let count):

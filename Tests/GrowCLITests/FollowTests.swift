@@ -83,14 +83,13 @@ import Testing
   @Test func exitsWhenItsStdoutIsClosedEvenWithNothingToWrite() throws {
     let harness = try DaemonHarness()
     // `sleep` reads nothing and leaves after a second; the idle follower has nothing more to
-    // write, so only the hang-up of its stdout can end it.
-    let started = Date()
+    // write, so only the hang-up of its stdout can end it, and with it the pipeline. One that
+    // missed the hang-up would run until the command's (generous) timeout, which throws.
     let result = try Command.run(
       "sh", ["-c", "\"$0\" status --follow | sleep 1; echo done", Binaries.grow],
-      environment: harness.environment, timeout: 8)
+      environment: harness.environment, timeout: 60)
     #expect(result.stdout == "done\n")
     #expect(result.stderr.isEmpty)
-    #expect(Date().timeIntervalSince(started) < 4)
   }
 
   @Test func exitsQuietlyWhenAWriteFindsTheReaderGone() throws {

@@ -67,8 +67,10 @@ import Testing
       "grow status while the history is free: median \(median(unlocked))s, slowest "
         + "\(unlocked.max() ?? 0)s; while sqlite3 holds its lock: median \(median(locked))s, "
         + "slowest \(locked.max() ?? 0)s (\(locked.count) calls)")
-    // The old daemon waited out SQLite's 5 s busy timeout on its loop at every phase end.
-    #expect(locked.max() ?? 0 < 2, "slowest answer \(locked.max() ?? 0)s")
+    // The old daemon waited out SQLite's 5 s busy timeout on its loop at every phase end, a
+    // phase a second: calls piled up past the client's timeout, which `timeStatus` fails on.
+    // How fast each answer came is the figure printed above, not a bound (a loaded machine
+    // says nothing about the lock).
     #expect(writtenMeanwhile <= 4, "nothing written while locked (a few before the lock)")
     let log = harness.daemonLog
     #expect(log.contains("is locked by another program"), "\(log)")

@@ -313,10 +313,11 @@ struct NotifyPluginTests {
     print(
       "dunst stopped: slowest GetStatus \(Int(slowest * 1000)) ms; focus ended "
         + "\(focusLate * 1000) ms, the break \(breakLate * 1000) ms after the deadline")
-    // Bounds loose enough for a loaded 2-core machine; the old blocking show took 50 s.
-    #expect(slowest < 2, "GetStatus answers at once while dunst is stopped")
-    #expect(focusLate < 1.5, "the focus ends on time")
-    #expect(breakLate < 1.5, "the break ends on time")
+    // The old blocking show held the loop for 50 s. A freeze, so generous deadlines that no
+    // loaded machine reaches, not speeds: those are the figures printed above.
+    #expect(slowest < 20, "GetStatus answers while dunst is stopped")
+    #expect(focusLate < 20, "the focus ends without waiting for dunst")
+    #expect(breakLate < 20, "the break ends without waiting for dunst")
     #expect(
       harness.eventually {
         harness.daemonLog.contains("grow[notify] warning: the notification server did not answer")

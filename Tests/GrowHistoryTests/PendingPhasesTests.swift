@@ -63,8 +63,10 @@ import Testing
     let began = Date()
     for _ in 0..<3 { setup.clock.advance(by: 60 + 30) }  // focus, break; three times
     let took = Date().timeIntervalSince(began)
-    // The old recorder waited out SQLite's 5 s busy timeout on the loop for each phase.
-    #expect(took < 1, "six phase ends took \(took)s on the loop")
+    // The old recorder waited out SQLite's 5 s busy timeout on the loop for each phase: 30 s
+    // for the six. A freeze, so a generous deadline, not a speed: the loop's time for a phase
+    // end is `make bench`'s history figure.
+    #expect(took < 25, "six phase ends took \(took)s on the loop")
     recorder.waitForWrites()
     #expect(try setup.store().phases().isEmpty, "nothing can be written yet")
     #expect(try setup.kept().count == 6, "all six kept on disk")

@@ -180,6 +180,10 @@ func printTables(_ report: Report) {
         + String(
           format: "median %.2f ms, p90 %.2f ms over %d events", external.medianMilliseconds,
           external.p90Milliseconds, external.events))
+    print(
+      "External plugin: SIGTERM → exit while a plugin sends 800 commands a second: "
+        + String(format: "%.0f ms", external.sigtermWhileFloodedMilliseconds)
+        + " (status \(external.sigtermWhileFloodedStatus); 0 is the normal shutdown)")
   }
   if !report.statusBarWakeUpsPerMinute.isEmpty {
     print(

@@ -134,43 +134,9 @@ enum GnomeBanners {
 
   /// Standard output of a successful run; nil if it failed or outlived `timeout` ms (killed).
   private static func run(_ arguments: [String], timeout: Int32) -> String? {
-    var ends: [Int32] = [0, 0]
-    guard pipe(&ends) == 0 else { return nil }
-    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, ends[1], STDOUT_FILENO)
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
-    let argv = arguments.map { strdup($0) } + [nil]
-    defer { for argument in argv { free(argument) } }
-    var pid: pid_t = 0
-    let started = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ) == 0
-    close(ends[1])
-    defer { close(ends[0]) }
-    guard started else { return nil }
-    let deadline = ContinuousClock.now + .milliseconds(Int(timeout))
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 1024)
-    var reader = pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)
-    while true {
-      let left = deadline - ContinuousClock.now
-      let milliseconds = Int32(max(0, min(Double(timeout), (left / .milliseconds(1)).rounded(.up))))
-      if milliseconds <= 0 {
-        kill(pid, SIGKILL)
-        break
-      }
-      let ready = poll(&reader, 1, milliseconds)
-      if ready < 0 && errno == EINTR { continue }
-      guard ready > 0 else { continue }
-      let count = read(ends[0], &chunk, chunk.count)
-      if count < 0 && errno == EINTR { continue }
-      guard count > 0 else { break }
-      bytes += chunk[0..<count]
-    }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    guard status == 0 else { return nil }
-    return String(decoding: bytes, as: UTF8.self)
+    guard let result = Subprocess.capture(arguments, stream: STDOUT_FILENO, timeout: timeout),
+      result.exit == .exited(0)
+    else { return nil }
+    return result.output
   }
 }

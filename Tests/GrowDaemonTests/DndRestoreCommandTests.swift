@@ -134,4 +134,48 @@ struct DndRestoreCommandTests {
       harness.daemon?.stderr.contains(
         "put dunst's Do-Not-Disturb back as it was before Grow changed it") == true)
   }
+
+  /// GNOME keeps its switch in GSettings, which the CLI reaches through `gsettings` (it does
+  /// not link GIO). No GNOME here: a stand-in `gsettings` on PATH answers as GNOME's would and
+  /// notes what it was told; one that hangs is killed at the timeout and the record kept.
+  @Test func gnomesBannersComeBackThroughGsettings() throws {
+    let harness = try DaemonHarness(config: Self.longFocus, startDaemon: false)
+    let bin = harness.bus.directory.appendingPathComponent("bin").path
+    let calls = bin + "/calls"
+    try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+    let script = """
+      #!/bin/sh
+      echo "$@" >> \(calls)
+      [ -n "$GSETTINGS_HANG" ] && exec sleep 30
+      [ "$1" = get ] && echo false
+      exit 0
+      """
+    try script.write(toFile: bin + "/gsettings", atomically: true, encoding: .utf8)
+    chmod(bin + "/gsettings", 0o755)
+    let record = recordPath(harness)
+    try FileManager.default.createDirectory(
+      atPath: (record as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    let silenced = #"{"backend":"gnome","previous":false,"set":true}"#
+    var environment = harness.environment
+    environment["PATH"] = bin + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+
+    try silenced.write(toFile: record, atomically: true, encoding: .utf8)
+    environment["GSETTINGS_HANG"] = "1"
+    let hung = try Command.run(
+      Binaries.grow, ["dnd", "restore", "--timeout", "1s"], environment: environment)
+    #expect(hung.status == 1, "\(hung)")
+    #expect(hung.stderr.contains("gsettings did not answer reading show-banners"), "\(hung)")
+    #expect(FileManager.default.fileExists(atPath: record))
+
+    environment["GSETTINGS_HANG"] = ""
+    let result = try Command.run(Binaries.grow, ["dnd", "restore"], environment: environment)
+    #expect(result.status == 0, "\(result)")
+    #expect(result.stdout == "put gnome's Do-Not-Disturb back as it was before Grow changed it\n")
+    #expect(
+      try String(contentsOfFile: calls, encoding: .utf8)
+        == "get org.gnome.desktop.notifications show-banners\n"
+        + "get org.gnome.desktop.notifications show-banners\n"
+        + "set org.gnome.desktop.notifications show-banners true\n")
+    #expect(!FileManager.default.fileExists(atPath: record))
+  }
 }

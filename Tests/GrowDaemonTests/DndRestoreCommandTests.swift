@@ -130,9 +130,14 @@ struct DndRestoreCommandTests {
     try harness.start()
     #expect(try harness.eventually { try harness.dunstIsPaused() == false })
     #expect(try harness.eventually { !FileManager.default.fileExists(atPath: recordPath(harness)) })
-    #expect(
-      harness.daemon?.stderr.contains(
-        "put dunst's Do-Not-Disturb back as it was before Grow changed it") == true)
+    let log = harness.daemon?.stderr ?? ""
+    let restored = log.range(of: "put dunst's Do-Not-Disturb back as it was before Grow changed it")
+    let pluginRuns = log.range(of: "plugin 'notify' running")
+    #expect(restored != nil, "\(log)")
+    #expect(pluginRuns != nil, "\(log)")
+    if let restored, let pluginRuns {
+      #expect(restored.lowerBound < pluginRuns.lowerBound, "before any plugin loads: \(log)")
+    }
   }
 
   /// GNOME keeps its switch in GSettings, which the CLI reaches through `gsettings` (it does

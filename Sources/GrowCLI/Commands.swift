@@ -145,7 +145,7 @@ enum Commands {
                          (killed, or stopped while the server did not answer) leaves. The
                          systemd unit of 'grow install --user' runs it after the daemon exits
                          (ExecStopPost=); every daemon start does it before loading plugins
-                         (unless a saved focus goes on: the dnd plugin keeps it on then).
+                         (unless a saved session goes on: the dnd plugin takes it up then).
                          Safe to run again: without a record it says there is nothing to
                          restore. Each call to the server waits --timeout D (default 2s).
                          Exit 0: restored, already back, or nothing to restore; 1: not put

@@ -178,15 +178,17 @@ public final class Daemon {
   /// A DND restore record left by a daemon that could not put the server back (killed, crashed,
   /// or SIGTERMed while the server did not answer) is honoured before any plugin loads: a
   /// plugin that takes the daemon down at start would otherwise keep the desktop silenced
-  /// start after start. Only a focus that goes on keeps it, and only when the dnd plugin will
-  /// load to adopt it (it puts the server back itself if the focus has ended meanwhile).
+  /// start after start. Only a saved session that goes on keeps it, and only when the dnd
+  /// plugin will load: its policy (focus, always, per card) then decides, adopting the record
+  /// or putting the server back itself. Putting dunst back here and pausing it again a moment
+  /// later would pour out the notifications it queued.
   private func honourDoNotDisturbRecord() {
     let restorer = DoNotDisturbRestorer(
       environment: ProcessInfo.processInfo.environment, timeout: Self.startRestoreTimeout)
     if case .none = restorer.file.read() { return }
-    let focusGoesOn = ((try? sessions?.load()) ?? nil)?.runningPhase?.kind == .focus
-    if focusGoesOn, plugins.wouldLoad(DoNotDisturbRestorer.pluginID, with: config) {
-      log.info("the saved focus goes on: the dnd plugin keeps \(restorer.file.path)")
+    let sessionGoesOn = ((try? sessions?.load()) ?? nil) != nil
+    if sessionGoesOn, plugins.wouldLoad(DoNotDisturbRestorer.pluginID, with: config) {
+      log.info("a saved session goes on: the dnd plugin takes up \(restorer.file.path)")
       return
     }
     let outcome = restorer.run { try BusConnection.sessionBusAddress() }

@@ -123,9 +123,11 @@ struct DndRestoreCommandTests {
 
   /// The autostart case (no ExecStopPost=): the next daemon start honours the record before
   /// any plugin loads, even when the dnd plugin will not load at all.
-  @Test func theNextStartPutsDunstBackBeforeAnyPluginEvenWithoutTheDndPlugin() throws {
+  /// After SIGKILL the saved focus goes on, but without the dnd plugin nothing would keep it.
+  @Test(arguments: [false, true])
+  func theNextStartPutsDunstBackBeforeAnyPluginEvenWithoutTheDndPlugin(sigkill: Bool) throws {
     let (harness, dunst) = try dunstHarness()
-    try leaveDunstPaused(harness, dunst, sigkill: false)
+    try leaveDunstPaused(harness, dunst, sigkill: sigkill)
     try harness.writeConfig("[timer]\nfocus = 10m\n\n[plugins]\nenable = notify\n")
     try harness.start()
     #expect(try harness.eventually { try harness.dunstIsPaused() == false })

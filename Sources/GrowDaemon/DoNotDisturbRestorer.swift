@@ -62,7 +62,7 @@ public struct DoNotDisturbRestorer: Sendable {
     case .damaged(let why):
       file.remove()
       return .damaged(
-        "\(file.path) \(why); removed it. Grow cannot tell what to put back: check your "
+        "\(file.path): \(why); removed it. Grow cannot tell what to put back: check your "
           + "notification server's Do-Not-Disturb (dunst: 'dunstctl set-paused false')")
     case .record(let found): record = found
     // A kind of contents a newer GrowKit tells apart (it is built with library evolution).
@@ -78,7 +78,7 @@ public struct DoNotDisturbRestorer: Sendable {
       } catch {
         return .failed(
           backend: record.backend,
-          reason: "no session bus to reach \(record.backend) (\(error)); \(file.path) keeps "
+          reason: "cannot reach \(record.backend): \(error); \(file.path) keeps "
             + "what to put back, run 'grow dnd restore' in the session")
       }
       outcome = record.putBack(busAddress: address, timeout: timeout)

@@ -77,6 +77,22 @@ struct DndRestoreCommandTests {
         == "nothing to restore: Grow left no Do-Not-Disturb on (no \(recordPath(harness)))\n")
   }
 
+  /// A record no Grow can read (garbage) is no use to anyone: removed, with what to check.
+  @Test func aDamagedRecordIsRemovedWithWhatToCheck() throws {
+    let harness = try DaemonHarness(config: Self.longFocus, startDaemon: false)
+    let record = recordPath(harness)
+    try FileManager.default.createDirectory(
+      atPath: (record as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try "{\"backend\":".write(toFile: record, atomically: true, encoding: .utf8)
+    let result = try harness.grow("dnd", "restore")
+    #expect(result.status == 1)
+    #expect(
+      result.stderr.contains("\(record): not a DND restore record; removed it"), "\(result)")
+    #expect(result.stderr.contains("'dunstctl set-paused false'"), "\(result)")
+    #expect(!FileManager.default.fileExists(atPath: record))
+    #expect(try harness.grow("dnd", "restore").status == 0)
+  }
+
   /// dunst still stopped: each call times out, the error says what to do, and the record stays
   /// for the next try, which then works.
   @Test func withDunstStillStoppedItTimesOutAndKeepsTheRecord() throws {

@@ -43,13 +43,22 @@ func makeBackend(serverName: String, bus: BusConnection) -> (any DndBackend)? {
 /// start, which finds the restore record.
 func emergencyWrite(backend: String, enabled: Bool, busAddress: String) -> BusMessage? {
   switch DoNotDisturbBackend(rawValue: backend) {
-  case .dunst: DunstBackend.writeCall(enabled)
-  case .xfce: XfceBackend.writeCall(enabled)
-  case .swaync: SwayncBackend.writeCall(enabled)
+  case .dunst, .xfce, .swaync: DoNotDisturbBackend(rawValue: backend)?.writeCall(enabled)
   case .mako: MakoBackend.emergencyWriteCall(enabled, busAddress: busAddress)
   case .kde, .gnome, nil: nil
   @unknown default: nil
   }
+}
+
+/// Reads a server's switch with the kit's call (`DoNotDisturbBackend.readCall`); nil when it
+/// did not answer in time or said something else.
+@MainActor
+private func readSwitch(
+  _ backend: DoNotDisturbBackend, on bus: BusConnection, timeout: Int32,
+  _ done: @escaping (Bool?) -> Void
+) {
+  guard let message = backend.readCall() else { return done(nil) }
+  bus.call(message, timeout: timeout) { done(backend.switchState(in: $0)) }
 }
 
 /// An asynchronous D-Bus call; a failed call is nil.
@@ -88,20 +97,11 @@ final class DunstBackend: DndBackend {
   init(bus: BusConnection) { self.bus = bus }
 
   func read(timeout: Int32, _ done: @escaping (Bool?) -> Void) {
-    call(
-      bus, notificationsName, notificationsPath, propertiesInterface, "Get",
-      [.string(Self.interface), .string("paused")], timeout: timeout
-    ) { done($0?.first?.unwrapped.boolValue) }
+    readSwitch(.dunst, on: bus, timeout: timeout, done)
   }
 
   func write(_ enabled: Bool, timeout: Int32, _ done: @escaping (Bool) -> Void) {
-    call(bus, Self.writeCall(enabled), timeout: timeout) { done($0 != nil) }
-  }
-
-  nonisolated static func writeCall(_ enabled: Bool) -> BusMessage? {
-    try? BusMessage.methodCall(
-      destination: notificationsName, path: notificationsPath, interface: propertiesInterface,
-      member: "Set", arguments: [.string(interface), .string("paused"), .variant(.bool(enabled))])
+    call(bus, DoNotDisturbBackend.dunst.writeCall(enabled), timeout: timeout) { done($0 != nil) }
   }
 
   func watch(_ changed: @escaping (Bool) -> Void) {
@@ -129,30 +129,14 @@ final class XfceBackend: DndBackend {
   nonisolated private static let property = "/do-not-disturb"
   init(bus: BusConnection) { self.bus = bus }
 
+  // "Property does not exist" reads as off: nobody has switched DND yet (the kit's
+  // switchState).
   func read(timeout: Int32, _ done: @escaping (Bool?) -> Void) {
-    guard
-      let message = try? BusMessage.methodCall(
-        destination: Self.service, path: Self.path, interface: Self.service,
-        member: "GetProperty", arguments: [.string(Self.channel), .string(Self.property)])
-    else { return done(nil) }
-    let answer: (Result<BusMessage, BusError>) -> Void = { result in
-      switch result {
-      case .success(let reply): done(reply.arguments.first?.unwrapped.boolValue)
-      // "Property does not exist": nobody has switched DND yet, so it is off.
-      case .failure(let error): done(error.name.hasPrefix("org.xfce.Xfconf.Error") ? false : nil)
-      }
-    }
-    bus.call(message, timeout: timeout, reply: answer)
+    readSwitch(.xfce, on: bus, timeout: timeout, done)
   }
 
   func write(_ enabled: Bool, timeout: Int32, _ done: @escaping (Bool) -> Void) {
-    call(bus, Self.writeCall(enabled), timeout: timeout) { done($0 != nil) }
-  }
-
-  nonisolated static func writeCall(_ enabled: Bool) -> BusMessage? {
-    try? BusMessage.methodCall(
-      destination: service, path: path, interface: service, member: "SetProperty",
-      arguments: [.string(channel), .string(property), .variant(.bool(enabled))])
+    call(bus, DoNotDisturbBackend.xfce.writeCall(enabled), timeout: timeout) { done($0 != nil) }
   }
 
   func watch(_ changed: @escaping (Bool) -> Void) {
@@ -176,19 +160,11 @@ final class SwayncBackend: DndBackend {
   init(bus: BusConnection) { self.bus = bus }
 
   func read(timeout: Int32, _ done: @escaping (Bool?) -> Void) {
-    call(bus, Self.service, Self.path, Self.service, "GetDnd", timeout: timeout) {
-      done($0?.first?.boolValue)
-    }
+    readSwitch(.swaync, on: bus, timeout: timeout, done)
   }
 
   func write(_ enabled: Bool, timeout: Int32, _ done: @escaping (Bool) -> Void) {
-    call(bus, Self.writeCall(enabled), timeout: timeout) { done($0 != nil) }
-  }
-
-  nonisolated static func writeCall(_ enabled: Bool) -> BusMessage? {
-    try? BusMessage.methodCall(
-      destination: service, path: path, interface: service, member: "SetDnd",
-      arguments: [.bool(enabled)])
+    call(bus, DoNotDisturbBackend.swaync.writeCall(enabled), timeout: timeout) { done($0 != nil) }
   }
 
   func watch(_ changed: @escaping (Bool) -> Void) {
@@ -205,55 +181,37 @@ final class SwayncBackend: DndBackend {
 final class MakoBackend: DndBackend {
   let name = DoNotDisturbBackend.mako.rawValue
   private let bus: BusConnection
-  nonisolated private static let interface = "fr.emersion.Mako"
-  nonisolated private static let path = "/fr/emersion/Mako"
-  nonisolated private static let mode = "do-not-disturb"
   /// The emergency exit's read: short, so that read and write stay within the exit's budget.
   nonisolated static let emergencyReadTimeout: Int32 = 500
   init(bus: BusConnection) { self.bus = bus }
-
-  /// `modes` with Grow's mode added at the end, or taken out.
-  nonisolated private static func modes(_ modes: [String], with enabled: Bool) -> [String] {
-    modes.filter { $0 != mode } + (enabled ? [mode] : [])
-  }
-
-  nonisolated private static func setModesCall(_ modes: [String]) -> BusMessage? {
-    try? BusMessage.methodCall(
-      destination: notificationsName, path: path, interface: interface, member: "SetModes",
-      arguments: [.array(element: "s", modes.map(BusValue.string))])
-  }
 
   /// For the emergency exit (any thread): reads mako's modes on a connection of its own and
   /// returns the SetModes call that puts Grow's mode as `enabled`; nil when mako does not answer
   /// in `emergencyReadTimeout` (the record then waits for the next start).
   nonisolated static func emergencyWriteCall(_ enabled: Bool, busAddress: String) -> BusMessage? {
-    guard
-      let list = try? BusMessage.methodCall(
-        destination: notificationsName, path: path, interface: interface, member: "ListModes"),
+    guard let list = DoNotDisturbBackend.mako.readCall(),
       let reply = try? BusConnection.callOnce(
         list, address: busAddress, timeout: emergencyReadTimeout),
-      case .array(_, let items)? = reply.arguments.first
+      let modes = DoNotDisturbBackend.makoModes(in: reply)
     else { return nil }
-    return setModesCall(modes(items.compactMap(\.stringValue), with: enabled))
+    return DoNotDisturbBackend.mako.writeCall(enabled, makoModes: modes)
   }
 
   private func modes(timeout: Int32, _ done: @escaping ([String]?) -> Void) {
-    call(bus, notificationsName, Self.path, Self.interface, "ListModes", timeout: timeout) {
-      guard case .array(_, let items)? = $0?.first else { return done(nil) }
-      done(items.compactMap(\.stringValue))
-    }
+    guard let list = DoNotDisturbBackend.mako.readCall() else { return done(nil) }
+    bus.call(list, timeout: timeout) { done(try? DoNotDisturbBackend.makoModes(in: $0.get())) }
   }
 
   func read(timeout: Int32, _ done: @escaping (Bool?) -> Void) {
-    modes(timeout: timeout) { done($0?.contains(Self.mode)) }
+    readSwitch(.mako, on: bus, timeout: timeout, done)
   }
 
   func write(_ enabled: Bool, timeout: Int32, _ done: @escaping (Bool) -> Void) {
     modes(timeout: timeout) { [bus] current in
       guard let current else { return done(false) }
-      call(bus, Self.setModesCall(Self.modes(current, with: enabled)), timeout: timeout) {
-        done($0 != nil)
-      }
+      call(
+        bus, DoNotDisturbBackend.mako.writeCall(enabled, makoModes: current), timeout: timeout
+      ) { done($0 != nil) }
     }
   }
 

@@ -130,7 +130,9 @@ enum Commands {
           -n N, --lines N     only the last N lines (10 with --follow)
         """, run: runLogs),
     Command(
-      name: "dnd", synopsis: "on [--for DURATION] | off | toggle | status [--json]",
+      name: "dnd",
+      synopsis:
+        "on [--for DURATION] | off | toggle | status [--json] | restore [--json] [--timeout D]",
       summary: "Do-Not-Disturb: silence the notification server now, or see its state",
       details: """
         Needs the dnd plugin. Grow puts the server back as it was when DND ends.
@@ -138,6 +140,20 @@ enum Commands {
           off            end Do-Not-Disturb
           toggle         whichever of the two fits
           status         on or off, until when, and which server is switched (--json)
+          restore        no daemon needed: put the server back from
+                         $XDG_STATE_HOME/grow/dnd-restore.json, which a daemon that could not
+                         (killed, or stopped while the server did not answer) leaves. The
+                         systemd unit of 'grow install --user' runs it after the daemon exits
+                         (ExecStopPost=); every daemon start does it before loading plugins
+                         (unless a saved session goes on: the dnd plugin takes it up then).
+                         Safe to run again: without a record it says there is nothing to
+                         restore. Each call to the server waits --timeout D (default 2s).
+                         Exit 0: restored, already back, or nothing to restore; 1: not put
+                         back (the server did not answer: the record is kept, run it again;
+                         or the daemon is running and does it itself); 2: usage. --json: one
+                         object with outcome (restored, already-back, nothing-to-restore,
+                         released, damaged, failed, daemon-running), backend, record,
+                         record_kept and message.
         """, run: runDoNotDisturb),
     Command(
       name: "stats",

@@ -25,6 +25,7 @@ enum DesktopFiles {
   }
 
   /// The systemd user unit. Type=dbus: the unit is up once the daemon owns its bus name.
+  /// ExecStopPost= puts the DND back that the daemon left (`grow dnd restore`).
   static func systemdUnit(executable: String, marker: String? = nil) -> String {
     lines(
       marker,
@@ -38,6 +39,11 @@ enum DesktopFiles {
       "BusName=\(GrowBusAPI.busName)",
       "ExecStart=\(quotedForExec(executable)) daemon",
       "ExecReload=/bin/kill -HUP $MAINPID",
+      // However the daemon ended (a SIGTERM while the notification server did not answer, a
+      // crash, SIGKILL), put back the Do-Not-Disturb it could not: a person who logs out must
+      // not keep silenced notifications. '-': a server that still does not answer is logged,
+      // and the unit does not count as failed for it (the record waits for the next start).
+      "ExecStopPost=-\(quotedForExec(executable)) dnd restore",
       "Restart=on-failure",
       "",
       "[Install]",

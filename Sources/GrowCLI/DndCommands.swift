@@ -2,14 +2,24 @@ import FoundationEssentials
 import Glibc
 import GrowCore
 import GrowDBus
+import GrowDaemon
 import GrowPluginKit
 
 /// `grow dnd`: the dnd plugin's org.grow.Grow1.DoNotDisturb interface from the command line.
 extension Commands {
   static func runDoNotDisturb(_ words: [String]) throws(CLIError) {
-    let usage = "usage: grow dnd on [--for DURATION] | off | toggle | status [--json]"
-    let arguments = try parse(words, values: ["for"], flags: ["json"], usage: "dnd")
+    let usage =
+      "usage: grow dnd on [--for DURATION] | off | toggle | status [--json] | restore [--json]"
+    let arguments = try parse(words, values: ["for", "timeout"], flags: ["json"], usage: "dnd")
     try expect(arguments, atMost: 1, "dnd")
+    if arguments.value("timeout") != nil, arguments.positionals.first != "restore" {
+      throw .usage("--timeout goes with 'grow dnd restore'")
+    }
+    // Needs no daemon: it is what runs after one died (systemd's ExecStopPost=).
+    if arguments.positionals.first == "restore" {
+      return try restoreDoNotDisturb(
+        json: arguments.flag("json"), timeout: arguments.value("timeout"))
+    }
     let client = try Client()
     let interface = GrowBusAPI.doNotDisturbInterface
     let action = arguments.positionals.first ?? "status"
@@ -91,6 +101,82 @@ extension Commands {
       say(
         "backend: none: Grow cannot switch '\(server)'; Grow holds back its own notifications")
     }
+  }
+
+  /// `grow dnd restore`: puts the notification server back from the DND restore record that a
+  /// daemon which could not do it itself left (see `DoNotDisturbRestorer`). Exit 0 when the
+  /// desktop is as the person had it (restored, already back, or nothing to restore), 1 when
+  /// it could not be put back (the record is kept, except a damaged one), 2 for a usage error.
+  private static func restoreDoNotDisturb(json: Bool, timeout text: String?) throws(CLIError) {
+    var timeout = DoNotDisturbRestorer.defaultTimeout
+    if let text {
+      do {
+        let seconds = try DurationText.parse(text)
+        guard seconds > 0, seconds <= 60 else {
+          throw CLIError.usage("--timeout must be between 1s and 60s")
+        }
+        timeout = Int32(seconds * 1000)
+      } catch let error as CLIError {
+        throw error
+      } catch {
+        throw .usage("--timeout: \(error)")
+      }
+    }
+    let restorer = DoNotDisturbRestorer(
+      environment: ProcessInfo.processInfo.environment, timeout: timeout)
+    let path = restorer.file.path
+    // A running daemon keeps the record itself and would read this as a change by hand.
+    if case .record = restorer.file.read(), (try? Client())?.daemonIsRunning() == true {
+      return try reportRestore(
+        json: json, outcome: "daemon-running", backend: nil, path: path, succeeded: false,
+        message: "the grow daemon is running and puts Do-Not-Disturb back itself when focus "
+          + "ends; 'grow dnd off' ends it now")
+    }
+    let outcome = restorer.run { try BusConnection.sessionBusAddress() }
+    switch outcome {
+    case .nothingToRestore:
+      try reportRestore(
+        json: json, outcome: "nothing-to-restore", backend: nil, path: path, succeeded: true,
+        message: "nothing to restore: Grow left no Do-Not-Disturb on (no \(path))")
+    case .restored(let backend):
+      try reportRestore(
+        json: json, outcome: "restored", backend: backend, path: path, succeeded: true,
+        message: "put \(backend)'s Do-Not-Disturb back as it was before Grow changed it")
+    case .alreadyBack(let backend):
+      try reportRestore(
+        json: json, outcome: "already-back", backend: backend, path: path, succeeded: true,
+        message: "\(backend)'s Do-Not-Disturb was already changed back (by hand, or the server "
+          + "restarted); nothing to switch")
+    case .releasedWithConnection(let backend):
+      try reportRestore(
+        json: json, outcome: "released", backend: backend, path: path, succeeded: true,
+        message: "\(backend) ended Grow's inhibition when the daemon's connection closed")
+    case .damaged(let why):
+      try reportRestore(
+        json: json, outcome: "damaged", backend: nil, path: path, succeeded: false, message: why)
+    case .failed(let backend, let reason):
+      try reportRestore(
+        json: json, outcome: "failed", backend: backend, path: path, succeeded: false,
+        message: reason)
+    }
+  }
+
+  private static func reportRestore(
+    json: Bool, outcome: String, backend: String?, path: String, succeeded: Bool,
+    message: String
+  ) throws(CLIError) {
+    if json {
+      let kept = access(path, F_OK) == 0
+      say(
+        JSONValue.object([
+          "outcome": .string(outcome), "backend": .string(backend), "record": .string(path),
+          "record_kept": .bool(kept), "message": .string(message),
+        ]).text)
+      if !succeeded { throw .silentFailure }
+      return
+    }
+    guard succeeded else { throw .failed("grow dnd restore: " + message) }
+    say(message)
   }
 
   private static func dndDuration(_ text: String) throws(CLIError) -> UInt32 {

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import GrowCore
+import GrowDaemon
 import GrowPluginKit
 
 /// `grow logs`: the daemon's log, wherever it went. A daemon that systemd runs logs to the

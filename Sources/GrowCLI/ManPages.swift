@@ -76,6 +76,10 @@ enum ManPages {
       ".TP", ".I $XDG_CONFIG_HOME/grow/config.ini", "the configuration; see grow.ini(5)",
       ".TP", ".I $XDG_DATA_HOME/grow/history.sqlite", "every ended phase",
       ".TP", ".I $XDG_DATA_HOME/grow/plugins/", "plugin libraries of your own",
+      ".TP", ".I $XDG_STATE_HOME/grow/dnd-restore.json",
+      text(
+        "what the dnd plugin changed on the notification server, while it is changed; "
+          + "grow dnd restore, and every daemon start, put the server back from it"),
       ".SH SEE ALSO", "grow.ini(5), dbus-daemon(1), systemd.service(5)",
     ]
     return lines.joined(separator: "\n") + "\n"

@@ -168,11 +168,45 @@ public final class Daemon {
     self.connection = connection
     installSignalHandlers()
     watchTheClock()
+    honourDoNotDisturbRecord()
     plugins.start(with: config)
     // After the plugins and the history, so they see what the restored session does.
     resumeSavedSession()
     log.info("ready on \(GrowBusAPI.busName) (pid \(getpid()))")
   }
+
+  /// A DND restore record left by a daemon that could not put the server back (killed, crashed,
+  /// or SIGTERMed while the server did not answer) is honoured before any plugin loads: a
+  /// plugin that takes the daemon down at start would otherwise keep the desktop silenced
+  /// start after start. Only a saved session that goes on keeps it, and only when the dnd
+  /// plugin will load: its policy (focus, always, per card) then decides, adopting the record
+  /// or putting the server back itself. Putting dunst back here and pausing it again a moment
+  /// later would pour out the notifications it queued.
+  private func honourDoNotDisturbRecord() {
+    let restorer = DoNotDisturbRestorer(
+      environment: ProcessInfo.processInfo.environment, timeout: Self.startRestoreTimeout)
+    if case .none = restorer.file.read() { return }
+    let sessionGoesOn = ((try? sessions?.load()) ?? nil) != nil
+    if sessionGoesOn, plugins.wouldLoad(DoNotDisturbRestorer.pluginID, with: config) {
+      log.info("a saved session goes on: the dnd plugin takes up \(restorer.file.path)")
+      return
+    }
+    let outcome = restorer.run { try BusConnection.sessionBusAddress() }
+    switch outcome {
+    case .nothingToRestore: break
+    case .restored(let backend):
+      log.info("put \(backend)'s Do-Not-Disturb back as it was before Grow changed it")
+    case .alreadyBack(let backend):
+      log.info("\(backend)'s Do-Not-Disturb was already changed back; removed the record")
+    case .releasedWithConnection: break
+    case .damaged(let why): log.warning(why)
+    case .failed(_, let reason): log.warning(reason)
+    }
+  }
+
+  /// Each call of the start's restore waits at most this long: a stopped server delays the
+  /// start by two of these at most, and the dnd plugin then keeps asking on the loop.
+  static let startRestoreTimeout: Int32 = 1000
 
   /// Starts and runs until SIGTERM or SIGINT.
   public func run() throws(DaemonError) -> Never {

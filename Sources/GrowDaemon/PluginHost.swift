@@ -175,6 +175,15 @@ public final class PluginHost {
     }
   }
 
+  /// Whether `start(with:)` would load plugin `id`: enabled, found, and not quarantined.
+  /// Opens no library.
+  public func wouldLoad(_ id: String, with config: GrowConfig) -> Bool {
+    guard quarantine?.reason(id) == nil else { return false }
+    return Self.plan(config: config, available: Self.discover(in: directories)).contains {
+      $0.id == id && $0.decision == .load
+    }
+  }
+
   /// Stops every running plugin, so each can undo what it changed, and calls `completion` once
   /// external plugins have exited too (SIGTERM, then SIGKILL after their grace period). One
   /// deadline for all: in-process plugins that have not finished stopping `within` seconds from

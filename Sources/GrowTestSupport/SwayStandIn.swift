@@ -1,23 +1,30 @@
 import Foundation
 
-/// A stand-in for sway's IPC socket (`$SWAYSOCK`), to play a hostile or broken compositor:
-/// it speaks the i3 IPC wire format (`"i3-ipc"`, u32 length, u32 type, JSON) as sway does,
-/// answers SUBSCRIBE, GET_TREE (one focused window, `setFocused`) and RUN_COMMAND, and writes
-/// whatever events the test says to every client. Nothing here is sway's behaviour beyond
-/// that protocol; a real sway runs in WaylandSession.
+/// A stand-in for sway's IPC socket (`$SWAYSOCK`), to play a hostile or broken compositor, for
+/// what a real sway cannot be made to do: send a reply or event of any size, or events as fast
+/// as a socket takes them. It speaks the i3 IPC wire format (`"i3-ipc"`, a u32 payload length
+/// and a u32 type in the machine's byte order, the JSON payload) as sway does, answers
+/// SUBSCRIBE, GET_TREE (one focused window, `setFocused`, or any JSON, `treeReply`) and
+/// RUN_COMMAND, and writes whatever events the caller says to every client. Nothing here is
+/// sway's behaviour beyond that protocol; a real sway runs in WaylandSession. The tests
+/// (HostilePeerTests), `make bench` and the soak's hostile sway peer share it.
 public final class SwayStandIn: @unchecked Sendable {
   public static let windowEvent: UInt32 = 0x8000_0003
+  public static let workspaceEvent: UInt32 = 0x8000_0000
+  public static let getTree: UInt32 = 4
   public let directory: String
   public var socketPath: String { directory + "/sway-ipc.sock" }
   /// What a daemon sees in a sway session without a Wayland display of its own (so the
-  /// wayland plugin runs with the stand-in as its window source, and the x11 plugin stands
-  /// down).
-  public var environment: [String: String] {
+  /// wayland plugin runs with the stand-in as its window source, away detection off, and the
+  /// x11 plugin stands down), keeping the X display for the rest of the desktop (dunst).
+  public var sessionEnvironment: [String: String] {
     [
-      "SWAYSOCK": socketPath, "WAYLAND_DISPLAY": "grow-no-display", "XDG_CURRENT_DESKTOP": "sway",
-      "DISPLAY": "",
+      "SWAYSOCK": socketPath, "WAYLAND_DISPLAY": directory + "/no-compositor",
+      "XDG_CURRENT_DESKTOP": "sway", "I3SOCK": "", "HYPRLAND_INSTANCE_SIGNATURE": "",
     ]
   }
+  /// The same without an X display at all.
+  public var environment: [String: String] { sessionEnvironment.merging(["DISPLAY": ""]) { $1 } }
 
   private struct State {
     var clients: [Int32] = []
@@ -29,8 +36,15 @@ public final class SwayStandIn: @unchecked Sendable {
   /// Held while one message is written, so a reply and an event never interleave.
   private let writing = NSLock()
   private let listener: Int32
+  /// See `init`.
+  private let sendTimeout: TimeInterval?
 
-  public init() throws {
+  /// - Parameter sendTimeout: nil: a write waits until the client reads it all. With a
+  ///   timeout (the soak's peers, which must never hang on a daemon that stopped reading), a
+  ///   client that read nothing for that long is skipped, and one left with half a message is
+  ///   dropped, as a compositor would.
+  public init(sendTimeout: TimeInterval? = nil) throws {
+    self.sendTimeout = sendTimeout
     directory =
       FileManager.default.temporaryDirectory
       .appendingPathComponent("grow-sway-\(UUID().uuidString.prefix(8))").path
@@ -69,6 +83,9 @@ public final class SwayStandIn: @unchecked Sendable {
     #"{"change":"\#(change)","container":\#(container(id: id, appID: appID, title: title))}"#
   }
 
+  /// Sets GET_TREE's answer to any JSON (`setFocused` for a well-formed one).
+  public func treeReply(_ json: String) { state.withLock { $0.tree = json } }
+
   /// Writes one message to every client; false when there was none or a write failed.
   @discardableResult
   public func emit(type: UInt32 = windowEvent, _ payload: String) -> Bool {
@@ -77,10 +94,27 @@ public final class SwayStandIn: @unchecked Sendable {
 
   @discardableResult
   public func emit(type: UInt32 = windowEvent, bytes payload: [UInt8]) -> Bool {
-    let clients = state.withLock { $0.clients }
-    var sent = false
-    for client in clients where write(Self.frame(type: type, payload), to: client) { sent = true }
-    return sent
+    emit(frames: Self.frame(type: type, payload)) > 0
+  }
+
+  /// Writes messages already framed (`frame`), back to back, to every client; returns the
+  /// clients it reached (see `init`'s sendTimeout for the ones it did not).
+  @discardableResult
+  public func emit(frames message: [UInt8]) -> Int {
+    var reached = 0
+    for client in state.withLock({ $0.clients }) {
+      switch write(message, to: client) {
+      case .whole: reached += 1
+      case .none: break
+      case .partial: if sendTimeout != nil { drop(client) }
+      }
+    }
+    return reached
+  }
+
+  /// Drops every client, as a restarting sway would.
+  public func disconnectClients() {
+    for client in state.withLock({ $0.clients }) { drop(client) }
   }
 
   /// Starts focus events switching between two windows, as fast as the socket takes them;
@@ -128,14 +162,26 @@ public final class SwayStandIn: @unchecked Sendable {
     return #"{"id":1,"type":"root","name":"root","nodes":[\#(workspace)],"floating_nodes":[]}"#
   }
 
-  static func frame(type: UInt32, _ payload: [UInt8]) -> [UInt8] {
+  public static func frame(type: UInt32, _ payload: [UInt8]) -> [UInt8] {
     var bytes = Array("i3-ipc".utf8)
     withUnsafeBytes(of: UInt32(payload.count)) { bytes += $0 }
     withUnsafeBytes(of: type) { bytes += $0 }
     return bytes + payload
   }
 
-  private func write(_ bytes: [UInt8], to client: Int32) -> Bool {
+  private func drop(_ client: Int32) {
+    let mine = state.withLock { state -> Bool in
+      guard let index = state.clients.firstIndex(of: client) else { return false }
+      state.clients.remove(at: index)
+      return true
+    }
+    // The reader thread closes it when recv sees the shutdown.
+    if mine { shutdown(client, Int32(SHUT_RDWR)) }
+  }
+
+  private enum Written { case whole, none, partial }
+
+  private func write(_ bytes: [UInt8], to client: Int32) -> Written {
     writing.lock()
     defer { writing.unlock() }
     var offset = 0
@@ -144,16 +190,23 @@ public final class SwayStandIn: @unchecked Sendable {
         send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
       }
       if count < 0, errno == EINTR { continue }
-      guard count > 0 else { return false }
+      guard count > 0 else { return offset == 0 ? .none : .partial }
       offset += count
     }
-    return true
+    return .whole
   }
 
   private func accept() {
     while true {
       let client = Glibc.accept(listener, nil, nil)
       guard client >= 0 else { return }
+      if let sendTimeout {
+        var limit = timeval(
+          tv_sec: Int(sendTimeout),
+          tv_usec: Int((sendTimeout - sendTimeout.rounded(.down)) * 1_000_000))
+        setsockopt(
+          client, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+      }
       let keep = state.withLock { state -> Bool in
         guard !state.closed else { return false }
         state.clients.append(client)
@@ -171,26 +224,31 @@ public final class SwayStandIn: @unchecked Sendable {
   /// Answers the client's questions until it goes.
   private func serve(_ client: Int32) {
     defer {
-      state.withLock { $0.clients.removeAll { $0 == client } }
+      drop(client)
       close(client)
     }
     while let (type, _) = readMessage(client) {
       let answer: String
       switch type {
-      case 2: answer = #"{"success":true}"#
-      case 4: answer = state.withLock { $0.tree }
-      case 0: answer = #"[{"success":true}]"#
+      case 2: answer = #"{"success":true}"#  // SUBSCRIBE
+      case Self.getTree: answer = state.withLock { $0.tree }
+      case 0: answer = #"[{"success":true}]"#  // RUN_COMMAND
       default: answer = "{}"
       }
-      guard write(Self.frame(type: type, Array(answer.utf8)), to: client) else { return }
+      guard write(Self.frame(type: type, Array(answer.utf8)), to: client) == .whole else {
+        return
+      }
     }
   }
 
   private func readMessage(_ client: Int32) -> (UInt32, [UInt8])? {
-    guard let header = read(client, 14) else { return nil }
+    guard let header = read(client, 14), header.starts(with: Array("i3-ipc".utf8)) else {
+      return nil
+    }
     let length = header[6..<10].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
     let type = header[10..<14].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
-    guard let payload = read(client, Int(length)) else { return nil }
+    // Grow's requests are small: a bigger length is a broken client, not a request.
+    guard length < 1 << 20, let payload = read(client, Int(length)) else { return nil }
     return (type, payload)
   }
 

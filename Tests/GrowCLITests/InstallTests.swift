@@ -137,6 +137,7 @@ import Testing
         BusName=org.grow.Grow1
         ExecStart=\(growPath) daemon
         ExecReload=/bin/kill -HUP $MAINPID
+        ExecStopPost=-\(growPath) dnd restore
         Restart=on-failure
 
         [Install]

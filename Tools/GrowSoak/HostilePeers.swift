@@ -3,7 +3,7 @@ import GrowTestSupport
 
 /// Issue 31's hostile compositors: the daemon is restarted (kill -9) with a sway or Hyprland
 /// session's environment pointing at a stand-in the soak serves (GrowTestSupport's
-/// `SoakSwayPeer`, `HyprlandStandIn`), so the wayland plugin reads it (and the x11 plugin
+/// `SwayStandIn`, `HyprlandStandIn`), so the wayland plugin reads it (and the x11 plugin
 /// stands down); the stand-in attacks for one to four seconds; then the daemon goes back to
 /// the X desktop. The probe times `GetStatus` and counts descriptors meanwhile; the external
 /// plugins must keep their processes (none cut off for a full buffer).
@@ -70,7 +70,7 @@ extension Soak {
     let seconds = random.seconds(1...4)
     let attack = Int.random(in: 0..<3, using: &random)
     try withCompositor(
-      sway.environment, connected: { sway.clientCount > 0 },
+      sway.sessionEnvironment, connected: { sway.clientCount > 0 },
       attack: {
         switch attack {
         case 0:
@@ -78,11 +78,11 @@ extension Soak {
           say("  \(count) message(s) of 4 MiB - 100 B")
           for _ in 0..<count {
             if random.chance(0.5) {
-              sway.emit(type: SoakSwayPeer.windowEvent, Self.hugeFocusEvent())
+              sway.emit(type: SwayStandIn.windowEvent, bytes: Self.hugeFocusEvent())
             } else {
               // A workspace event makes the plugin ask for the tree, which comes back huge.
               sway.treeReply(String(decoding: Self.hugeFocusEvent(), as: UTF8.self))
-              sway.emit(type: SoakSwayPeer.workspaceEvent, Array(#"{"change":"focus"}"#.utf8))
+              sway.emit(type: SwayStandIn.workspaceEvent, #"{"change":"focus"}"#)
             }
             try dwell(seconds / Double(count), commands: false)
           }
@@ -90,7 +90,7 @@ extension Soak {
         case 1:
           var events: [UInt8] = []
           for id in 1...500 {
-            events += SoakSwayPeer.frame(type: SoakSwayPeer.windowEvent, Self.focusEvent(id: id))
+            events += SwayStandIn.frame(type: SwayStandIn.windowEvent, Self.focusEvent(id: id))
           }
           var sent = 0
           let end = Date().addingTimeInterval(seconds)
@@ -102,7 +102,7 @@ extension Soak {
           let end = Date().addingTimeInterval(seconds)
           while Date() < end {
             sway.emit(
-              type: SoakSwayPeer.windowEvent, Self.focusEvent(id: 1 + sent % 2, title: title))
+              type: SwayStandIn.windowEvent, bytes: Self.focusEvent(id: 1 + sent % 2, title: title))
             sent += 1
             try dwell(0.25, commands: false)
           }

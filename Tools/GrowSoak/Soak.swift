@@ -12,6 +12,13 @@ public struct SoakOptions: Sendable {
   public var timeLimit: TimeInterval = 600
   /// The kinds of fault to draw from.
   public var kinds = Set(FaultKind.standard)
+  /// Kinds injected exactly this many times (within `faults`), spread evenly over the run and
+  /// never drawn: a short run (make test's) exercises kinds too slow to draw often. They need
+  /// not be in `kinds`.
+  public var fixedCounts: [FaultKind: Int] = [:]
+
+  /// Whether the run may inject `kind` (drawn or fixed), so its tools are set up.
+  public func uses(_ kind: FaultKind) -> Bool { kinds.contains(kind) || fixedCounts[kind] ?? 0 > 0 }
   /// Rounds of the separate plugin-hang check after the faults (issue 14); 0 for none.
   public var hangRounds = 3
   /// The daemon's resident set may not grow past this (MiB); 0 for no bound.
@@ -81,7 +88,7 @@ public final class Soak {
   /// `[card.NAME]` sections the config has (a large set for ListCards in call bursts).
   let cardCount: Int
   /// The stand-ins of the hostile-peer faults, when those are drawn.
-  var swayStandIn: SoakSwayPeer?
+  var swayStandIn: SwayStandIn?
   var hyprlandStandIn: HyprlandStandIn?
 
   /// Phases seen persisted as running, by key.
@@ -117,15 +124,15 @@ public final class Soak {
       atPath: pluginDirectory, withIntermediateDirectories: true)
     pluginScriptPath = home + "/crashy-plugin"
     try writeExecutable(Self.pluginScript(directory: pluginDirectory), to: pluginScriptPath)
-    cardCount = options.kinds.contains(.callBurst) ? Self.burstCardCount : 0
+    cardCount = options.uses(.callBurst) ? Self.burstCardCount : 0
     desktopEnvironment = harness.environment
     dunst = try NotificationServers.dunst(harness)
     for id in Self.pluginIDs { plugins[id] = PluginSlot() }
-    if options.kinds.contains(.titleFlood) { floodTool = try Self.buildFloodTool(in: home) }
+    if options.uses(.titleFlood) { floodTool = try Self.buildFloodTool(in: home) }
     try prepareTrustFaults()
     try writeConfig()
     // Last: deinit unmounts, and runs only for an object that was made whole.
-    if options.kinds.contains(.dataDirectoryFull) { try mountDataDirectory() }
+    if options.uses(.dataDirectoryFull) { try mountDataDirectory() }
   }
 
   deinit { unmountDataDirectory() }
@@ -228,8 +235,24 @@ public final class Soak {
     if report.problems.count < 200 { report.problems.append(text) }
   }
 
+  /// Where the `fixedCounts` kinds fall: fault number (0-based) to kind, evenly spaced.
+  var fixedFaults: [Int: FaultKind] {
+    let fixed = FaultKind.allCases.flatMap { kind in
+      Array(repeating: kind, count: max(0, options.fixedCounts[kind] ?? 0))
+    }
+    guard !fixed.isEmpty else { return [:] }
+    let slots = min(fixed.count, options.faults)
+    return Dictionary(
+      uniqueKeysWithValues: (0..<slots).map {
+        (($0 + 1) * options.faults / (slots + 1), fixed[$0])
+      })
+  }
+
   private func pickFault() -> FaultKind {
-    var kinds = FaultKind.allCases.filter(options.kinds.contains)
+    if let fixed = fixedFaults[report.faultsInjected] { return fixed }
+    var kinds = FaultKind.allCases.filter {
+      options.kinds.contains($0) && options.fixedCounts[$0] == nil
+    }
     if eligiblePlugin() == nil, kinds.contains(where: { !$0.crashesPlugin }) {
       kinds.removeAll { $0.crashesPlugin }
     }

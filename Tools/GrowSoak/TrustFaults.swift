@@ -15,12 +15,13 @@ extension Soak {
 
   /// What the drawn kinds need before the daemon first starts.
   func prepareTrustFaults() throws {
-    if options.kinds.contains(.pluginCrashesInInit) {
+    if options.uses(.pluginCrashesInInit) {
       try harness.installPlugin(
         library: "libgrowtest-crashes-on-init.so", as: Self.crashingPluginID)
     }
-    if options.kinds.contains(.swayPeer) { swayStandIn = try SoakSwayPeer() }
-    if options.kinds.contains(.hyprlandPeer) { hyprlandStandIn = try HyprlandStandIn() }
+    // A daemon that stops reading must not hang the soak: such a client is skipped after 1 s.
+    if options.uses(.swayPeer) { swayStandIn = try SwayStandIn(sendTimeout: 1) }
+    if options.uses(.hyprlandPeer) { hyprlandStandIn = try HyprlandStandIn() }
   }
 
   // MARK: A reload storm

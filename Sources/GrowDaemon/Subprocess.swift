@@ -1,20 +1,22 @@
 import FoundationEssentials
 import Glibc
 
-/// A program the CLI runs and waits for, with one of its output streams read.
-enum Subprocess {
+/// A program the CLI (or the daemon's start, `GnomeBanners`) runs and waits for, with one of
+/// its output streams read.
+public enum Subprocess {
   /// How it ended, from waitpid's status (the W* macros are not imported).
-  enum Exit: Equatable {
+  public enum Exit: Equatable, Sendable {
     case exited(Int32)
     case killed(signal: Int32)
   }
 
   /// Runs `arguments` (the program found on PATH unless `executable` names it), reads what it
   /// writes to `stream` (STDOUT_FILENO or STDERR_FILENO; the other goes to /dev/null) and
-  /// waits for it; nil if it could not be started.
-  static func capture(_ arguments: [String], executable: String? = nil, stream: Int32)
-    -> (output: String, exit: Exit)?
-  {
+  /// waits for it; nil if it could not be started. With `timeout` (milliseconds), a program
+  /// still running then is killed (SIGKILL), and its exit says so.
+  public static func capture(
+    _ arguments: [String], executable: String? = nil, stream: Int32, timeout: Int32? = nil
+  ) -> (output: String, exit: Exit)? {
     var ends: [Int32] = [0, 0]
     guard pipe(&ends) == 0 else { return nil }
     for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -38,7 +40,18 @@ enum Subprocess {
     guard started else { return nil }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
+    let deadline = timeout.map { ContinuousClock.now + .milliseconds(Int($0)) }
     while true {
+      if let deadline {
+        let left = ((deadline - ContinuousClock.now) / .milliseconds(1)).rounded(.up)
+        var reader = pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)
+        let ready = left > 0 ? poll(&reader, 1, Int32(min(left, Double(Int32.max)))) : 0
+        if ready < 0 && errno == EINTR { continue }
+        if ready == 0 {
+          kill(pid, SIGKILL)
+          break
+        }
+      }
       let count = read(ends[0], &chunk, chunk.count)
       if count < 0 && errno == EINTR { continue }
       guard count > 0 else { break }

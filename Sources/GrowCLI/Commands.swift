@@ -46,7 +46,7 @@ enum Commands {
     simple("resume", "continue a paused phase, or start the one that is waiting", "Resume"),
     simple("toggle", "pause, resume, or start: whatever fits (for a single key binding)", "Toggle"),
     simple("skip", "end the running phase early and move on", "Skip"),
-    simple("stop", "end the session; the running phase counts as abandoned", "Stop"),
+    simple("stop", "end the session; a running focus is recorded as stopped", "Stop"),
     Command(
       name: "extend", synopsis: "DURATION",
       summary: "add time to the running phase (grow extend 5m)",
@@ -148,9 +148,14 @@ enum Commands {
         (the default: 7 days), --month (30), --year (365), or --from/--to (local dates,
         YYYY-MM-DD, both included). A day counts toward the streak when its focus meets the
         default card's daily goal, or without a goal when it has a completed focus phase.
+        Focus time is the focus of phases that ran their course (completed); a running focus
+        counts once it completes. Focus skipped, stopped or abandoned (Grow exited while it
+        ran) is shown apart as cut short. grow status, stats, history, garden, report, the
+        D-Bus API and the exports all count and word it so.
           --card NAME   only this card's phases
           --json        everything as one JSON object (seconds, dates as YYYY-MM-DD)
-          --csv         one row per day and card: date, card, focus_seconds, completed, abandoned
+          --csv         one row per day and card: date, card, focus_seconds,
+                        cut_short_seconds, completed, skipped, stopped, abandoned
         """, run: runStats),
     Command(
       name: "history",
@@ -165,13 +170,15 @@ enum Commands {
                                              and from a script needs --yes
           edit ID --card NAME                moves a phase to another card of config.ini
           edit ID --outcome OUTCOME          completed, skipped, stopped or abandoned
+        Outcomes: completed (ran its course), skipped (grow skip), stopped (grow stop),
+        abandoned (Grow exited while it ran).
         """, run: runHistory),
     Command(
       name: "garden", synopsis: "[--week]",
       summary: "what you grew today (or this week): a plant for every completed focus",
       details: """
-        One row per card: 🌱 a focus under 20m, 🌿 20m to 45m, 🌳 45m or more, 🥀 an abandoned
-        focus.
+        One row per card: 🌱 a completed focus under 20m, 🌿 20m to 45m, 🌳 45m or more, 🥀 a
+        focus stopped or abandoned.
           --week   the last 7 days instead of today
         """, run: runGarden),
     Command(

@@ -56,13 +56,32 @@ enum Commands {
       synopsis: "[--json | --format FORMAT] [--template TEXT] [--icons SET] [--follow]",
       summary: "show what the timer is doing (once, or one line per change for status bars)",
       details: """
-          --json            one JSON object: state (idle, waiting, focus, short-break,
-                            long-break), paused, card, duration, remaining, elapsed
-                            (seconds), started_at, ends_at (ISO 8601), cycle, long_break_after,
-                            next (the phase that waits), completed_today, focus_today
-                            (completed focus and the running one: what the goal counts),
-                            cut_short_today (focus stopped, skipped or cut short),
-                            daily_goal, intention
+          --json            one JSON object, every key always present (null when it does
+                            not apply), keys sorted; the status bar plugin's status.json is
+                            the same object:
+                              state             string: idle, waiting, focus, short-break,
+                                                long-break
+                              paused            boolean
+                              card              string, null when idle
+                              duration          integer seconds planned (0 without a phase)
+                              remaining         integer seconds left, rounded up as the
+                                                countdown shows them (0 without a phase)
+                              elapsed           integer seconds run, pauses excluded
+                              started_at        string ISO 8601 UTC, null without a phase
+                              ends_at           string ISO 8601 UTC, null while paused or
+                                                without a phase
+                              cycle             integer focus number in the set (0 idle)
+                              long_break_after  integer (0 idle)
+                              next              string, the phase waiting for grow resume;
+                                                null unless state is waiting
+                              completed_today   integer focus phases completed today
+                              focus_today       integer seconds of focus time today: focus
+                                                phases completed today (what the goal
+                                                counts; a running focus counts once done)
+                              cut_short_today   integer seconds of focus today skipped,
+                                                stopped or abandoned
+                              daily_goal        integer seconds, null without a goal
+                              intention         string, null without one
           --format FORMAT   one line in a status bar's protocol: plain (tmux, lemonbar, xmobar,
                             scripts), i3blocks, polybar, waybar (return-type json), i3bar
           --template TEXT   what the line shows (default '{icon} {remaining}'); fields: {icon}

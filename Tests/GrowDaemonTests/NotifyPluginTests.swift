@@ -100,6 +100,78 @@ struct NotifyPluginTests {
     _ = dunst
   }
 
+  /// Issue 33, item 10: dunst restarted (here killed and started again) while the focus waits
+  /// for the person. The prompt left with the old dunst; the new one is sent it again, so the
+  /// person still has the button. Before, nothing came until the next phase ended.
+  @Test func theWaitingPromptReachesARestartedServer() throws {
+    var (harness, dunst) = try promptForFocus(timeout: "never")
+    dunst.kill()
+    dunst = try NotificationServers.dunst(harness)
+    #expect(
+      try harness.eventually(timeout: 20) { try harness.dunstCount("displayed") == 1 },
+      "the new dunst shows the prompt")
+    #expect(try harness.status()["next"] as? String == "focus", "the focus still waits")
+    let history = try harness.dunstHistory()
+    #expect(history.first?["summary"] == "Break over")
+    #expect(history.first?["body"] == "Ready for 20s of focus on 'work'?")
+    #expect(
+      harness.daemonLog.contains(
+        "grow[notify] info: sending the waiting prompt 'Break over' to the new notification server"
+      ))
+    _ = dunst
+  }
+
+  /// Issue 33, item 10: the second button of "Break over — Ready for focus?" was "Skip", which
+  /// skipped the waiting focus and so started another break. It is now "+5 min": five more
+  /// minutes of break, the focus still waiting and the prompt back in five minutes. Pressed
+  /// through dunst's own context menu (its dmenu picks the button that is not "Start focus").
+  @Test func theBreakOverPromptsSecondButtonKeepsTheFocusWaiting() throws {
+    let harness = try DaemonHarness(
+      config: """
+        [timer]
+        focus = 20s
+        short-break = 1s
+        auto-start-breaks = false
+        auto-start-focus = false
+
+        [plugins]
+        enable = notify
+
+        [plugin.notify]
+        timeout = never
+        """, startDaemon: false)
+    let configHome = harness.environment["XDG_CONFIG_HOME", default: ""]
+    let pick = configHome + "/pick-second-button"
+    try "#!/bin/sh\ngrep -v 'Start focus' | head -n 1\n".write(
+      toFile: pick, atomically: true, encoding: .utf8)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: pick)
+    try FileManager.default.createDirectory(
+      atPath: configHome + "/dunst", withIntermediateDirectories: true)
+    try "[global]\n    dmenu = \(pick)\n".write(
+      toFile: configHome + "/dunst/dunstrc", atomically: true, encoding: .utf8)
+    let dunst = try NotificationServers.dunst(harness)
+    try harness.start()
+    try harness.grow("start")
+    try harness.grow("skip")  // the focus: its break waits
+    #expect(try harness.eventually { try harness.status()["next"] as? String == "short-break" })
+    try harness.grow("resume")  // the break
+    #expect(try harness.eventually { try harness.status()["next"] as? String == "focus" })
+    #expect(try harness.eventually { try harness.dunstCount("displayed") == 1 })
+
+    #expect(try harness.run("dunstctl", ["context"]).status == 0)
+    #expect(
+      harness.eventually(timeout: 20) {
+        harness.daemonLog.contains("grow[notify] info: break-over notification: ")
+      }, "\(harness.daemonLog)")
+    #expect(
+      harness.daemonLog.contains("grow[notify] info: break-over notification: 'remind-5m' done"),
+      "\(harness.daemonLog)")
+    let status = try harness.status()
+    #expect(status["state"] as? String == "waiting", "no break started: \(status)")
+    #expect(status["next"] as? String == "focus")
+    _ = dunst
+  }
+
   /// "Break over — Ready for focus?" answered by `grow resume`: it leaves the screen, and
   /// nothing of it waits in dunst's queue while the dnd plugin pauses dunst for the focus, to
   /// come back at the next break where clicking it does nothing (issue 15, item 2).

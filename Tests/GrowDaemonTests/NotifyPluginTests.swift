@@ -59,7 +59,10 @@ struct NotifyPluginTests {
   }
 
   /// A 20 s focus skipped and its 1 s break run: "Break over — Ready for focus?" is on screen.
-  func promptForFocus(timeout: String) throws -> (DaemonHarness, BackgroundProcess) {
+  /// - Parameter dunstrc: dunst's config, when the test needs one of its own.
+  func promptForFocus(timeout: String, dunstrc: String? = nil) throws -> (
+    DaemonHarness, BackgroundProcess
+  ) {
     let harness = try DaemonHarness(
       config: """
         [timer]
@@ -74,6 +77,11 @@ struct NotifyPluginTests {
         [plugin.notify]
         timeout = \(timeout)
         """, startDaemon: false)
+    if let dunstrc {
+      let directory = harness.environment["XDG_CONFIG_HOME", default: ""] + "/dunst"
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      try dunstrc.write(toFile: directory + "/dunstrc", atomically: true, encoding: .utf8)
+    }
     let dunst = try NotificationServers.dunst(harness)
     try harness.start()
     try harness.grow("start")
@@ -126,38 +134,13 @@ struct NotifyPluginTests {
   /// minutes of break, the focus still waiting and the prompt back in five minutes. Pressed
   /// through dunst's own context menu (its dmenu picks the button that is not "Start focus").
   @Test func theBreakOverPromptsSecondButtonKeepsTheFocusWaiting() throws {
-    let harness = try DaemonHarness(
-      config: """
-        [timer]
-        focus = 20s
-        short-break = 1s
-        auto-start-breaks = false
-        auto-start-focus = false
-
-        [plugins]
-        enable = notify
-
-        [plugin.notify]
-        timeout = never
-        """, startDaemon: false)
-    let configHome = harness.environment["XDG_CONFIG_HOME", default: ""]
-    let pick = configHome + "/pick-second-button"
+    let pick = NSTemporaryDirectory() + "grow-pick-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: pick) }
     try "#!/bin/sh\ngrep -v 'Start focus' | head -n 1\n".write(
       toFile: pick, atomically: true, encoding: .utf8)
     try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: pick)
-    try FileManager.default.createDirectory(
-      atPath: configHome + "/dunst", withIntermediateDirectories: true)
-    try "[global]\n    dmenu = \(pick)\n".write(
-      toFile: configHome + "/dunst/dunstrc", atomically: true, encoding: .utf8)
-    let dunst = try NotificationServers.dunst(harness)
-    try harness.start()
-    try harness.grow("start")
-    try harness.grow("skip")  // the focus: its break waits
-    #expect(try harness.eventually { try harness.status()["next"] as? String == "short-break" })
-    try harness.grow("resume")  // the break
-    #expect(try harness.eventually { try harness.status()["next"] as? String == "focus" })
-    #expect(try harness.eventually { try harness.dunstCount("displayed") == 1 })
-
+    let (harness, dunst) = try promptForFocus(
+      timeout: "never", dunstrc: "[global]\n    dmenu = \(pick)\n")
     #expect(try harness.run("dunstctl", ["context"]).status == 0)
     #expect(
       harness.eventually(timeout: 20) {

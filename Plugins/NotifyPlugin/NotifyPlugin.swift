@@ -50,6 +50,9 @@ public final class NotifyPlugin: GrowPlugin {
   private var staleIDs: [NotificationKind: Set<UInt32>] = [:]
   /// Kinds now showing a prompt that waits for the person.
   private var prompts: Set<NotificationKind> = []
+  /// What each of those prompts says: a server that starts while the timer still waits (dunst
+  /// restarted, crashed, or replaced) is sent it again, since the old server took it along.
+  private var promptContents: [NotificationKind: Content] = [:]
   /// Whether the server lists the "default" action among the others (dunst's context menu,
   /// mako's menu), so a named twin of it would be listed twice.
   private var serverListsDefaultAction = true
@@ -211,7 +214,12 @@ public final class NotifyPlugin: GrowPlugin {
         : "\(minutes) of focus on '\(card)' has begun.",
       icon: "appointment-soon", actions: [], waits: waiting)
     if waiting {
-      content.actions = [(.primary, "Start focus"), (.startFocus, "Start focus"), (.skip, "Skip")]
+      // Not "Skip": skipping the waiting focus would start another break, which nobody who
+      // presses it on "Break over" means. "+5 min" says what it does: five more minutes of
+      // break, then this prompt again (as "+5 min" on a waiting break gives more focus).
+      content.actions = [
+        (.primary, "Start focus"), (.startFocus, "Start focus"), (.remindLater, "+5 min"),
+      ]
     }
     show(.breakOver, content)
   }
@@ -294,7 +302,13 @@ public final class NotifyPlugin: GrowPlugin {
       }
     }
     shownActions[kind] = meaning
-    if content.waits { prompts.insert(kind) } else { prompts.remove(kind) }
+    if content.waits {
+      prompts.insert(kind)
+      promptContents[kind] = content
+    } else {
+      prompts.remove(kind)
+      promptContents[kind] = nil
+    }
     var hints: [String: NotificationHint] = [
       "urgency": .byte((content.urgency ?? settings.urgency).byte),
       "category": .string("x-grow." + kind.rawValue),
@@ -375,6 +389,7 @@ public final class NotifyPlugin: GrowPlugin {
   private func close(_ kind: NotificationKind) {
     queued[kind] = nil
     prompts.remove(kind)
+    promptContents[kind] = nil
     current[kind] = nil
     for stale in staleIDs.removeValue(forKey: kind) ?? [] { server.close(stale) }
     if let id = shownIDs.removeValue(forKey: kind) { server.close(id) }
@@ -407,10 +422,13 @@ public final class NotifyPlugin: GrowPlugin {
     perform(key, from: kind)
   }
 
+  /// The server closed a notification (the person dismissed it, or it expired): a prompt
+  /// closed so is answered as far as showing it goes, and not sent again.
   private func closedByServer(id: UInt32) {
     for (kind, shown) in shownIDs where shown == id {
       shownIDs[kind] = nil
       prompts.remove(kind)
+      promptContents[kind] = nil
     }
   }
 
@@ -438,18 +456,28 @@ public final class NotifyPlugin: GrowPlugin {
     }
   }
 
-  /// "+5 min" on a waiting break: keep working, and be reminded in five minutes.
+  /// "+5 min" on a waiting phase: on a waiting break, keep working; on a waiting focus, rest
+  /// longer. Either way the prompt goes, and comes back in five minutes if the phase still
+  /// waits.
   private func remindAgain(_ kind: NotificationKind) {
     cancelReminder()
-    reminderTimer = loop.at(loop.now.addingTimeInterval(300)) { [weak self] in
-      guard let self, let next = self.timer.status.next, next.isBreak else { return }
+    close(kind)
+    reminderTimer = loop.at(loop.now.addingTimeInterval(Self.remindAfter)) { [weak self] in
+      guard let self, self.timer.status.state == .waiting, let next = self.timer.status.next
+      else { return }
       let card = self.timer.status.card
-      let length =
-        (try? self.timer.deck.card(named: card))
-        .map { next == .longBreak ? $0.longBreak : $0.shortBreak } ?? 0
-      self.focusOver(next: next, length: length, waiting: true)
+      let lengths = try? self.timer.deck.card(named: card)
+      switch next {
+      case .focus: self.breakOver(card: card, length: lengths?.focus ?? 0, waiting: true)
+      case .shortBreak, .longBreak:
+        let length = (next == .longBreak ? lengths?.longBreak : lengths?.shortBreak) ?? 0
+        self.focusOver(next: next, length: length, waiting: true)
+      }
     }
   }
+
+  /// How long "+5 min" waits before prompting again.
+  static let remindAfter: TimeInterval = 300
 
   private func cancelReminder() {
     reminderTimer?.cancel()
@@ -493,6 +521,14 @@ public final class NotifyPlugin: GrowPlugin {
       return
     }
     askCapabilities()
+    // The prompts the old server took along, while the timer still waits for the person.
+    let waitingPrompts = promptContents.filter { $0.key != pending?.kind }
+    if timer.status.state == .waiting {
+      for (kind, content) in waitingPrompts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+        log.info("sending the waiting prompt '\(content.summary)' to the new notification server")
+        show(kind, content)
+      }
+    }
     guard let pending else { return }
     self.pending = nil
     show(pending.kind, pending.content)

@@ -46,7 +46,7 @@ enum Commands {
     simple("resume", "continue a paused phase, or start the one that is waiting", "Resume"),
     simple("toggle", "pause, resume, or start: whatever fits (for a single key binding)", "Toggle"),
     simple("skip", "end the running phase early and move on", "Skip"),
-    simple("stop", "end the session; the running phase counts as abandoned", "Stop"),
+    simple("stop", "end the session; a running focus is recorded as stopped", "Stop"),
     Command(
       name: "extend", synopsis: "DURATION",
       summary: "add time to the running phase (grow extend 5m)",
@@ -56,13 +56,32 @@ enum Commands {
       synopsis: "[--json | --format FORMAT] [--template TEXT] [--icons SET] [--follow]",
       summary: "show what the timer is doing (once, or one line per change for status bars)",
       details: """
-          --json            one JSON object: state (idle, waiting, focus, short-break,
-                            long-break), paused, card, duration, remaining, elapsed
-                            (seconds), started_at, ends_at (ISO 8601), cycle, long_break_after,
-                            next (the phase that waits), completed_today, focus_today
-                            (completed focus and the running one: what the goal counts),
-                            cut_short_today (focus stopped, skipped or cut short),
-                            daily_goal, intention
+          --json            one JSON object, every key always present (null when it does
+                            not apply), keys sorted; the status bar plugin's status.json is
+                            the same object:
+                              state             string: idle, waiting, focus, short-break,
+                                                long-break
+                              paused            boolean
+                              card              string, null when idle
+                              duration          integer seconds planned (0 without a phase)
+                              remaining         integer seconds left, rounded up as the
+                                                countdown shows them (0 without a phase)
+                              elapsed           integer seconds run, pauses excluded
+                              started_at        string ISO 8601 UTC, null without a phase
+                              ends_at           string ISO 8601 UTC, null while paused or
+                                                without a phase
+                              cycle             integer focus number in the set (0 idle)
+                              long_break_after  integer (0 idle)
+                              next              string, the phase waiting for grow resume;
+                                                null unless state is waiting
+                              completed_today   integer focus phases completed today
+                              focus_today       integer seconds of focus time today: focus
+                                                phases completed today (what the goal
+                                                counts; a running focus counts once done)
+                              cut_short_today   integer seconds of focus today skipped,
+                                                stopped or abandoned
+                              daily_goal        integer seconds, null without a goal
+                              intention         string, null without one
           --format FORMAT   one line in a status bar's protocol: plain (tmux, lemonbar, xmobar,
                             scripts), i3blocks, polybar, waybar (return-type json), i3bar
           --template TEXT   what the line shows (default '{icon} {remaining}'); fields: {icon}
@@ -164,9 +183,14 @@ enum Commands {
         (the default: 7 days), --month (30), --year (365), or --from/--to (local dates,
         YYYY-MM-DD, both included). A day counts toward the streak when its focus meets the
         default card's daily goal, or without a goal when it has a completed focus phase.
+        Focus time is the focus of phases that ran their course (completed); a running focus
+        counts once it completes. Focus skipped, stopped or abandoned (Grow exited while it
+        ran) is shown apart as cut short. grow status, stats, history, garden, report, the
+        D-Bus API and the exports all count and word it so.
           --card NAME   only this card's phases
           --json        everything as one JSON object (seconds, dates as YYYY-MM-DD)
-          --csv         one row per day and card: date, card, focus_seconds, completed, abandoned
+          --csv         one row per day and card: date, card, focus_seconds,
+                        cut_short_seconds, completed, skipped, stopped, abandoned
         """, run: runStats),
     Command(
       name: "history",
@@ -181,13 +205,15 @@ enum Commands {
                                              and from a script needs --yes
           edit ID --card NAME                moves a phase to another card of config.ini
           edit ID --outcome OUTCOME          completed, skipped, stopped or abandoned
+        Outcomes: completed (ran its course), skipped (grow skip), stopped (grow stop),
+        abandoned (Grow exited while it ran).
         """, run: runHistory),
     Command(
       name: "garden", synopsis: "[--week]",
       summary: "what you grew today (or this week): a plant for every completed focus",
       details: """
-        One row per card: 🌱 a focus under 20m, 🌿 20m to 45m, 🌳 45m or more, 🥀 an abandoned
-        focus.
+        One row per card: 🌱 a completed focus under 20m, 🌿 20m to 45m, 🌳 45m or more, 🥀 a
+        focus stopped or abandoned.
           --week   the last 7 days instead of today
         """, run: runGarden),
     Command(

@@ -37,5 +37,14 @@ func reportError(_ error: CLIError) {
   // Whatever a message echoes (a daemon's D-Bus error, a word from the command line) reaches
   // the terminal with its control characters escaped.
   let message = escapingControls(error.description, keepingNewlines: true)
-  writeAll("grow: \(message)\n", to: STDERR_FILENO)
+  writeAll(prefixedLines(message), to: STDERR_FILENO)
+}
+
+/// `grow: ` in front of every line of an error, not only the first: a message that lists
+/// problems (`grow config check`, one `FILE:LINE: message` each) reads the same on every line,
+/// and a line filtered out of stderr (grep, a log) still says where it came from.
+func prefixedLines(_ message: String) -> String {
+  message.split(separator: "\n", omittingEmptySubsequences: false)
+    .map { $0.isEmpty ? "" : "grow: \($0)" }
+    .joined(separator: "\n") + "\n"
 }

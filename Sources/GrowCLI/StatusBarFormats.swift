@@ -201,9 +201,13 @@ struct StatusBarRenderer {
         status.next.map { "\($0.displayName) waiting on '\(status.card)'" } ?? "Grow: idle")
     }
     if let intention = status.intention { lines.append(intention) }
-    var today = "today: \(Int(status.focusToday / 60))m focus"
-    if let goal = status.dailyGoal { today += " of \(Int(goal / 60))m" }
-    lines.append(today)
+    // The words and figures of `grow status` and `grow stats` (FocusFigures): focus time
+    // changes only when a phase ends, so the tooltip stays true without a redraw.
+    lines.append(
+      "today: "
+        + FocusFigures.today(
+          completed: status.completedToday, focus: status.focusToday,
+          cutShort: status.cutShortToday, goal: status.dailyGoal))
     return lines.joined(separator: "\n")
   }
 

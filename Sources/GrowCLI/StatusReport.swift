@@ -34,15 +34,12 @@ struct StatusReport: Encodable {
       lines.append(line)
     }
     if let intention = status.intention { lines.append("  intention: \(intention)") }
-    var today = "  today: \(status.completedToday) completed, "
-    today += "\(DurationText.format(status.focusToday)) focus"
-    if let dailyGoal = status.dailyGoal {
-      let percent = Int((status.focusToday / dailyGoal * 100).rounded(.down))
-      today += " (\(percent)% of the \(DurationText.format(dailyGoal)) goal)"
-    }
-    if status.cutShortToday >= 1 {
-      today += ", \(DurationText.format(status.cutShortToday)) cut short"
-    }
+    // The words and figures of `grow stats`' today line (FocusFigures).
+    let today =
+      "  today: "
+      + FocusFigures.today(
+        completed: status.completedToday, focus: status.focusToday,
+        cutShort: status.cutShortToday, goal: status.dailyGoal)
     lines.append(today)
     return lines.joined(separator: "\n")
   }

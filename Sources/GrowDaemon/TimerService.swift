@@ -122,7 +122,7 @@ final class TimerService {
         command("Skip", "Ends the running phase early and moves on to the next.") {
           [timer] () throws(TimerError) in try timer.skip()
         },
-        command("Stop", "Ends the session; a running phase counts as abandoned.") {
+        command("Stop", "Ends the session; a running focus is recorded as stopped.") {
           [timer] () throws(TimerError) in try timer.stop()
         },
         .init(
@@ -192,12 +192,13 @@ final class TimerService {
         ) { [timer] in .uint32(UInt32(timer.status.completedToday)) },
         .init(
           "FocusToday", "u", changes: silent,
-          doc: "Seconds of focus today toward the daily goal: completed focus phases and the "
-            + "running one; changes without a signal."
+          doc: "Seconds of focus time today, toward the daily goal: focus phases completed "
+            + "today (a running one counts once it completes); back to 0 at midnight without a "
+            + "signal."
         ) { [timer] in .uint32(BusEncoding.seconds(timer.status.focusToday)) },
         .init(
           "CutShortToday", "u", changes: silent,
-          doc: "Seconds of focus today in phases stopped, skipped or cut short; not toward the "
+          doc: "Seconds of focus today in phases skipped, stopped or abandoned; not toward the "
             + "goal. Goes back to 0 at midnight without a signal."
         ) { [timer] in .uint32(BusEncoding.seconds(timer.status.cutShortToday)) },
         .init("Next", "s", doc: "The phase waiting for Resume (state waiting); empty otherwise.") {
@@ -220,7 +221,8 @@ final class TimerService {
           doc: "A phase started: its kind (as State), card and planned seconds."),
         .init(
           "PhaseEnded", [Arg("state", "s"), Arg("card", "s"), Arg("outcome", "s")],
-          doc: "A phase ended: completed, skipped, stopped or abandoned."),
+          doc: "A phase ended: its kind (as State), card, and outcome: completed, skipped or "
+            + "stopped (abandoned is recorded in the history only, when Grow exits)."),
       ],
       doc: "Grow's focus timer. Nothing is sent per second: count down from EndsAt.")
   }

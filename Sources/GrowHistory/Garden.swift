@@ -8,7 +8,7 @@ public enum Plant: String, Sendable, Equatable, Codable, CaseIterable {
   case herb
   /// A completed focus of 45 minutes or more.
   case tree
-  /// An abandoned focus (stopped, or cut short by a daemon exit).
+  /// A focus that ended its session early: stopped, or abandoned (Grow exited).
   case wilted
 
   static let herbFrom: Double = 20 * 60
@@ -43,8 +43,12 @@ public struct Garden: Sendable, Equatable {
   public struct Row: Sendable, Equatable {
     public var card: String
     public var plants: [Plant]
+    /// How the phases behind the plants ended, in the core's words.
+    public var outcomes: [PhaseOutcome: Int] = [:]
     public var grown: Int { plants.filter { $0 != .wilted }.count }
     public var wilted: Int { plants.count - grown }
+    /// `2 completed, 1 stopped`: the plants' phases as every command words outcomes.
+    public var tally: String { PhaseOutcome.tally(outcomes) }
   }
 
   public var rows: [Row]
@@ -56,14 +60,19 @@ public struct Garden: Sendable, Equatable {
       guard let plant = Plant(phase) else { continue }
       if let index = rows.firstIndex(where: { $0.card == phase.card }) {
         rows[index].plants.append(plant)
+        rows[index].outcomes[phase.outcome, default: 0] += 1
       } else {
-        rows.append(Row(card: phase.card, plants: [plant]))
+        rows.append(Row(card: phase.card, plants: [plant], outcomes: [phase.outcome: 1]))
       }
     }
     self.rows = rows.sorted { ($1.grown, $0.card) < ($0.grown, $1.card) }
   }
 
   public var isEmpty: Bool { rows.isEmpty }
+
+  /// What 🥀 stands for, in the outcomes' words.
+  public static let wiltedLegend =
+    "\(PhaseOutcome.stopped.rawValue) or \(PhaseOutcome.abandoned.rawValue)"
 
   /// The garden for the terminal; `title` names the days.
   public func text(title: String, style: TextChart.Style = .init(enabled: false)) -> String {
@@ -74,12 +83,10 @@ public struct Garden: Sendable, Equatable {
     var lines = [style.bold(title)]
     for row in rows {
       let name = row.card.fitted(toWidth: width)
-      var tally = "\(row.grown) grown"
-      if row.wilted > 0 { tally += ", \(row.wilted) wilted" }
       lines.append(
-        "  \(style.green(name))  \(row.plants.map(\.symbol).joined())  \(style.dim(tally))")
+        "  \(style.green(name))  \(row.plants.map(\.symbol).joined())  \(style.dim(row.tally))")
     }
-    lines.append(style.dim("  🌱 under 20m · 🌿 20m to 45m · 🌳 45m or more · 🥀 abandoned"))
+    lines.append(style.dim("  🌱 under 20m · 🌿 20m to 45m · 🌳 45m or more · 🥀 \(Self.wiltedLegend)"))
     return lines.joined(separator: "\n")
   }
 }

@@ -89,12 +89,15 @@ public enum HistoryExport {
     return String(decoding: bytes, as: UTF8.self)
   }
 
-  /// `grow stats --csv`: one row per day and card with focus.
+  /// `grow stats --csv`: one row per day and card with focus; the columns are
+  /// `HistoryStatistics`' JSON keys (focus time, cut-short focus, a count per outcome word).
   public static func csv(_ statistics: HistoryStatistics) -> String {
     csv(
-      header: ["date", "card", "focus_seconds", "completed", "abandoned"],
-      rows: statistics.dayCards.map {
-        [$0.date.text, $0.card, "\($0.focusSeconds)", "\($0.completed)", "\($0.abandoned)"]
+      header: ["date", "card", "focus_seconds", "cut_short_seconds"]
+        + PhaseOutcome.allCases.map(\.rawValue),
+      rows: statistics.dayCards.map { total in
+        [total.date.text, total.card, "\(total.focusSeconds)", "\(total.cutShortSeconds)"]
+          + PhaseOutcome.allCases.map { "\(total.count(of: $0))" }
       })
   }
 

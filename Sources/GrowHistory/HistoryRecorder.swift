@@ -119,7 +119,7 @@ public final class HistoryRecorder {
       self?.pauseCount += 1
     }
     events.subscribe(PhaseEnded.self, as: "history") { [weak self] event in
-      self?.record(event.phase, outcome: HistoryOutcome(event.outcome), at: event.endedAt)
+      self?.record(event.phase, outcome: event.outcome, at: event.endedAt)
     }
     readAtStart()
   }
@@ -181,13 +181,7 @@ public final class HistoryRecorder {
       }
     }
     guard let end else { return nil }
-    let outcome: PhaseOutcome =
-      switch end.outcome {
-      case .completed: .completed
-      case .skipped: .skipped
-      case .stopped, .abandoned: .stopped
-      }
-    return (outcome, end.endedAt)
+    return (end.outcome, end.endedAt)
   }
 
   /// Records `phase` as abandoned: the daemon is exiting while it runs.

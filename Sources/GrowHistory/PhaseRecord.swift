@@ -2,25 +2,9 @@ import FoundationEssentials
 import Glibc
 import GrowCore
 
-/// How a recorded phase ended.
-public enum HistoryOutcome: String, Sendable, Codable, CaseIterable {
-  /// Ran until its deadline.
-  case completed
-  /// Ended early with `grow skip`.
-  case skipped
-  /// Ended with `grow stop`.
-  case stopped
-  /// Cut short because the daemon exited while it ran.
-  case abandoned
-
-  public init(_ outcome: PhaseOutcome) {
-    switch outcome {
-    case .completed: self = .completed
-    case .skipped: self = .skipped
-    case .stopped: self = .stopped
-    }
-  }
-}
+/// How a recorded phase ended: the core's one vocabulary (`PhaseOutcome`), under the name
+/// the history's code has always used.
+public typealias HistoryOutcome = PhaseOutcome
 
 /// One phase as the history keeps it.
 public struct PhaseRecord: Sendable, Equatable {
@@ -74,12 +58,14 @@ public struct PhaseRecord: Sendable, Equatable {
   /// The day a phase counts for: the local day it ended on, as the timer's "today" counts.
   public var day: LocalDay { LocalDay(endedAt, offset: endOffset) }
 
-  /// A focus phase that did not run its course: stopped, or cut short by a daemon exit.
+  /// A focus phase that ended its session before running its course: stopped, or abandoned
+  /// (Grow exited). It leaves a wilted plant in the garden.
   public var isAbandoned: Bool {
     kind == .focus && (outcome == .stopped || outcome == .abandoned)
   }
 
-  public var isCompletedFocus: Bool { kind == .focus && outcome == .completed }
+  /// A focus phase whose seconds are focus time (`PhaseOutcome.countsAsFocus`).
+  public var isCompletedFocus: Bool { kind == .focus && outcome.countsAsFocus }
 }
 
 /// Time lost to another application during a phase (recorded by the X11 monitor).
@@ -100,7 +86,8 @@ public struct Distraction: Sendable, Equatable {
 }
 
 /// Focus on one local day, over every card: what streaks and today's goal are judged on.
-/// Only completed focus counts toward them; the rest is `cutShortSeconds`, shown apart.
+/// Only focus time counts toward them (`PhaseOutcome.countsAsFocus`); the rest is
+/// `cutShortSeconds`, shown apart.
 public struct DayActivity: Sendable, Equatable {
   /// Seconds of completed focus.
   public var focusSeconds: Double
@@ -125,7 +112,7 @@ extension DayActivity {
 
   /// Counts focus `phase` in.
   mutating func add(_ phase: PhaseRecord) {
-    if phase.outcome == .completed {
+    if phase.outcome.countsAsFocus {
       focusSeconds += phase.actualSeconds
       completedFocus += 1
     } else {

@@ -51,8 +51,7 @@ public struct SVGReport {
         "What grew · \(range)", x: 32, y: 44, size: 22, weight: "bold", fill: "#2f3b2f"))
     parts.append(
       text(
-        "\(HistoryStatistics.duration(statistics.focusSeconds)) focus · "
-          + "\(statistics.completed) completed · \(statistics.abandoned) abandoned · "
+        "\(statistics.focusText) · \(statistics.outcomesText) · "
           + "streak \(HistoryStatistics.days(statistics.streak.current))",
         x: 32, y: 68, size: 13, fill: "#6b705c"))
     parts += chart()
@@ -158,9 +157,7 @@ public struct SVGReport {
     for row in garden.rows {
       let groundY = top + 50 + Double(line) * Self.gardenRowHeight
       parts.append(text(row.card, x: 32, y: groundY - 8, size: 13, weight: "bold", fill: "#2f3b2f"))
-      var tally = "\(row.grown) grown"
-      if row.wilted > 0 { tally += ", \(row.wilted) wilted" }
-      parts.append(text(tally, x: 32, y: groundY + 8, size: 10, fill: "#8a8d7a"))
+      parts.append(text(row.tally, x: 32, y: groundY + 8, size: 10, fill: "#8a8d7a"))
       for (index, plant) in row.plants.enumerated() {
         let column = index % plantsPerLine
         if index > 0, column == 0 { line += 1 }

@@ -29,20 +29,114 @@ public struct Streak: Sendable, Equatable, Codable {
   }
 }
 
-/// Everything `grow stats` shows for a range of days.
-public struct HistoryStatistics: Sendable, Equatable, Codable {
-  public struct DayTotal: Sendable, Equatable, Codable {
-    public var date: LocalDay
-    public var focusSeconds: Int
-    public var completed: Int
-    public var abandoned: Int
+/// The focus phases of a day, a card, or a whole range, in the core's terms: focus time
+/// (`PhaseOutcome.countsAsFocus`), cut-short focus apart, and a count per outcome. Seconds are
+/// summed exactly and rounded once, as the daemon sums today's, so every figure made from the
+/// same phases is the same number.
+public struct FocusTally: Sendable, Equatable {
+  public private(set) var focus: Double = 0
+  public private(set) var cutShort: Double = 0
+  public private(set) var counts: [PhaseOutcome: Int] = [:]
+
+  public init() {}
+
+  public mutating func add(_ phase: PhaseRecord) {
+    guard phase.kind == .focus else { return }
+    if phase.outcome.countsAsFocus {
+      focus += phase.actualSeconds
+    } else {
+      cutShort += phase.actualSeconds
+    }
+    counts[phase.outcome, default: 0] += 1
   }
 
-  public struct CardTotal: Sendable, Equatable, Codable {
+  public subscript(outcome: PhaseOutcome) -> Int { counts[outcome] ?? 0 }
+
+  var roundedSeconds: (Int, Int) { (Int(focus.rounded()), Int(cutShort.rounded())) }
+  var outcomeCounts: (Int, Int, Int, Int) {
+    (self[.completed], self[.skipped], self[.stopped], self[.abandoned])
+  }
+}
+
+/// A total with one count per outcome.
+public protocol OutcomeTotals {
+  var focusSeconds: Int { get }
+  var cutShortSeconds: Int { get }
+  var completed: Int { get }
+  var skipped: Int { get }
+  var stopped: Int { get }
+  var abandoned: Int { get }
+}
+
+extension OutcomeTotals {
+  public func count(of outcome: PhaseOutcome) -> Int {
+    switch outcome {
+    case .completed: completed
+    case .skipped: skipped
+    case .stopped: stopped
+    case .abandoned: abandoned
+    }
+  }
+
+  /// `1 completed, 1 skipped, 1 stopped`, as `PhaseOutcome.tally` words them.
+  public var outcomesText: String {
+    PhaseOutcome.tally(
+      Dictionary(uniqueKeysWithValues: PhaseOutcome.allCases.map { ($0, count(of: $0)) }))
+  }
+
+  /// `45s focus, 7s cut short`.
+  public var focusText: String {
+    FocusFigures.focus(Double(focusSeconds), cutShort: Double(cutShortSeconds))
+  }
+}
+
+/// Everything `grow stats` shows for a range of days. Every total is made the same way
+/// (`FocusTally`): `focus_seconds` is focus time (`PhaseOutcome.countsAsFocus`),
+/// `cut_short_seconds` the focus skipped, stopped or abandoned, then one count per outcome,
+/// each named by its word.
+public struct HistoryStatistics: Sendable, Equatable, Codable, OutcomeTotals {
+  public struct DayTotal: Sendable, Equatable, Codable, OutcomeTotals {
+    public var date: LocalDay
+    public var focusSeconds: Int
+    public var cutShortSeconds: Int
+    public var completed: Int
+    public var skipped: Int
+    public var stopped: Int
+    public var abandoned: Int
+
+    enum CodingKeys: String, CodingKey {
+      case date, completed, skipped, stopped, abandoned
+      case focusSeconds = "focus_seconds"
+      case cutShortSeconds = "cut_short_seconds"
+    }
+
+    init(date: LocalDay, _ tally: FocusTally) {
+      self.date = date
+      (focusSeconds, cutShortSeconds) = tally.roundedSeconds
+      (completed, skipped, stopped, abandoned) = tally.outcomeCounts
+    }
+  }
+
+  public struct CardTotal: Sendable, Equatable, Codable, OutcomeTotals {
     public var card: String
     public var focusSeconds: Int
+    public var cutShortSeconds: Int
     public var completed: Int
+    public var skipped: Int
+    public var stopped: Int
     public var abandoned: Int
+
+    enum CodingKeys: String, CodingKey {
+      case card, completed, skipped, stopped, abandoned
+      case focusSeconds = "focus_seconds"
+      case cutShortSeconds = "cut_short_seconds"
+    }
+
+    init(card: String, _ tally: FocusTally) {
+      self.card = card
+      (focusSeconds, cutShortSeconds) = tally.roundedSeconds
+      (completed, skipped, stopped, abandoned) = tally.outcomeCounts
+    }
   }
 
   public struct AppTotal: Sendable, Equatable, Codable {
@@ -51,22 +145,47 @@ public struct HistoryStatistics: Sendable, Equatable, Codable {
   }
 
   /// Focus on one day per card, for the CSV export and the report's stacked bars.
-  public struct DayCardTotal: Sendable, Equatable, Codable {
+  public struct DayCardTotal: Sendable, Equatable, Codable, OutcomeTotals {
     public var date: LocalDay
     public var card: String
     public var focusSeconds: Int
+    public var cutShortSeconds: Int
     public var completed: Int
+    public var skipped: Int
+    public var stopped: Int
     public var abandoned: Int
+
+    enum CodingKeys: String, CodingKey {
+      case date, card, completed, skipped, stopped, abandoned
+      case focusSeconds = "focus_seconds"
+      case cutShortSeconds = "cut_short_seconds"
+    }
+
+    init(date: LocalDay, card: String, _ tally: FocusTally) {
+      self.date = date
+      self.card = card
+      (focusSeconds, cutShortSeconds) = tally.roundedSeconds
+      (completed, skipped, stopped, abandoned) = tally.outcomeCounts
+    }
   }
 
   public struct Today: Sendable, Equatable, Codable {
     public var date: LocalDay
+    /// Focus time today, every card: what `grow status` calls focus today.
     public var focusSeconds: Int
+    public var cutShortSeconds: Int
     public var completed: Int
     /// The default card's daily goal, if it has one.
     public var goalSeconds: Int?
     /// Focus as a percentage of the goal; nil without a goal.
     public var percent: Int?
+
+    enum CodingKeys: String, CodingKey {
+      case date, completed, percent
+      case focusSeconds = "focus_seconds"
+      case cutShortSeconds = "cut_short_seconds"
+      case goalSeconds = "goal_seconds"
+    }
   }
 
   public var from: LocalDay
@@ -78,22 +197,25 @@ public struct HistoryStatistics: Sendable, Equatable, Codable {
   /// Cards by focus time, most first.
   public var cards: [CardTotal]
   public var dayCards: [DayCardTotal]
+  /// Focus time over the range.
   public var focusSeconds: Int
-  /// Focus phases that ran to the end.
+  /// Focus skipped, stopped or abandoned over the range.
+  public var cutShortSeconds: Int
   public var completed: Int
-  /// Focus phases stopped or cut short by a daemon exit.
-  public var abandoned: Int
-  /// Focus phases skipped.
   public var skipped: Int
+  public var stopped: Int
+  public var abandoned: Int
   /// Apps by time lost, most first.
   public var distractions: [AppTotal]
   public var streak: Streak
   public var today: Today
 
   enum CodingKeys: String, CodingKey {
-    case from, to, card, days, cards, completed, abandoned, skipped, distractions, streak, today
+    case from, to, card, days, cards, completed, skipped, stopped, abandoned, distractions
+    case streak, today
     case dayCards = "day_cards"
     case focusSeconds = "focus_seconds"
+    case cutShortSeconds = "cut_short_seconds"
   }
 
   /// - Parameters:
@@ -122,44 +244,24 @@ public struct HistoryStatistics: Sendable, Equatable, Codable {
     self.from = from
     self.to = to
     self.card = card
-    var byDay: [LocalDay: DayTotal] = [:]
-    var byCard: [String: CardTotal] = [:]
-    var byDayCard: [String: DayCardTotal] = [:]
-    var focus = 0.0
-    var completed = 0
-    var abandoned = 0
-    var skipped = 0
+    var all = FocusTally()
+    var byDay: [LocalDay: FocusTally] = [:]
+    var byCard: [String: FocusTally] = [:]
+    var byDayCard: [LocalDay: [String: FocusTally]] = [:]
     for phase in phases where phase.kind == .focus {
-      let seconds = Int(phase.actualSeconds.rounded())
-      let done = phase.outcome == .completed ? 1 : 0
-      let lost = phase.isAbandoned ? 1 : 0
-      focus += phase.actualSeconds
-      completed += done
-      abandoned += lost
-      skipped += phase.outcome == .skipped ? 1 : 0
-      let day = phase.day
-      byDay[day, default: DayTotal(date: day, focusSeconds: 0, completed: 0, abandoned: 0)]
-        .add(seconds, done, lost)
-      byCard[
-        phase.card,
-        default: CardTotal(card: phase.card, focusSeconds: 0, completed: 0, abandoned: 0)
-      ].add(seconds, done, lost)
-      let key = "\(day.number) \(phase.card)"
-      byDayCard[
-        key,
-        default: DayCardTotal(
-          date: day, card: phase.card, focusSeconds: 0, completed: 0, abandoned: 0)
-      ].add(seconds, done, lost)
+      all.add(phase)
+      byDay[phase.day, default: FocusTally()].add(phase)
+      byCard[phase.card, default: FocusTally()].add(phase)
+      byDayCard[phase.day, default: [:]][phase.card, default: FocusTally()].add(phase)
     }
-    days = (from...max(from, to)).map {
-      byDay[$0] ?? DayTotal(date: $0, focusSeconds: 0, completed: 0, abandoned: 0)
-    }
-    cards = byCard.values.sorted { ($0.focusSeconds, $1.card) > ($1.focusSeconds, $0.card) }
-    dayCards = byDayCard.values.sorted { ($0.date, $0.card) < ($1.date, $1.card) }
-    focusSeconds = Int(focus.rounded())
-    self.completed = completed
-    self.abandoned = abandoned
-    self.skipped = skipped
+    days = (from...max(from, to)).map { DayTotal(date: $0, byDay[$0] ?? FocusTally()) }
+    cards = byCard.map { CardTotal(card: $0.key, $0.value) }
+      .sorted { ($0.focusSeconds, $1.card) > ($1.focusSeconds, $0.card) }
+    dayCards = byDayCard.flatMap { day, cards in
+      cards.map { DayCardTotal(date: day, card: $0.key, $0.value) }
+    }.sorted { ($0.date, $0.card) < ($1.date, $1.card) }
+    (focusSeconds, cutShortSeconds) = all.roundedSeconds
+    (completed, skipped, stopped, abandoned) = all.outcomeCounts
     var lost: [String: Double] = [:]
     for distraction in distractions {
       lost[distraction.appClass, default: 0] += distraction.seconds
@@ -171,30 +273,13 @@ public struct HistoryStatistics: Sendable, Equatable, Codable {
     let goalSeconds = goal.flatMap { $0 > 0 ? Int($0.rounded()) : nil }
     self.today = Today(
       date: today, focusSeconds: Int(todayActivity.focusSeconds.rounded()),
+      cutShortSeconds: Int(todayActivity.cutShortSeconds.rounded()),
       completed: todayActivity.completedFocus, goalSeconds: goalSeconds,
       percent: goalSeconds.map {
-        Int((todayActivity.focusSeconds / Double($0) * 100).rounded(.down))
+        FocusFigures.percent(todayActivity.focusSeconds.rounded(), of: Double($0))
       })
   }
 }
-
-private protocol Tally {
-  var focusSeconds: Int { get set }
-  var completed: Int { get set }
-  var abandoned: Int { get set }
-}
-
-extension Tally {
-  fileprivate mutating func add(_ seconds: Int, _ done: Int, _ lost: Int) {
-    focusSeconds += seconds
-    completed += done
-    abandoned += lost
-  }
-}
-
-extension HistoryStatistics.DayTotal: Tally {}
-extension HistoryStatistics.CardTotal: Tally {}
-extension HistoryStatistics.DayCardTotal: Tally {}
 
 /// Today's focus and the streak, kept up to date phase by phase (issue 17): the run of days
 /// that counted up to yesterday, the longest run before today, and today's focus so far give

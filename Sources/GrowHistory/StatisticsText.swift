@@ -10,7 +10,7 @@ extension HistoryStatistics {
     var lines: [String] = []
     let scope = card.map { "card '\($0)'" } ?? "all cards"
     let range = from == to ? from.text : "\(from.text) to \(to.text)"
-    lines.append(style.bold("Focus \(range) · \(scope) · \(Self.duration(focusSeconds)) in total"))
+    lines.append(style.bold("Focus \(range) · \(scope) · \(focusText)"))
     lines.append("")
     let rows =
       days.count > 62
@@ -22,8 +22,7 @@ extension HistoryStatistics {
       lines += table(cards.map { ($0.card, $0.focusSeconds) }, style: style)
     }
     lines.append("")
-    lines.append(
-      "Focus phases: \(completed) completed, \(abandoned) abandoned, \(skipped) skipped")
+    lines.append("Focus phases: \(outcomesText)")
     if distractions.isEmpty {
       lines.append("Distractions: none recorded")
     } else {
@@ -33,13 +32,14 @@ extension HistoryStatistics {
     }
     lines.append(
       "Streak: \(Self.days(streak.current)) (longest \(Self.days(streak.longest)))")
+    // The words and figures of `grow status`'s today line.
     var todayLine =
-      "Today: \(Self.duration(today.focusSeconds)) focus, \(today.completed) completed"
-    if let goal = today.goalSeconds, let percent = today.percent {
-      todayLine =
-        "Today: \(Self.duration(today.focusSeconds)) of the \(Self.duration(goal)) goal "
-        + "(\(percent)%) "
-        + style.green(TextChart.bar(Double(min(percent, 100)), of: 100, width: 10))
+      "Today: "
+      + FocusFigures.today(
+        completed: today.completed, focus: Double(today.focusSeconds),
+        cutShort: Double(today.cutShortSeconds), goal: today.goalSeconds.map(Double.init))
+    if let percent = today.percent {
+      todayLine += " " + style.green(TextChart.bar(Double(min(percent, 100)), of: 100, width: 10))
     }
     lines.append(todayLine)
     return lines.joined(separator: "\n")

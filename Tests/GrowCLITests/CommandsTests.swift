@@ -35,7 +35,7 @@ import Testing
     #expect(try harness.grow("pause").status == 0)
     let paused = try harness.status()
     #expect(paused["paused"] as? Bool == true)
-    #expect(paused["ends_at"] == nil)
+    #expect(paused["ends_at"] is NSNull, "null while paused")
     Thread.sleep(forTimeInterval: 1.2)
     // Time spent paused does not count.
     #expect(try harness.status()["remaining"] as? Int == paused["remaining"] as? Int)
@@ -54,6 +54,33 @@ import Testing
     let stopped = try harness.grow("stop")
     #expect(stopped.status == 0)
     #expect(try harness.status()["state"] as? String == "idle")
+  }
+
+  /// Issue 33, item 10: `grow status --json` has every key in every state, `null` when it does
+  /// not apply (keys were left out), as `grow help status` and grow(1) document.
+  @Test func statusJSONHasEveryKeyAndNullWhenItDoesNotApply() throws {
+    let harness = try DaemonHarness()
+    let idle = try harness.grow("status", "--json")
+    #expect(
+      idle.stdout
+        == #"{"card":null,"completed_today":0,"cut_short_today":0,"cycle":0,"daily_goal":null,"#
+        + #""duration":0,"elapsed":0,"ends_at":null,"focus_today":0,"intention":null,"#
+        + #""long_break_after":0,"next":null,"paused":false,"remaining":0,"started_at":null,"#
+        + #""state":"idle"}"# + "\n")
+    #expect(try harness.grow("start").status == 0)
+    let running = try harness.status()
+    #expect(running.count == 16)
+    #expect(running["next"] is NSNull && running["intention"] is NSNull)
+    #expect(running["card"] as? String == "work" && running["ends_at"] is String)
+    let help = try harness.grow("help", "status").stdout
+    for key in [
+      "state", "paused", "card", "duration", "remaining", "elapsed", "started_at", "ends_at",
+      "cycle", "long_break_after", "next", "completed_today", "focus_today", "cut_short_today",
+      "daily_goal", "intention",
+    ] {
+      #expect(help.contains("\n                      \(key) "), "\(key) documented")
+    }
+    #expect(help.contains("every key always present (null when it does"))
   }
 
   @Test func refusedCommandsExplainThemselvesWithExitStatusOne() throws {

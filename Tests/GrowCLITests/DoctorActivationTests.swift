@@ -92,7 +92,7 @@ import Testing
       #expect(
         result.stderr
           == "grow: the grow daemon that D-Bus activation started exited at once: the config "
-          + "has problems; nothing was started:\n\(problem)\nfix them, then run the command "
+          + "has problems; nothing was started:\ngrow: \(problem)\ngrow: fix them, then run the command "
           + "again ('grow config check' checks the file)\n")
     }
     let logs = try Command.run(Binaries.grow, ["logs"], environment: environment)

@@ -139,21 +139,23 @@ import Testing
     #expect(days.count == 31)
     let minutes = Dictionary(
       uniqueKeysWithValues: days.map {
-        ($0["date"] as? String ?? "", ($0["focusSeconds"] as? Int ?? 0) / 60)
+        ($0["date"] as? String ?? "", ($0["focus_seconds"] as? Int ?? 0) / 60)
       })
     #expect(minutes["2026-03-07"] == 75)
     #expect(minutes["2026-03-08"] == 60)
     #expect(minutes["2026-03-14"] == 25)
-    #expect(minutes["2026-03-15"] == 45)
+    #expect(minutes["2026-03-15"] == 25, "the stopped 20m is cut short, not focus time")
     #expect(object["completed"] as? Int == 33)
-    #expect(object["abandoned"] as? Int == 1)
+    #expect(object["stopped"] as? Int == 1)
+    #expect(object["abandoned"] as? Int == 0)
+    #expect(object["cut_short_seconds"] as? Int == 1200)
     #expect((object["streak"] as? [String: Any])?["longest"] as? Int == 31)
 
     let text = try harness.grow("stats", "--from", "2026-03-07", "--to", "2026-03-08")
     #expect(
       text.stdout.hasPrefix(
         """
-        Focus 2026-03-07 to 2026-03-08 · all cards · 2h15m in total
+        Focus 2026-03-07 to 2026-03-08 · all cards · 2h15m focus
 
           2026-03-07 Sat  1h15m  ██████████████████████████████
           2026-03-08 Sun     1h  ████████████████████████
@@ -162,13 +164,13 @@ import Testing
           math  1h25m  ██████████████████████████████
           work    50m  █████████████████▋
 
-        Focus phases: 4 completed, 0 abandoned, 0 skipped
+        Focus phases: 4 completed
         """))
     let csv = try harness.grow("stats", "--from", "2026-03-15", "--to", "2026-03-15", "--csv")
     #expect(
       csv.stdout
-        == "date,card,focus_seconds,completed,abandoned\r\n2026-03-15,math,1200,0,1\r\n"
-        + "2026-03-15,work,1500,1,0\r\n")
+        == "date,card,focus_seconds,cut_short_seconds,completed,skipped,stopped,abandoned\r\n"
+        + "2026-03-15,math,0,1200,0,0,1,0\r\n2026-03-15,work,1500,0,1,0,0,0\r\n")
   }
 
   @Test func historyListsEditsAndDeletesPhases() throws {

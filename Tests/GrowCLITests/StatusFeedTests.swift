@@ -104,6 +104,20 @@ import Testing
     #expect(idle["percentage"] as? Int == 0)
   }
 
+  /// Issue 33, item 10: the tooltip said `today: 0m focus of 1m` after 48 s of focus (whole
+  /// minutes, rounded down). It now says today's focus as `grow status` and `grow stats` do,
+  /// with seconds below a minute.
+  @Test func waybarsTooltipWordsTodayAsStatusDoes() throws {
+    let harness = try DaemonHarness(
+      config: "[timer]\nfocus = 2s\nauto-start-breaks = false\ndaily-goal = 1m\n")
+    #expect(try harness.grow("start").status == 0)
+    _ = try harness.waitForStatus(timeout: 30) { $0["state"] as? String == "waiting" }
+    let tooltip = try #require(try waybarObject(harness)["tooltip"] as? String)
+    let today = "1 completed, 2s focus (3% of the 1m goal)"
+    #expect(tooltip.hasSuffix("\ntoday: \(today)"), "\(tooltip)")
+    #expect(try harness.grow("status").stdout.contains("  today: \(today)\n"))
+  }
+
   @Test func i3blocksIntervalModeActsOnBlockButtonFirst() throws {
     let harness = try DaemonHarness()
     let click = { (button: String) in

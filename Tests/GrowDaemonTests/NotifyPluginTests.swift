@@ -59,7 +59,10 @@ struct NotifyPluginTests {
   }
 
   /// A 20 s focus skipped and its 1 s break run: "Break over — Ready for focus?" is on screen.
-  func promptForFocus(timeout: String) throws -> (DaemonHarness, BackgroundProcess) {
+  /// - Parameter dunstrc: dunst's config, when the test needs one of its own.
+  func promptForFocus(timeout: String, dunstrc: String? = nil) throws -> (
+    DaemonHarness, BackgroundProcess
+  ) {
     let harness = try DaemonHarness(
       config: """
         [timer]
@@ -74,6 +77,11 @@ struct NotifyPluginTests {
         [plugin.notify]
         timeout = \(timeout)
         """, startDaemon: false)
+    if let dunstrc {
+      let directory = harness.environment["XDG_CONFIG_HOME", default: ""] + "/dunst"
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      try dunstrc.write(toFile: directory + "/dunstrc", atomically: true, encoding: .utf8)
+    }
     let dunst = try NotificationServers.dunst(harness)
     try harness.start()
     try harness.grow("start")
@@ -97,6 +105,53 @@ struct NotifyPluginTests {
       try harness.dunstCount("displayed") == 1,
       "the prompt is still there after more than twice the timeout")
     #expect(try harness.dunstHistory().first?["summary"] == "Break over")
+    _ = dunst
+  }
+
+  /// Issue 33, item 10: dunst restarted (here killed and started again) while the focus waits
+  /// for the person. The prompt left with the old dunst; the new one is sent it again, so the
+  /// person still has the button. Before, nothing came until the next phase ended.
+  @Test func theWaitingPromptReachesARestartedServer() throws {
+    var (harness, dunst) = try promptForFocus(timeout: "never")
+    dunst.kill()
+    dunst = try NotificationServers.dunst(harness)
+    #expect(
+      try harness.eventually(timeout: 20) { try harness.dunstCount("displayed") == 1 },
+      "the new dunst shows the prompt")
+    #expect(try harness.status()["next"] as? String == "focus", "the focus still waits")
+    let history = try harness.dunstHistory()
+    #expect(history.first?["summary"] == "Break over")
+    #expect(history.first?["body"] == "Ready for 20s of focus on 'work'?")
+    #expect(
+      harness.daemonLog.contains(
+        "grow[notify] info: sending the waiting prompt 'Break over' to the new notification server"
+      ))
+    _ = dunst
+  }
+
+  /// Issue 33, item 10: the second button of "Break over — Ready for focus?" was "Skip", which
+  /// skipped the waiting focus and so started another break. It is now "+5 min": five more
+  /// minutes of break, the focus still waiting and the prompt back in five minutes. Pressed
+  /// through dunst's own context menu (its dmenu picks the button that is not "Start focus").
+  @Test func theBreakOverPromptsSecondButtonKeepsTheFocusWaiting() throws {
+    let pick = NSTemporaryDirectory() + "grow-pick-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: pick) }
+    try "#!/bin/sh\ngrep -v 'Start focus' | head -n 1\n".write(
+      toFile: pick, atomically: true, encoding: .utf8)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: pick)
+    let (harness, dunst) = try promptForFocus(
+      timeout: "never", dunstrc: "[global]\n    dmenu = \(pick)\n")
+    #expect(try harness.run("dunstctl", ["context"]).status == 0)
+    #expect(
+      harness.eventually(timeout: 20) {
+        harness.daemonLog.contains("grow[notify] info: break-over notification: ")
+      }, "\(harness.daemonLog)")
+    #expect(
+      harness.daemonLog.contains("grow[notify] info: break-over notification: 'remind-5m' done"),
+      "\(harness.daemonLog)")
+    let status = try harness.status()
+    #expect(status["state"] as? String == "waiting", "no break started: \(status)")
+    #expect(status["next"] as? String == "focus")
     _ = dunst
   }
 

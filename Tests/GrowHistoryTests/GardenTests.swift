@@ -20,9 +20,9 @@ import Testing
     #expect(
       garden.text(title: "Garden · today") == """
         Garden · today
-          math  🌱🌿🥀  2 grown, 1 wilted
-          work  🌳🥀  1 grown, 1 wilted
-          🌱 under 20m · 🌿 20m to 45m · 🌳 45m or more · 🥀 abandoned
+          math  🌱🌿🥀  2 completed, 1 stopped
+          work  🌳🥀  1 completed, 1 abandoned
+          🌱 under 20m · 🌿 20m to 45m · 🌳 45m or more · 🥀 stopped or abandoned
         """)
     #expect(
       garden.text(title: "x", style: .init(enabled: true)).contains("\u{1B}[32mmath\u{1B}[0m"))

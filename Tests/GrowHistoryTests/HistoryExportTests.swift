@@ -93,8 +93,11 @@ func parseCSV(_ text: String) -> [[String]] {
     let rows = parseCSV(HistoryExport.csv(statistics))
     #expect(
       rows == [
-        ["date", "card", "focus_seconds", "completed", "abandoned"],
-        ["2026-03-08", "math", "1500", "1", "0"],
+        [
+          "date", "card", "focus_seconds", "cut_short_seconds", "completed", "skipped", "stopped",
+          "abandoned",
+        ],
+        ["2026-03-08", "math", "1500", "0", "1", "0", "0", "0"],
       ])
   }
 

@@ -72,24 +72,28 @@ import Testing
     #expect(minutes["2026-03-07"] == 75)
     #expect(minutes["2026-03-08"] == 60)
     #expect(minutes["2026-03-14"] == 25)
-    #expect(minutes["2026-03-15"] == 50)
+    // Only focus that ran its course is focus time: the stopped 20m and skipped 5m are cut short.
+    #expect(minutes["2026-03-15"] == 25)
+    #expect(statistics.days.first { $0.date.text == "2026-03-15" }?.cutShortSeconds == 25 * 60)
     #expect(minutes["2026-03-16"] == 25)
     #expect(statistics.completed == 33)
-    #expect(statistics.abandoned == 1)
+    #expect(statistics.stopped == 1)
+    #expect(statistics.abandoned == 0)
     #expect(statistics.skipped == 1)
+    #expect(statistics.cutShortSeconds == 25 * 60)
     #expect(statistics.cards.map(\.card) == ["work", "math"])
-    #expect(statistics.cards.map(\.focusSeconds) == [31 * 1500, 110 * 60])
+    #expect(statistics.cards.map(\.focusSeconds) == [31 * 1500, 85 * 60])
     #expect(statistics.streak == Streak(current: 31, longest: 31))
     let mathOnly = HistoryStatistics(
       from: month.lowerBound, to: month.upperBound, card: "math",
       phases: try store.phases(days: month, card: "math"), distractions: [],
       daily: try store.dailyActivity(), goal: 3600, today: day("2026-03-08"))
-    #expect(mathOnly.focusSeconds == 110 * 60)
+    #expect(mathOnly.focusSeconds == 85 * 60)
     #expect(
       mathOnly.today
         == .init(
-          date: day("2026-03-08"), focusSeconds: 3600, completed: 2, goalSeconds: 3600, percent: 100
-        ))
+          date: day("2026-03-08"), focusSeconds: 3600, cutShortSeconds: 0, completed: 2,
+          goalSeconds: 3600, percent: 100))
     #expect(mathOnly.streak == Streak(current: 2, longest: 2), "03-07 and 03-08 reach an hour")
   }
 
@@ -106,19 +110,19 @@ import Testing
       goal: 3600, today: day("2026-03-03"))
     #expect(
       statistics.text() == """
-        Focus 2026-03-02 to 2026-03-03 · all cards · 1h25m in total
+        Focus 2026-03-02 to 2026-03-03 · all cards · 1h15m focus, 10m cut short
 
           2026-03-02 Mon  50m  ██████████████████████████████
-          2026-03-03 Tue  35m  █████████████████████
+          2026-03-03 Tue  25m  ███████████████
 
         Cards
           work  50m  ██████████████████████████████
-          math  35m  █████████████████████
+          math  25m  ███████████████
 
-        Focus phases: 2 completed, 1 abandoned, 0 skipped
+        Focus phases: 2 completed, 1 stopped
         Distractions: 2m lost; firefox 2m
         Streak: 0 days (longest 0 days)
-        Today: 35m of the 1h goal (58%) █████▊
+        Today: 1 completed, 35m focus (58% of the 1h goal) █████▊
         """)
   }
 

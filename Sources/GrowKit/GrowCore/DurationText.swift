@@ -99,3 +99,34 @@ public enum DurationText {
     }
   }
 }
+
+/// Focus time and cut-short focus (`PhaseOutcome.countsAsFocus`) as every command, bar and
+/// the report word them, so the same seconds read the same everywhere: whole seconds, written
+/// by `DurationText.format` (seconds shown below a minute).
+public enum FocusFigures {
+  /// `45s focus, 7s cut short`; the cut-short part only when there is some.
+  public static func focus(_ focus: TimeInterval, cutShort: TimeInterval) -> String {
+    var text = "\(DurationText.format(focus)) focus"
+    if cutShort.rounded() >= 1 { text += ", \(DurationText.format(cutShort)) cut short" }
+    return text
+  }
+
+  /// `1 completed, 45s focus (75% of the 1m goal), 7s cut short`: the today line of
+  /// `grow status` and `grow stats`.
+  public static func today(
+    completed: Int, focus: TimeInterval, cutShort: TimeInterval, goal: TimeInterval?
+  ) -> String {
+    var text = "\(completed) completed, \(DurationText.format(focus)) focus"
+    if let goal, goal > 0 {
+      text += " (\(percent(focus, of: goal))% of the \(DurationText.format(goal)) goal)"
+    }
+    if cutShort.rounded() >= 1 { text += ", \(DurationText.format(cutShort)) cut short" }
+    return text
+  }
+
+  /// Whole percent of `goal` reached, rounded down (99.9% is not done).
+  public static func percent(_ focus: TimeInterval, of goal: TimeInterval) -> Int {
+    guard goal > 0, focus.isFinite else { return 0 }
+    return Int(min(max(focus.rounded() / goal.rounded() * 100, 0), 1e9).rounded(.down))
+  }
+}

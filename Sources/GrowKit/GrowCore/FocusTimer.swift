@@ -94,8 +94,9 @@ public final class FocusTimer {
     var cycle = 0
   }
 
-  /// Today's totals: focus that ran its course (toward the daily goal), and apart from it the
-  /// focus of phases stopped, skipped or cut short by an exit.
+  /// Today's totals: focus time (`PhaseOutcome.countsAsFocus`: focus that ran its course,
+  /// toward the daily goal), and apart from it the focus of phases skipped, stopped or
+  /// abandoned. The running phase joins one of them when it ends.
   private struct Today {
     /// Days since 1970-01-01 in the person's zone.
     var day: Int
@@ -223,7 +224,7 @@ public final class FocusTimer {
     }
   }
 
-  /// Ends the session; a running phase counts as abandoned.
+  /// Ends the session; a running phase ends as `stopped`.
   public func stop() throws(TimerError) {
     switch mode {
     case .idle:
@@ -356,7 +357,7 @@ public final class FocusTimer {
   /// - Parameter recordedEnd: how the history says a phase ended, when it has it. A daemon
   ///   killed after recording a phase's end but before saving what followed leaves that phase
   ///   in the saved session; it is not ended (counted, announced, recorded) a second time, and
-  ///   the session goes on from the recorded end (`stopped` stands for any end of the session).
+  ///   the session goes on from the recorded end (`stopped` and `abandoned` end the session).
   @discardableResult
   public func restore(
     _ saved: SavedSession, maximumAge: TimeInterval = 3600,
@@ -376,7 +377,8 @@ public final class FocusTimer {
     let now = time.now
     if let ended = recordedEnd(phase) {
       mode = .running(phase)
-      guard ended.outcome != .stopped else {
+      // Stopped or abandoned: that end closed the session.
+      guard ended.outcome != .stopped, ended.outcome != .abandoned else {
         endSession()
         return .alreadyOver
       }
@@ -435,7 +437,6 @@ public final class FocusTimer {
       status.startedAt = phase.startedAt
       status.endsAt = phase.deadline
       status.cycle = phase.cycle
-      if phase.kind == .focus { status.focusToday += status.elapsed }
     }
     return status
   }
@@ -527,7 +528,7 @@ public final class FocusTimer {
   private func record(ended phase: Phase, outcome: PhaseOutcome, at end: Date) {
     guard phase.kind == .focus else { return }
     rollOverDayIfNeeded(end)
-    if outcome == .completed {
+    if outcome.countsAsFocus {
       today.focusSeconds += phase.elapsed(at: end)
       today.completed += 1
     } else {

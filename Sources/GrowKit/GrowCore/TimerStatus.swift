@@ -48,13 +48,14 @@ public struct TimerStatus: Sendable, Equatable, Codable {
   /// The phase waiting to be started (state `waiting`); nil otherwise.
   public var next: PhaseKind?
   public var completedToday: Int
-  /// Seconds of focus today toward the daily goal: the focus phases completed today, and the
-  /// one running now.
+  /// Seconds of focus time today, toward the daily goal: the focus phases completed today
+  /// (`PhaseOutcome.countsAsFocus`). A running focus counts once it completes, so this
+  /// changes only when a phase ends and equals what `grow stats` says for today.
   public var focusToday: TimeInterval
   public var dailyGoal: TimeInterval?
   public var intention: String?
-  /// Seconds of focus today in phases that did not run their course (stopped, skipped, cut
-  /// short by an exit): shown apart, never counted toward the goal.
+  /// Seconds of focus today in phases that did not run their course (skipped, stopped,
+  /// abandoned): shown apart, never counted toward the goal.
   public var cutShortToday: TimeInterval = 0
 
   /// A phase runs or is paused: there is a countdown to show.

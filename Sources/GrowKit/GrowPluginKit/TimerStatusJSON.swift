@@ -5,8 +5,10 @@ import GrowDBus
 /// The timer's status as JSON for scripts: `grow status --json` and the status-bar plugin's
 /// `status.json` print this one shape, so a script can read either.
 ///
-/// snake_case keys in a stable order, whole seconds, times in ISO 8601 (UTC), and keys that
-/// do not apply (no card, no deadline, no goal) left out rather than sent as empty strings.
+/// snake_case keys in a stable order, whole seconds, times in ISO 8601 (UTC). Every key is
+/// always there: one that does not apply (no card, no deadline, no goal) is `null`, never left
+/// out and never an empty string, so a script reads the same keys in every state. The schema
+/// is in `grow help status` and grow(1).
 public struct TimerStatusJSON: Encodable, Equatable, Sendable {
   public var state: String
   public var paused: Bool
@@ -34,6 +36,27 @@ public struct TimerStatusJSON: Encodable, Equatable, Sendable {
     case focusToday = "focus_today"
     case cutShortToday = "cut_short_today"
     case dailyGoal = "daily_goal"
+  }
+
+  /// Every key, `null` for a nil value (the synthesized encoding would leave it out).
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(state, forKey: .state)
+    try container.encode(paused, forKey: .paused)
+    try container.encode(card, forKey: .card)
+    try container.encode(duration, forKey: .duration)
+    try container.encode(remaining, forKey: .remaining)
+    try container.encode(elapsed, forKey: .elapsed)
+    try container.encode(startedAt, forKey: .startedAt)
+    try container.encode(endsAt, forKey: .endsAt)
+    try container.encode(cycle, forKey: .cycle)
+    try container.encode(longBreakAfter, forKey: .longBreakAfter)
+    try container.encode(next, forKey: .next)
+    try container.encode(completedToday, forKey: .completedToday)
+    try container.encode(focusToday, forKey: .focusToday)
+    try container.encode(cutShortToday, forKey: .cutShortToday)
+    try container.encode(dailyGoal, forKey: .dailyGoal)
+    try container.encode(intention, forKey: .intention)
   }
 
   public init(_ status: TimerStatus) {

@@ -73,6 +73,8 @@ public final class PendingPhases {
   /// Start-up reads at most this much; the rest of a longer file is damage.
   static let largestFile = 256 << 20
   static let header = #"{"grow_pending_journal":1}"#
+  /// Keys in one confirm or settle line: about 64 KiB, far below `longestLine`.
+  static let keysPerLine = 1000
 
   /// Kept phases in order; a let-go one leaves a nil until the list is tidied.
   private var entries: [PendingPhase?] = []
@@ -203,7 +205,10 @@ public final class PendingPhases {
       entries[index] = phase
       if !memoryOnly.contains(key) { confirmed.append(LineKey(key, revision: nil)) }
     }
-    if !confirmed.isEmpty { append(Line(confirm: confirmed)) }
+    for start in stride(from: 0, to: confirmed.count, by: Self.keysPerLine) {
+      append(
+        Line(confirm: Array(confirmed[start..<min(confirmed.count, start + Self.keysPerLine)])))
+    }
   }
 
   /// Lets go of the phases now safely in the database file, unless they changed since.
@@ -223,8 +228,10 @@ public final class PendingPhases {
       if unlink(path) != 0, errno != ENOENT {
         log(.warning, "cannot remove \(path): \(String(cString: strerror(errno)))")
       }
-    } else if !settled.isEmpty {
-      append(Line(settle: settled))
+    } else {
+      for start in stride(from: 0, to: settled.count, by: Self.keysPerLine) {
+        append(Line(settle: Array(settled[start..<min(settled.count, start + Self.keysPerLine)])))
+      }
     }
     checkCapacity()
   }

@@ -356,10 +356,14 @@ extension PendingPhases {
       try writeOldFormat(phases(count), to: directory.pendingPath)
       // Once in the journal format (converting is a one-off).
       _ = PendingPhases.open(path: directory.pendingPath) { _, _ in }
-      let readStart = cpuSeconds(CLOCK_THREAD_CPUTIME_ID)
-      let read = PendingPhases.open(path: directory.pendingPath) { _, _ in }
-      let readSeconds = cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - readStart
-      #expect(read.count == count)
+      // The least of three: one read is short enough for noise to matter.
+      var readSeconds = Double.infinity
+      for _ in 0..<3 {
+        let readStart = cpuSeconds(CLOCK_THREAD_CPUTIME_ID)
+        let read = PendingPhases.open(path: directory.pendingPath) { _, _ in }
+        readSeconds = min(readSeconds, cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - readStart)
+        #expect(read.count == count)
+      }
       let drainStart = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID)
       let recorder = HistoryRecorder(
         path: directory.databasePath, pendingPath: directory.pendingPath, events: EventBus(),

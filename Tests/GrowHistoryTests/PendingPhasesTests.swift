@@ -291,6 +291,30 @@ extension PendingPhases {
     #expect(try PendingPhases(path: directory.pendingPath).count == 5_001)
   }
 
+  /// Dead lines (revisions, confirms) pile up while phases stay kept: the journal is rewritten
+  /// with only the kept phases, off the caller's thread, and nothing is lost meanwhile.
+  @Test func aJournalOfMostlyDeadLinesIsCompacted() throws {
+    let directory = try TemporaryDirectory()
+    let journal = PendingPhases.open(path: directory.pendingPath) { _, _ in }
+    let kept = phases(10)
+    for phase in kept { journal.keep(phase) }
+    let first = inode(directory.pendingPath)
+    var revisions = 0
+    let deadline = Date().addingTimeInterval(60)
+    // Each keep of a kept phase is a new revision: one more line, the same ten phases.
+    while inode(directory.pendingPath) == first, Date() < deadline {
+      journal.keep(kept[revisions % 10])
+      revisions += 1
+      if revisions > 1100 { Thread.sleep(forTimeInterval: 0.01) }
+    }
+    #expect(inode(directory.pendingPath) != first, "rewritten after \(revisions) lines")
+    let lines = try lines(directory.pendingPath).count
+    #expect(lines < revisions / 2, "\(lines) lines left of \(revisions + 11)")
+    let read = try PendingPhases(path: directory.pendingPath).phases
+    #expect(read.map(\.key) == kept.map(\.key))
+    #expect(read.map(\.revision) == journal.phases.map(\.revision), "the latest revisions")
+  }
+
   @Test func aGarbageJournalIsAnErrorForReadersAndMovedAsideByTheDaemon() throws {
     let directory = try TemporaryDirectory()
     let good = phases(2)

@@ -4,6 +4,7 @@ import GrowConfig
 import GrowCore
 import GrowDBus
 import GrowDaemon
+import GrowHistory
 import GrowPluginKit
 
 /// One `grow` subcommand. The table of these is the single source of truth for dispatch,
@@ -334,7 +335,13 @@ enum Commands {
     }
     guard wantsBar else {
       let report = StatusReport(try Client().status())
-      return say(arguments.flag("json") ? jsonText(report) : report.humanText)
+      guard !arguments.flag("json") else { return say(jsonText(report)) }
+      // Problems with the phases kept for the history: a person must hear of them once.
+      let journal = PendingPhases.path(besideSession: XDGDirectories().sessionFile)
+      let warnings = PendingPhases.problems(at: journal).map {
+        "  ! \($0.problem); 'grow doctor' says what to do"
+      }
+      return say(([report.humanText] + warnings).joined(separator: "\n"))
     }
     let renderer = try statusBarRenderer(arguments)
     if arguments.flag("follow") { try StatusFollower(renderer: renderer).run() }

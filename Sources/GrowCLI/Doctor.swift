@@ -4,6 +4,7 @@ import GrowConfig
 import GrowCore
 import GrowDBus
 import GrowDaemon
+import GrowHistory
 import GrowPluginKit
 
 /// One line of `grow doctor`.
@@ -75,6 +76,7 @@ struct Doctor {
       checks.append(.ok("warn-before", note))
     }
     checks.append(checkDataDirectory())
+    checks += checkKeptPhases()
     checks += checkPlugins()
     return checks
   }
@@ -371,6 +373,16 @@ struct Doctor {
       check,
       existing == directory
         ? "\(directory) is writable" : "\(directory) will be created (\(existing) is writable)")
+  }
+
+  /// The journal of phases kept for the history: a damaged one moved aside (until the person
+  /// deletes the copy), a full one.
+  private func checkKeptPhases() -> [DoctorCheck] {
+    let journal = PendingPhases.path(
+      besideSession: XDGDirectories(environment: environment).sessionFile)
+    return PendingPhases.problems(at: journal).map { found in
+      .warning("kept phases", found.problem, fix: found.fix)
+    }
   }
 
   private var directories: PluginDirectories { .standard(environment: environment) }

@@ -34,7 +34,7 @@ public final class HistoryRecorder {
   }
   private let writer: HistoryWriter
   private let mailbox = Mailbox()
-  private var pending: PendingPhases
+  private let pending: PendingPhases
   private let events: EventBus
   private let timeZone: () -> LocalZone
   private let clock: () -> Date
@@ -88,12 +88,8 @@ public final class HistoryRecorder {
     self.log = log
     figures = TodayAndStreak(today: LocalDay(clock(), in: timeZone()), goal: dailyGoal())
     writer = HistoryWriter(path: path) { [mailbox] report in mailbox.post(report) }
-    do {
-      pending = try PendingPhases(path: pendingPath)
-    } catch {
-      log(.error, error.description)
-      pending = PendingPhases(emptyAt: nil)
-    }
+    // A damaged journal is moved aside and a new one started: never memory only.
+    pending = PendingPhases.open(path: pendingPath, log: log)
     keptAtStart = pending.phases
     events.subscribe(PhaseStarted.self, as: "history") { [weak self] event in
       self?.intention = event.phase.kind == .focus ? event.intention : nil
@@ -240,13 +236,10 @@ public final class HistoryRecorder {
   /// (`HistoryRecorded`) and the streak refreshed, phases in the database file are let go.
   public func deliverReports() {
     let reports = mailbox.take()
-    // One save (an fsync) for whatever came in this turn of the loop.
-    var changed = false
     for report in reports {
       switch report {
       case .written(let phases, let ids, let added):
         pending.confirm(Set(phases.map(\.key)))
-        changed = true
         // Once per row: a phase written again (a late distraction, a retry after a kill) was
         // announced when its row was added.
         for ((phase, id), isNew) in zip(zip(phases, ids), added) where isNew {
@@ -256,7 +249,6 @@ public final class HistoryRecorder {
         }
       case .settled(let revisions):
         pending.settle(revisions)
-        changed = true
       case .failing(let error, let waiting):
         log(
           .error,
@@ -278,7 +270,6 @@ public final class HistoryRecorder {
         log(.warning, "\(error); today's figures stay as they were until the next change")
       }
     }
-    if changed { savePending() }
   }
 
   private func record(_ phase: Phase, outcome: HistoryOutcome, at end: Date) {
@@ -304,25 +295,13 @@ public final class HistoryRecorder {
     keep(PendingPhase(phase: record, distractions: ended))
   }
 
-  /// Keeps `phase` on disk first, then has it written: a `kill -9` between the two finds it
-  /// kept, and writing it again is harmless.
+  /// Keeps `phase` on disk first (one journal line), then has it written: a `kill -9` between
+  /// the two finds it kept, and writing it again is harmless.
   private func keep(_ phase: PendingPhase) {
     let kept = pending.keep(phase)
     lastRecorded = kept
-    savePending()
     // The phases an earlier daemon kept go first (a phase the restore ends comes after them).
     writer.submit(takeKeptAtStart() + [kept])
-  }
-
-  private func savePending() {
-    do {
-      try pending.save()
-    } catch {
-      log(
-        .error,
-        "cannot keep the phases waiting for the history in \(error.path): \(error.reason); "
-          + "they are written if this daemon can, but a crash now would lose them")
-    }
   }
 
   private func distractionEnded(_ event: DistractionEnded) {

@@ -45,10 +45,18 @@ final class HistoryWriter: @unchecked Sendable {
   private var store: HistoryStore?
   /// The write-ahead log the open connection writes to.
   private var walIdentity: FileIdentity?
-  /// Not yet written, oldest first.
-  private var waiting: [PendingPhase] = []
+  /// Not yet written, oldest first (from `waitingHead` on: writing advances the head rather
+  /// than removing from the front, which moved every phase behind it each time).
+  private var waitingQueue: [PendingPhase] = []
+  private var waitingHead = 0
+  /// Where each waiting phase is in `waitingQueue`, so a new revision replaces it in O(1).
+  private var waitingSlot: [PhaseRecord.Key: Int] = [:]
   /// Written, not yet in the database file (only in the write-ahead log).
   private var unsettled: [PendingPhase] = []
+  private var unsettledKeys: Set<PhaseRecord.Key> = []
+  /// At most this many phases go into one transaction (one sync): enough that a drain of
+  /// thousands costs few syncs, few enough that a lock held meanwhile waits for little.
+  static let batchSize = 256
   private var failure: HistoryError?
   private var retryDelay: TimeInterval = 0
   /// Counts scheduled retries; a retry whose number is no longer current was overtaken (by
@@ -91,13 +99,20 @@ final class HistoryWriter: @unchecked Sendable {
   /// Queues `phase` (a new revision replaces the queued one) and writes what it can.
   func submit(_ phases: [PendingPhase]) {
     queue.async { [self] in
+      var revised: Set<PhaseRecord.Key> = []
       for phase in phases {
-        unsettled.removeAll { $0.key == phase.key }
-        if let index = waiting.firstIndex(where: { $0.key == phase.key }) {
-          waiting[index] = phase
+        if unsettledKeys.contains(phase.key) { revised.insert(phase.key) }
+        if let slot = waitingSlot[phase.key] {
+          waitingQueue[slot] = phase
         } else {
-          waiting.append(phase)
+          waitingSlot[phase.key] = waitingQueue.count
+          waitingQueue.append(phase)
         }
+      }
+      // One pass for the batch, and only when a written phase changed again (rare).
+      if !revised.isEmpty {
+        unsettled.removeAll { revised.contains($0.key) }
+        unsettledKeys.subtract(revised)
       }
       writeWaiting()
     }
@@ -150,6 +165,30 @@ final class HistoryWriter: @unchecked Sendable {
     return opened
   }
 
+  /// The phases not yet written, oldest first.
+  private var waiting: ArraySlice<PendingPhase> { waitingQueue[waitingHead...] }
+
+  /// Lets go of the first `count` waiting phases (written): O(count), and the written front
+  /// of the queue is dropped once it is the larger half, so each phase is moved O(1) times.
+  private func dropWaiting(_ count: Int) {
+    for phase in waitingQueue[waitingHead..<(waitingHead + count)] {
+      waitingSlot[phase.key] = nil
+    }
+    waitingHead += count
+    guard waitingHead > waitingQueue.count / 2 else { return }
+    waitingQueue.removeFirst(waitingHead)
+    waitingHead = 0
+    for (slot, phase) in waitingQueue.enumerated() { waitingSlot[phase.key] = slot }
+  }
+
+  /// Makes `phases` the waiting queue.
+  private func setWaiting(_ phases: [PendingPhase]) {
+    waitingQueue = phases
+    waitingHead = 0
+    waitingSlot = [:]
+    for (slot, phase) in phases.enumerated() { waitingSlot[phase.key] = slot }
+  }
+
   private func writeWaiting() {
     guard !retryScheduled else { return }
     do throws(HistoryError) {
@@ -160,16 +199,20 @@ final class HistoryWriter: @unchecked Sendable {
       var addedNow: [Bool] = []
       var rewritten = 0
       var failed: HistoryError?
-      while let phase = waiting.first {
+      // A batch at a time, each one transaction: a failure leaves the whole batch waiting.
+      while !waiting.isEmpty {
+        let batch = Array(waiting.prefix(Self.batchSize))
         do throws(HistoryError) {
-          let (id, added) = try store.write(phase.phase, distractions: phase.distractions)
-          if added && phase.confirmed { rewritten += 1 }
-          waiting.removeFirst()
-          var confirmed = phase
-          confirmed.confirmed = true
-          written.append(confirmed)
-          ids.append(id)
-          addedNow.append(added)
+          let results = try store.write(batch.map { ($0.phase, $0.distractions) })
+          dropWaiting(batch.count)
+          for (phase, (id, added)) in zip(batch, results) {
+            if added && phase.confirmed { rewritten += 1 }
+            var confirmed = phase
+            confirmed.confirmed = true
+            written.append(confirmed)
+            ids.append(id)
+            addedNow.append(added)
+          }
         } catch {
           failed = error
           break
@@ -177,6 +220,7 @@ final class HistoryWriter: @unchecked Sendable {
       }
       if !written.isEmpty {
         unsettled += written
+        unsettledKeys.formUnion(written.map(\.key))
         report(.written(written, ids: ids, added: addedNow))
       }
       if rewritten > 0 {
@@ -212,6 +256,7 @@ final class HistoryWriter: @unchecked Sendable {
     }
     report(.settled(Dictionary(unsettled.map { ($0.key, $0.revision) }) { _, last in last }))
     unsettled = []
+    unsettledKeys = []
   }
 
   /// When the `-wal` file is not the one the connection opened, what was committed since the
@@ -229,8 +274,10 @@ final class HistoryWriter: @unchecked Sendable {
       again.confirmed = !rescued
       return again
     }
-    waiting = held + waiting.filter { phase in !held.contains { $0.key == phase.key } }
+    let heldKeys = Set(held.map(\.key))
+    setWaiting(held + waiting.filter { !heldKeys.contains($0.key) })
     unsettled = []
+    unsettledKeys = []
     report(
       .lost(
         count: held.count,

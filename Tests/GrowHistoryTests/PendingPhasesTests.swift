@@ -205,11 +205,10 @@ import Testing
       startedAt: start, endedAt: start.addingTimeInterval(1499.987_654_321),
       outcome: .completed, pauseCount: 2, pausedSeconds: 0.5, awaySeconds: 3,
       intention: "proofs", timeZone: newYork)
-    var kept = PendingPhases(emptyAt: directory.pendingPath)
+    let kept = PendingPhases.open(path: directory.pendingPath, log: { _, _ in })
     kept.keep(
       PendingPhase(
         phase: phase, distractions: [Distraction(phaseID: 0, appClass: "x", seconds: 1.25)]))
-    try kept.save()
     let read = try #require(try PendingPhases(path: directory.pendingPath).phases.first)
     // The database compares Unix seconds: those must come back exactly.
     #expect(read.key == phase.key)
@@ -224,10 +223,193 @@ import Testing
 }
 
 extension PendingPhases {
-  /// Writes `phases` as the file's whole content.
+  /// Writes `phases` as the journal's whole content.
   fileprivate func saving(_ phases: [PendingPhase]) throws {
-    var list = PendingPhases(emptyAt: path)
+    guard let path else { return }
+    unlink(path)
+    let list = PendingPhases.open(path: path, log: { _, _ in })
     for phase in phases { list.keep(phase) }
-    try list.save()
+  }
+}
+
+/// The journal itself (issue 31, item 5): one line per change, the old format converted, a
+/// capacity said loudly, and reading and draining linear in the number of kept phases.
+@Suite(.serialized) struct PendingJournalTests {
+  func phases(_ count: Int, card: String = "math") -> [PendingPhase] {
+    let first = local("2026-03-09 10:00")
+    return (0..<count).map { index in
+      PendingPhase(
+        phase: focus(card, minutes: 1, endingAt: first.addingTimeInterval(Double(index) * 120)))
+    }
+  }
+
+  func inode(_ path: String) -> UInt {
+    var info = stat()
+    return stat(path, &info) == 0 ? UInt(info.st_ino) : 0
+  }
+
+  /// Writes `phases` in the format of earlier versions: one JSON array, the whole file.
+  func writeOldFormat(_ phases: [PendingPhase], to path: String) throws {
+    try FileManager.default.createDirectory(
+      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try JSONEncoder().encode(phases).write(to: URL(fileURLWithPath: path))
+  }
+
+  func lines(_ path: String) throws -> [Substring] {
+    try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+  }
+
+  @Test func theOldWholeFileFormatIsReadOnceAndConverted() throws {
+    let directory = try TemporaryDirectory()
+    let old = phases(3)
+    try writeOldFormat(old, to: directory.pendingPath)
+    #expect(try PendingPhases(path: directory.pendingPath).phases == old, "readers read it too")
+    var messages: [String] = []
+    let journal = PendingPhases.open(path: directory.pendingPath) { messages.append($1) }
+    #expect(journal.phases == old)
+    let converted = try lines(directory.pendingPath)
+    #expect(converted.count == 4, "a header and one line per phase: \(converted)")
+    #expect(converted.first?.contains("grow_pending_journal") == true)
+    #expect(try PendingPhases(path: directory.pendingPath).phases == old)
+    #expect(messages.allSatisfy { !$0.contains("damaged") }, "\(messages)")
+    #expect(PendingPhases.problems(at: directory.pendingPath).isEmpty)
+  }
+
+  /// With thousands kept, a phase end appends one line to the same file: it used to encode
+  /// and replace the whole list (half a second with 20,000 phases).
+  @Test func aPhaseEndAppendsOneLineWhateverIsKept() throws {
+    let directory = try TemporaryDirectory()
+    try writeOldFormat(phases(5_000), to: directory.pendingPath)
+    let journal = PendingPhases.open(path: directory.pendingPath) { _, _ in }
+    let before = try Data(contentsOf: URL(fileURLWithPath: directory.pendingPath))
+    let file = inode(directory.pendingPath)
+    journal.keep(PendingPhase(phase: focus("new", minutes: 1, endingAt: local("2027-01-01 10:00"))))
+    let after = try Data(contentsOf: URL(fileURLWithPath: directory.pendingPath))
+    #expect(inode(directory.pendingPath) == file, "appended, not replaced")
+    #expect(after.prefix(before.count) == before, "nothing before it rewritten")
+    let added = after.dropFirst(before.count)
+    #expect(added.filter { $0 == UInt8(ascii: "\n") }.count == 1, "one line")
+    #expect(added.count < 1024, "\(added.count) bytes for one phase")
+    #expect(try PendingPhases(path: directory.pendingPath).count == 5_001)
+  }
+
+  /// Dead lines (revisions, confirms) pile up while phases stay kept: the journal is rewritten
+  /// with only the kept phases, off the caller's thread, and nothing is lost meanwhile.
+  @Test func aJournalOfMostlyDeadLinesIsCompacted() throws {
+    let directory = try TemporaryDirectory()
+    let journal = PendingPhases.open(path: directory.pendingPath) { _, _ in }
+    let kept = phases(10)
+    for phase in kept { journal.keep(phase) }
+    let first = inode(directory.pendingPath)
+    var revisions = 0
+    let deadline = Date().addingTimeInterval(60)
+    // Each keep of a kept phase is a new revision: one more line, the same ten phases.
+    while inode(directory.pendingPath) == first, Date() < deadline {
+      journal.keep(kept[revisions % 10])
+      revisions += 1
+      if revisions > 1100 { Thread.sleep(forTimeInterval: 0.01) }
+    }
+    #expect(inode(directory.pendingPath) != first, "rewritten after \(revisions) lines")
+    let lines = try lines(directory.pendingPath).count
+    #expect(lines < revisions / 2, "\(lines) lines left of \(revisions + 11)")
+    let read = try PendingPhases(path: directory.pendingPath).phases
+    #expect(read.map(\.key) == kept.map(\.key))
+    #expect(read.map(\.revision) == journal.phases.map(\.revision), "the latest revisions")
+  }
+
+  @Test func aGarbageJournalIsAnErrorForReadersAndMovedAsideByTheDaemon() throws {
+    let directory = try TemporaryDirectory()
+    let good = phases(2)
+    let keeper = PendingPhases.open(path: directory.pendingPath) { _, _ in }
+    for phase in good { keeper.keep(phase) }
+    // A line of garbage between the two phases, and the file cut short after them.
+    var text = try lines(directory.pendingPath).map(String.init)
+    text.insert("\u{1}\u{2}garbage{{", at: 2)
+    try (text.joined(separator: "\n") + "\n{\"keep\":{\"pha")
+      .write(toFile: directory.pendingPath, atomically: true, encoding: .utf8)
+    #expect(throws: PendingPhases.LoadError.self) {
+      try PendingPhases(path: directory.pendingPath)
+    }
+    var messages: [String] = []
+    let journal = PendingPhases.open(path: directory.pendingPath) { messages.append($1) }
+    #expect(journal.phases == good, "what could be read is kept")
+    #expect(messages.count == 1 && messages[0].contains("moved it aside"), "\(messages)")
+    #expect(messages.first?.contains("the 2 phase(s) that could be read") == true)
+    let aside = try #require(journal.movedAside)
+    #expect(FileManager.default.fileExists(atPath: aside))
+    #expect(try PendingPhases(path: directory.pendingPath).phases == good, "a new journal")
+    #expect(PendingPhases.problems(at: directory.pendingPath).count == 1)
+  }
+
+  @Test func aFullJournalSaysSoLoudlyOnceAndDropsNothing() throws {
+    let directory = try TemporaryDirectory()
+    var messages: [String] = []
+    let journal = PendingPhases.open(path: directory.pendingPath, capacity: 3) {
+      messages.append($1)
+    }
+    let all = phases(5)
+    for phase in all { journal.keep(phase) }
+    #expect(journal.phases == all, "kept, in memory past the capacity")
+    #expect(try PendingPhases(path: directory.pendingPath).count == 3, "the journal's capacity")
+    #expect(
+      messages.filter { $0.contains("the most Grow keeps there (3)") }.count == 1, "\(messages)")
+    let problems = PendingPhases.problems(at: directory.pendingPath)
+    #expect(problems.count == 1 && problems[0].problem.contains("kept in memory only"))
+    // Two written and let go: the two in memory fit in the journal now, which is full still.
+    journal.settle(Dictionary(uniqueKeysWithValues: all.prefix(2).map { ($0.key, 0) }))
+    #expect(try PendingPhases(path: directory.pendingPath).phases == Array(all.suffix(3)))
+    #expect(PendingPhases.problems(at: directory.pendingPath).count == 1)
+    journal.settle([all[2].key: 0])
+    #expect(PendingPhases.problems(at: directory.pendingPath).isEmpty, "room again")
+    journal.settle(Dictionary(uniqueKeysWithValues: all.map { ($0.key, 0) }))
+    #expect(!FileManager.default.fileExists(atPath: directory.pendingPath), "none kept: no file")
+  }
+
+  /// CPU seconds of this thread (reading) or of the process (the drain runs on the writer's
+  /// queue), so other programs on the machine do not count.
+  func cpuSeconds(_ clock: clockid_t) -> Double {
+    var now = timespec()
+    clock_gettime(clock, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+  }
+
+  /// Reading n kept phases at start and writing them all to the history cost about 4 times as
+  /// much for 4n: linear. (The drain was quadratic: 49 s for 20,000.) A ratio, not seconds.
+  @Test func startUpAndTheDrainAreLinearInTheKeptPhases() throws {
+    func measure(_ count: Int) throws -> (read: Double, drain: Double) {
+      let directory = try TemporaryDirectory()
+      _ = try HistoryStore(path: directory.databasePath)
+      try writeOldFormat(phases(count), to: directory.pendingPath)
+      // Once in the journal format (converting is a one-off).
+      _ = PendingPhases.open(path: directory.pendingPath) { _, _ in }
+      // The least of three: one read is short enough for noise to matter.
+      var readSeconds = Double.infinity
+      for _ in 0..<3 {
+        let readStart = cpuSeconds(CLOCK_THREAD_CPUTIME_ID)
+        let read = PendingPhases.open(path: directory.pendingPath) { _, _ in }
+        readSeconds = min(readSeconds, cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - readStart)
+        #expect(read.count == count)
+      }
+      let drainStart = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID)
+      let recorder = HistoryRecorder(
+        path: directory.databasePath, pendingPath: directory.pendingPath, events: EventBus(),
+        dailyGoal: { nil }, log: { _, _ in })
+      recorder.startWriting()
+      recorder.waitForWrites()
+      let drainSeconds = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - drainStart
+      #expect(try HistoryStore(path: directory.databasePath).phases().count == count)
+      return (readSeconds, drainSeconds)
+    }
+    _ = try measure(500)  // warm up
+    let small = try measure(2_500)
+    let large = try measure(10_000)
+    let readRatio = large.read / max(small.read, 1e-6)
+    let drainRatio = large.drain / max(small.drain, 1e-6)
+    print(
+      "kept phases 2,500 vs 10,000: reading \(small.read) vs \(large.read) CPU s (x\(readRatio)); "
+        + "start and drain \(small.drain) vs \(large.drain) CPU s (x\(drainRatio))")
+    // Linear is 4; quadratic 16. Wide margins for a shared machine.
+    #expect(readRatio < 9, "reading grew x\(readRatio) for 4x the phases")
+    #expect(drainRatio < 9, "the drain grew x\(drainRatio) for 4x the phases")
   }
 }

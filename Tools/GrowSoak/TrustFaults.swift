@@ -1,4 +1,5 @@
 import Foundation
+import GrowCore
 import GrowHistory
 import GrowPluginKit
 import GrowTestSupport
@@ -159,7 +160,11 @@ extension Soak {
       }
       try Data(garbage).write(to: URL(fileURLWithPath: journal))
     case 1:
-      let truncated = #"[{"card":"default","kind":"focus","outcome":"comp"#
+      // Cut short in the old whole-file format, or in the journal's lines.
+      let truncated =
+        random.chance(0.5)
+        ? #"[{"card":"default","kind":"focus","outcome":"comp"#
+        : #"{"grow_pending_journal":1}"# + "\n" + #"{"keep":{"confirmed":false,"distr"#
       try Data(truncated.utf8).write(to: URL(fileURLWithPath: journal))
     default:
       try FileManager.default.createSymbolicLink(atPath: journal, withDestinationPath: decoy)
@@ -175,12 +180,22 @@ extension Soak {
     if (try? String(contentsOfFile: decoy, encoding: .utf8)) != decoyText {
       problem("the daemon wrote through the journal's symlink into another file")
     }
-    // What the daemon left of the damage goes, so that later faults are not charged for it.
-    let left = try? FileManager.default.destinationOfSymbolicLink(atPath: journal)
-    let contents = FileManager.default.contents(atPath: journal)
-    if left == decoy || (contents != nil && (try? PendingPhases(path: journal)) == nil) {
+    // The daemon moves the damage aside (never following a link) and starts a new journal.
+    let state = PathText.directory(of: journal)
+    let aside = ((try? FileManager.default.contentsOfDirectory(atPath: state)) ?? [])
+      .filter { $0.hasPrefix(PathText.name(of: journal) + ".damaged-") }
+    if aside.isEmpty {
+      problem("the damaged journal was not moved aside (pending-history.json.damaged-*)")
+    }
+    if (try? FileManager.default.destinationOfSymbolicLink(atPath: journal)) != nil
+      || (FileManager.default.fileExists(atPath: journal)
+        && (try? PendingPhases(path: journal)) == nil)
+    {
+      problem("the daemon left a journal it cannot read in \(journal)")
       unlink(journal)
     }
+    // The copies go, so that later faults (and grow doctor) are not charged for them.
+    for copy in aside { unlink(state + "/" + copy) }
   }
 
   // MARK: Call bursts

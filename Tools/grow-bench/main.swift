@@ -7,7 +7,8 @@ import GrowTestSupport
 // machines this runs on are shared and noisy.
 //
 //   grow-bench [--json] [--quick] [bus] [history] [history-scale] [external] [statusbar] [x11]
-//              [wayland] [peers] [config] [compare] [lean] [patterns [--swift-regex-24]]
+//              [wayland] [peers] [config] [journal] [compare] [lean]
+//              [patterns [--swift-regex-24]]
 //
 // Without a section name, all of them. `compare` also writes its table to bench/results/.
 
@@ -33,6 +34,7 @@ struct Report: Encodable {
   var wayland: WaylandBenchmark.Sample?
   var peers: [PeerFloodBenchmark.Row] = []
   var config: ConfigBenchmark.Sample?
+  var journal: JournalBenchmark.Sample?
   var compare: CompareBenchmark.Result?
   var patterns: PatternBenchmark.Sample?
   var lean: LeanBenchmark.Sample?
@@ -90,6 +92,10 @@ if wanted("peers") {
 if wanted("config") {
   progress("config: 42,000 cards, grow config check and a SIGHUP reload…")
   report.config = try ConfigBenchmark().run()
+}
+if wanted("journal") {
+  progress("journal: 20,000 phases kept for a locked history: start, phase ends, the drain…")
+  report.journal = try JournalBenchmark().run()
 }
 if wanted("patterns") {
   progress("patterns: (a+)+$ on a title of a's and '!', Swift's Regex and Grow's matcher…")
@@ -263,6 +269,16 @@ func printTables(_ report: Report) {
             + "calls waited at most %.1f ms (median %.1f ms)", config.checkSeconds,
           config.reloadSeconds, config.callsDuringReload, config.slowestCallMilliseconds,
           config.medianCallMilliseconds))
+  }
+  if let journal = report.journal {
+    print(
+      "Journal of \(journal.kept) phases kept for a locked history: "
+        + String(
+          format: "recorder start %.3f s (%.3f CPU s); a phase end holds the loop %.2f ms "
+            + "(median; slowest %.2f ms); writing them all once the lock is gone %.2f s "
+            + "(%.2f CPU s)", journal.startSeconds, journal.startCPUSeconds,
+          journal.phaseEndMedianMilliseconds, journal.phaseEndSlowestMilliseconds,
+          journal.drainSeconds, journal.drainCPUSeconds))
   }
   if let compare = report.compare {
     print("Side by side (issue 10)")

@@ -63,12 +63,19 @@ public final class BusMessage: @unchecked Sendable {
   }
 
   /// A signal sent from `path`.
+  /// - Parameter destination: for a signal sent to one connection only (as notification
+  ///   servers send ActionInvoked to the client that asked); nil for everyone who asked.
   public static func signal(
-    path: String, interface: String, member: String, arguments: [BusValue] = []
+    path: String, interface: String, member: String, arguments: [BusValue] = [],
+    destination: String? = nil
   ) throws(BusError) -> BusMessage {
     try checkPath(path)
     guard let raw = dbus_message_new_signal(path, interface, member) else {
       throw BusError(name: BusError.failed, message: "out of memory building \(member) signal")
+    }
+    if let destination, dbus_message_set_destination(raw, destination) == 0 {
+      dbus_message_unref(raw)
+      throw BusError(name: BusError.failed, message: "out of memory addressing \(member)")
     }
     let message = BusMessage(taking: raw)
     try message.append(arguments)

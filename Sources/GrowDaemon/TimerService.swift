@@ -23,7 +23,10 @@ final class TimerService {
     self.timer = timer
     self.object = object
     self.streak = streak
-    object.add(Self.interface(timer: timer, streak: streak, cards: CardsReply(timer: timer)))
+    object.add(
+      Self.interface(
+        timer: timer, streak: streak,
+        cards: CardsReply(timer: timer, connection: object.connection)))
     lastSent = object.propertyValues(of: GrowBusAPI.timerInterface)
     bus.subscribe(PhaseStarted.self, as: "dbus") { [weak self] event in
       self?.object.emit(
@@ -289,15 +292,27 @@ final class TimerService {
 final class CardsReply {
   private typealias Respond = (Result<BusMessage, BusError>) -> Void
   private let timer: FocusTimer
+  /// Where the replies go; nil for the interface file (no calls).
+  private let connection: BusConnection?
   private var encoded: (generation: Int, body: BusMessage)?
+  /// Calls whose reply waits for the ones before it to leave (`sendWhenRoom`).
+  private var waitingForRoom: [(call: BusMessage, respond: Respond)] = []
+  /// A reply is added when fewer bytes than this wait to be sent: one reply of 42,000 cards
+  /// is 12 MB, and every reply queued after it (GetStatus) leaves after it; at most one such
+  /// reply waits at a time, so the others wait for one, not for all a client asked for.
+  static let sendQueueRoom = 1 << 20
   private var encoding: Int?
   private var waiting: [(call: BusMessage, respond: Respond)] = []
 
-  init(timer: FocusTimer) { self.timer = timer }
+  init(timer: FocusTimer, connection: BusConnection?) {
+    self.timer = timer
+    self.connection = connection
+  }
 
   func answer(_ call: BusMessage, _ respond: @escaping (Result<BusMessage, BusError>) -> Void) {
     if let encoded, encoded.generation == timer.deckGeneration {
-      return respond(Result { () throws(BusError) in try call.reply(copying: encoded.body) })
+      waitingForRoom.append((call, respond))
+      return sendWhenRoom()
     }
     waiting.append((call, respond))
     encode(timer.deckGeneration)
@@ -312,6 +327,25 @@ final class CardsReply {
       DispatchQueue.main.async {
         MainActor.assumeIsolated { self.encoded(body, generation: generation) }
       }
+    }
+  }
+
+  /// Replies to the waiting calls one at a time, each once the one before it has nearly left.
+  private func sendWhenRoom() {
+    guard let encoded, !waitingForRoom.isEmpty else { return }
+    guard let connection else {
+      let calls = waitingForRoom
+      waitingForRoom.removeAll()
+      for (call, respond) in calls {
+        respond(Result { () throws(BusError) in try call.reply(copying: encoded.body) })
+      }
+      return
+    }
+    connection.whenSendQueueBelow(Self.sendQueueRoom) { [weak self] in
+      guard let self, !self.waitingForRoom.isEmpty, let body = self.encoded?.body else { return }
+      let (call, respond) = self.waitingForRoom.removeFirst()
+      respond(Result { () throws(BusError) in try call.reply(copying: body) })
+      self.sendWhenRoom()
     }
   }
 
@@ -330,9 +364,8 @@ final class CardsReply {
     switch body {
     case .success(let body):
       encoded = (generation, body)
-      for (call, respond) in calls {
-        respond(Result { () throws(BusError) in try call.reply(copying: body) })
-      }
+      waitingForRoom += calls
+      sendWhenRoom()
     case .failure(let error):
       for (_, respond) in calls { respond(.failure(error)) }
     }
@@ -348,7 +381,8 @@ public enum GrowBusInterfaceFiles {
   public static var timer: String {
     let idle = FocusTimer(deck: .standard, bus: EventBus(), time: ManualTimeSource())
     return TimerService.interface(
-      timer: idle, streak: { Streak(current: 0, longest: 0) }, cards: CardsReply(timer: idle)
+      timer: idle, streak: { Streak(current: 0, longest: 0) },
+      cards: CardsReply(timer: idle, connection: nil)
     ).interfaceFile
   }
 }

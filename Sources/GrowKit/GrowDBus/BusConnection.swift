@@ -30,8 +30,10 @@ public final class BusConnection {
   private var turnScheduled = false
 
   /// How many calls of one sender are answered per loop turn before the other senders' calls,
-  /// the loop's timers and its other descriptors get their turn.
+  /// the loop's timers and its other descriptors get their turn: at most this many, and no
+  /// more once `turnShare` seconds of the turn went to the sender (at least one call).
   public static let callsPerSenderPerTurn = 8
+  public static let turnShare: Double = 0.004
   /// How many calls of one sender may wait; past that the sender is answered LimitsExceeded
   /// (a client pipelining this much is broken or hostile, and the waiting calls cost memory).
   public static let waitingCallsPerSender = 10_000
@@ -350,6 +352,17 @@ public final class BusConnection {
     return false
   }
 
+  /// Bytes queued for sending and not yet written to the bus.
+  public var sendQueueBytes: Int { Int(dbus_connection_get_outgoing_size(raw)) }
+
+  /// Calls `action` once fewer than `bytes` wait to be sent: at once if so now, else after
+  /// the bus took enough. A large reply waits so, and a small one queued after it is not
+  /// held behind several large ones (replies leave in the order they were queued).
+  public func whenSendQueueBelow(_ bytes: Int, _ action: @escaping () -> Void) {
+    guard !isClosed, sendQueueBytes >= bytes else { return action() }
+    bridge.sendQueueWaiters.append((bytes, action))
+  }
+
   // MARK: Fair turns
 
   /// Takes a method call for an exported object into its sender's queue. All the calls of
@@ -401,7 +414,12 @@ public final class BusConnection {
     for sender in senders {
       guard let queue = waitingCalls[sender] else { continue }
       var served = 0
-      while served < Self.callsPerSenderPerTurn, let call = queue.popFirst() {
+      let start = DispatchTime.now().uptimeNanoseconds
+      while served < Self.callsPerSenderPerTurn,
+        served == 0
+          || Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 < Self.turnShare,
+        let call = queue.popFirst()
+      {
         served += 1
         if let path = call.path, let handler = pathHandlers[path] { handler.handler(call) }
         if isClosed { return }
@@ -462,11 +480,13 @@ private final class LoopBridge {
   private var cancelled = false
   private(set) var isAttached = false
 
-  /// Bytes read from the bus per readiness of its socket, at most: libdbus reads 2 KiB at a
-  /// time, and reading only that much per turn would leave a call of another client behind
-  /// everything the bus queued before it, however fair the answering (`serveCalls`). Reading
-  /// and parsing a message costs a tiny fraction of answering it.
-  static let readsPerTurn = 32
+  /// Reads (of 2 KiB, libdbus's unit) from the bus per readiness of its socket, at most 512 KiB:
+  /// reading only 2 KiB per turn would leave a call of another client behind everything the
+  /// bus queued before it, however fair the answering (`serveCalls`). Reading and parsing a
+  /// message costs a tiny fraction of answering it.
+  static let readsPerTurn = 256
+  /// Actions waiting for the outgoing queue to shrink (`whenSendQueueBelow`).
+  var sendQueueWaiters: [(bytes: Int, action: () -> Void)] = []
 
   init(raw: OpaquePointer) { self.raw = raw }
 
@@ -560,6 +580,7 @@ private final class LoopBridge {
     if ready.contains(.readable) { flags |= DBUS_WATCH_READABLE.rawValue }
     if ready.contains(.writable) { flags |= DBUS_WATCH_WRITABLE.rawValue }
     dbus_watch_handle(watch, flags)
+    if ready.contains(.writable), !sendQueueWaiters.isEmpty { runSendQueueWaiters() }
     if ready.contains(.readable) {
       let descriptor = dbus_watch_get_unix_fd(watch)
       for _ in 1..<Self.readsPerTurn {
@@ -570,6 +591,18 @@ private final class LoopBridge {
       }
     }
     connection?.drain()
+  }
+
+  func runSendQueueWaiters() {
+    let waiting = sendQueueWaiters
+    sendQueueWaiters.removeAll()
+    for (bytes, action) in waiting {
+      if Int(dbus_connection_get_outgoing_size(raw)) < bytes {
+        action()
+      } else {
+        sendQueueWaiters.append((bytes, action))
+      }
+    }
   }
 
   private static func hasInput(_ descriptor: Int32) -> Bool {

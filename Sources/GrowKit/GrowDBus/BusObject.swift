@@ -204,6 +204,12 @@ public final class BusObject {
   /// Properties changed this turn, by interface, in the order first named: announced together
   /// when the turn ends (`flushPropertiesChanged`).
   private var pendingChanges: [(interface: String, names: [String])] = []
+  /// When PropertiesChanged last left (uptime nanoseconds).
+  private var lastChangesSent: UInt64 = 0
+  /// PropertiesChanged leaves at most this often (seconds) while properties keep changing: a
+  /// burst of calls answered over many turns sends a few signals with the latest values, not
+  /// one per turn. A change after a quiet spell leaves at the end of its turn.
+  public static let changesInterval: Double = 0.05
 
   private static let propertiesInterface = "org.freedesktop.DBus.Properties"
   private static let introspectableInterface = "org.freedesktop.DBus.Introspectable"
@@ -252,17 +258,24 @@ public final class BusObject {
       return
     }
     pendingChanges.append((interfaceName, names))
-    if pendingChanges.count == 1 {
-      DispatchQueue.main.async { [weak self] in
-        MainActor.assumeIsolated { self?.flushPropertiesChanged() }
-      }
+    guard pendingChanges.count == 1 else { return }
+    let flush: @Sendable () -> Void = { [weak self] in
+      MainActor.assumeIsolated { self?.flushPropertiesChanged() }
+    }
+    let next = lastChangesSent + UInt64(Self.changesInterval * 1e9)
+    if lastChangesSent == 0 || DispatchTime.now().uptimeNanoseconds >= next {
+      DispatchQueue.main.async(execute: flush)
+    } else {
+      DispatchQueue.main.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: next), execute: flush)
     }
   }
 
   /// Sends what `propertiesChanged` gathered now, before a signal that must follow it.
   public func flushPropertiesChanged() {
+    guard !pendingChanges.isEmpty else { return }
     let pending = pendingChanges
     pendingChanges.removeAll()
+    lastChangesSent = DispatchTime.now().uptimeNanoseconds
     for (interface, names) in pending { sendPropertiesChanged(names, on: interface) }
   }
 

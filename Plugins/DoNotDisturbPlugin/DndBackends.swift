@@ -140,7 +140,10 @@ final class XfceBackend: DndBackend {
   }
 
   func watch(_ changed: @escaping (Bool) -> Void) {
-    let rule = "type='signal',interface='\(Self.service)',member='PropertyChanged'"
+    // Only xfconfd's own signals: the bus resolves the sender to the name's owner.
+    let rule =
+      "type='signal',sender='\(Self.service)',interface='\(Self.service)',"
+      + "member='PropertyChanged'"
     _ = try? bus.onSignal(match: rule) { message in
       let arguments = message.arguments
       guard arguments.count == 3, arguments[0].stringValue == Self.channel,
@@ -168,7 +171,8 @@ final class SwayncBackend: DndBackend {
   }
 
   func watch(_ changed: @escaping (Bool) -> Void) {
-    let rule = "type='signal',interface='\(Self.service)',member='Subscribe'"
+    let rule =
+      "type='signal',sender='\(Self.service)',interface='\(Self.service)',member='Subscribe'"
     _ = try? bus.onSignal(match: rule) { message in
       guard message.arguments.count == 3, let dnd = message.arguments[1].boolValue else { return }
       changed(dnd)

@@ -39,8 +39,11 @@ final class FreedesktopNotifications: NotificationServer {
     self.bus = bus
     self.loop = loop
     self.appName = appName
+    // sender=: the bus delivers only the server's own signals (any client can emit signals
+    // with this interface, and a flood of them cost half a core when they all came here).
     try bus.onSignal(
-      match: "type='signal',interface='\(Self.interface)',path='\(Self.path)'"
+      match: "type='signal',sender='\(Self.busName)',interface='\(Self.interface)',"
+        + "path='\(Self.path)'"
     ) { [weak self] message in self?.signal(message) }
     try bus.onSignal(
       match: "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
@@ -118,7 +121,9 @@ final class FreedesktopNotifications: NotificationServer {
   }
 
   private func signal(_ message: BusMessage) {
-    if let owner, message.sender != owner { return }
+    // A signal addressed to Grow reaches it whatever the rules say: only the server's count,
+    // and with no server known there are none.
+    guard let owner, message.sender == owner else { return }
     let arguments = message.arguments
     switch (message.member, arguments.first) {
     case ("ActionInvoked", .uint32(let id)?):

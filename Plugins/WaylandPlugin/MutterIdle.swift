@@ -36,7 +36,8 @@ final class MutterIdle {
   func start() {
     do {
       signalHandler = try bus.onSignal(
-        match: "type='signal',interface='\(Self.service)',member='WatchFired',path='\(Self.path)'"
+        match: "type='signal',sender='\(Self.service)',interface='\(Self.service)',"
+          + "member='WatchFired',path='\(Self.path)'"
       ) { [weak self] message in
         guard let id = message.arguments.first?.integerValue else { return }
         self?.fired(UInt32(truncatingIfNeeded: id))

@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import Glibc
 import GrowCore
@@ -22,7 +23,10 @@ final class TimerService {
     self.timer = timer
     self.object = object
     self.streak = streak
-    object.add(Self.interface(timer: timer, streak: streak))
+    object.add(
+      Self.interface(
+        timer: timer, streak: streak,
+        cards: CardsReply(timer: timer, connection: object.connection)))
     lastSent = object.propertyValues(of: GrowBusAPI.timerInterface)
     bus.subscribe(PhaseStarted.self, as: "dbus") { [weak self] event in
       self?.object.emit(
@@ -70,7 +74,9 @@ final class TimerService {
 
   /// `org.grow.Grow1.Timer`, served by the daemon and installed as
   /// `share/dbus-1/interfaces/org.grow.Grow1.Timer.xml` (`grow generate dbus-interface`).
-  static func interface(timer: FocusTimer, streak: @escaping () -> Streak) -> BusInterface {
+  static func interface(timer: FocusTimer, streak: @escaping () -> Streak, cards: CardsReply)
+    -> BusInterface
+  {
     typealias Arg = BusInterface.Argument
     let command = {
       (name: String, doc: String, action: @escaping () throws(TimerError) -> Void) in
@@ -143,16 +149,8 @@ final class TimerService {
         .init(
           "ListCards", outputs: [Arg("cards", "aa{sv}")],
           doc: "The cards: Name, Default, Focus, ShortBreak, LongBreak (u, seconds), "
-            + "LongBreakAfter, AutoStartBreaks, AutoStartFocus, DailyGoal, Intention."
-        ) { [timer] _, _ in
-          [
-            .array(
-              element: "a{sv}",
-              timer.deck.cards.map {
-                Self.encode($0, isDefault: $0.name == timer.deck.defaultCardName)
-              })
-          ]
-        },
+            + "LongBreakAfter, AutoStartBreaks, AutoStartFocus, DailyGoal, Intention.",
+          answer: cards.answer),
       ],
       properties: [
         .init(
@@ -229,7 +227,7 @@ final class TimerService {
 
   // MARK: Encoding
 
-  static func encode(_ card: FocusCard, isDefault: Bool) -> BusValue {
+  nonisolated static func encode(_ card: FocusCard, isDefault: Bool) -> BusValue {
     .vardict([
       "Name": .string(card.name),
       "Default": .bool(isDefault),
@@ -288,6 +286,94 @@ final class TimerService {
   }
 }
 
+/// ListCards' answer. With tens of thousands of cards, encoding them took the loop more than a
+/// second per call (issue 31, item 7), so the reply's body is encoded once per deck, on
+/// another thread, and each call gets a copy of it addressed to the caller. Calls that come
+/// while it is being encoded wait for it; every other call is answered meanwhile.
+@MainActor
+final class CardsReply {
+  private typealias Respond = (Result<BusMessage, BusError>) -> Void
+  private let timer: FocusTimer
+  /// Where the replies go; nil for the interface file (no calls).
+  private let connection: BusConnection?
+  private var encoded: (generation: Int, body: BusMessage)?
+  /// Calls whose reply waits for the ones before it to leave (`sendWhenRoom`).
+  private var waitingForRoom: [(call: BusMessage, respond: Respond)] = []
+  /// A reply is added when fewer bytes than this wait to be sent: one reply of 42,000 cards
+  /// is 12 MB, and every reply queued after it (GetStatus) leaves after it; at most one such
+  /// reply waits at a time, so the others wait for one, not for all a client asked for.
+  static let sendQueueRoom = 1 << 20
+  private var encoding: Int?
+  private var waiting: [(call: BusMessage, respond: Respond)] = []
+
+  init(timer: FocusTimer, connection: BusConnection?) {
+    self.timer = timer
+    self.connection = connection
+  }
+
+  func answer(_ call: BusMessage, _ respond: @escaping (Result<BusMessage, BusError>) -> Void) {
+    if let encoded, encoded.generation == timer.deckGeneration {
+      waitingForRoom.append((call, respond))
+      return sendWhenRoom()
+    }
+    waiting.append((call, respond))
+    encode(timer.deckGeneration)
+  }
+
+  private func encode(_ generation: Int) {
+    guard encoding != generation else { return }
+    encoding = generation
+    let deck = timer.deck
+    DispatchQueue.global(qos: .userInitiated).async {
+      let body = Result { () throws(BusError) in try BusMessage.replyTemplate([Self.value(deck)]) }
+      DispatchQueue.main.async {
+        MainActor.assumeIsolated { self.encoded(body, generation: generation) }
+      }
+    }
+  }
+
+  /// Replies to the waiting calls one at a time, each once the one before it has nearly left.
+  private func sendWhenRoom() {
+    guard let encoded, !waitingForRoom.isEmpty else { return }
+    guard let connection else {
+      let calls = waitingForRoom
+      waitingForRoom.removeAll()
+      for (call, respond) in calls {
+        respond(Result { () throws(BusError) in try call.reply(copying: encoded.body) })
+      }
+      return
+    }
+    connection.whenSendQueueBelow(Self.sendQueueRoom) { [weak self] in
+      guard let self, !self.waitingForRoom.isEmpty, let body = self.encoded?.body else { return }
+      let (call, respond) = self.waitingForRoom.removeFirst()
+      respond(Result { () throws(BusError) in try call.reply(copying: body) })
+      self.sendWhenRoom()
+    }
+  }
+
+  nonisolated private static func value(_ deck: CardDeck) -> BusValue {
+    .array(
+      element: "a{sv}",
+      deck.cards.map { TimerService.encode($0, isDefault: $0.name == deck.defaultCardName) })
+  }
+
+  private func encoded(_ body: Result<BusMessage, BusError>, generation: Int) {
+    if encoding == generation { encoding = nil }
+    // The deck was replaced meanwhile: the waiting calls get the newer cards.
+    guard generation == timer.deckGeneration else { return encode(timer.deckGeneration) }
+    let calls = waiting
+    waiting.removeAll()
+    switch body {
+    case .success(let body):
+      encoded = (generation, body)
+      waitingForRoom += calls
+      sendWhenRoom()
+    case .failure(let error):
+      for (_, respond) in calls { respond(.failure(error)) }
+    }
+  }
+}
+
 /// Grow's D-Bus interfaces as the files installed under `PREFIX/share/dbus-1/interfaces/`
 /// (`grow generate dbus-interface`): the very description the daemon serves.
 @MainActor
@@ -296,6 +382,9 @@ public enum GrowBusInterfaceFiles {
   /// annotations and docs are read.
   public static var timer: String {
     let idle = FocusTimer(deck: .standard, bus: EventBus(), time: ManualTimeSource())
-    return TimerService.interface(timer: idle) { Streak(current: 0, longest: 0) }.interfaceFile
+    return TimerService.interface(
+      timer: idle, streak: { Streak(current: 0, longest: 0) },
+      cards: CardsReply(timer: idle, connection: nil)
+    ).interfaceFile
   }
 }

@@ -82,7 +82,7 @@ public final class RawBusClient {
   deinit { close(socket) }
 
   /// One method call: where it goes and its body (already marshalled, of type `signature`).
-  public struct MethodCall {
+  public struct MethodCall: Sendable {
     public var path: String
     public var interface: String
     public var member: String
@@ -118,15 +118,9 @@ public final class RawBusClient {
   /// Sends every call before reading any reply, as a client that pipelines does, then waits
   /// for all the replies; the outcomes are in the order of `calls`.
   public func pipeline(_ calls: [MethodCall]) throws -> [Outcome] {
-    var bytes: [UInt8] = []
-    var serials: [UInt32] = []
-    for call in calls {
-      serial += 1
-      serials.append(serial)
-      bytes += message(call, serial: serial)
-    }
+    let serials: [UInt32]
     do {
-      try write(bytes)
+      serials = try send(calls)
     } catch Failure.system(_, EPIPE), Failure.system(_, ECONNRESET) {
       return calls.map { _ in .disconnected }
     }
@@ -141,6 +135,34 @@ public final class RawBusClient {
     }
     return serials.map { outcomes[$0] ?? .disconnected }
   }
+
+  /// Sends every call without waiting for any reply (read them with `receive`); their
+  /// serials, in the order of `calls`.
+  public func send(_ calls: [MethodCall]) throws -> [UInt32] {
+    var bytes: [UInt8] = []
+    var serials: [UInt32] = []
+    for call in calls {
+      serial += 1
+      serials.append(serial)
+      bytes += message(call, serial: serial)
+    }
+    try write(bytes)
+    return serials
+  }
+
+  /// Asks the bus for the signals matching `rule` (AddMatch), waiting for its answer.
+  public func addMatch(_ rule: String) throws {
+    var body = WireWriter()
+    body.string(Array(rule.utf8))
+    let outcome = try call(
+      path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "AddMatch",
+      destination: "org.freedesktop.DBus", signature: "s", body: body)
+    guard outcome == .returned else { throw Failure.protocolError("AddMatch answered \(outcome)") }
+  }
+
+  /// The next message from the bus, whatever it is (a reply, an error, a signal), or nil once
+  /// the bus closed the connection.
+  public func receive() throws -> Received? { try readMessage() }
 
   private func message(_ call: MethodCall, serial: UInt32) -> [UInt8] {
     var header = WireWriter()
@@ -171,11 +193,56 @@ public final class RawBusClient {
 
   // MARK: Reading
 
-  private struct Message {
-    var replySerial: UInt32?
-    var errorName: String?
-    var firstString: String?
+  /// A message as received: what the tests look at.
+  public struct Received {
+    /// For a reply or an error: the serial of the call it answers.
+    public var replySerial: UInt32?
+    public var errorName: String?
+    /// For a signal: its name.
+    public var member: String?
+    public var firstString: String?
+    public var bodySignature = ""
+    /// The body's bytes (a body starts 8-aligned in the message).
+    public var body: [UInt8] = []
+
+    /// The `u` values of the body's `a{sv}` (GetStatus's reply, PropertiesChanged's changed
+    /// properties), by name. Values of other basic types are skipped; decoding stops at a
+    /// container value.
+    public var uint32Entries: [String: UInt32] {
+      var reader = WireReader(body)
+      switch bodySignature {
+      case "a{sv}": break
+      case "sa{sv}as": _ = reader.string()
+      default: return [:]
+      }
+      var entries: [String: UInt32] = [:]
+      let length = Int(reader.uint32())
+      reader.align(8)
+      let end = reader.offset + length
+      while reader.offset < end {
+        reader.align(8)
+        let key = reader.string()
+        let type = reader.signature()
+        switch type {
+        case "u": entries[key] = reader.uint32()
+        case "i", "b": _ = reader.uint32()
+        case "s", "o": _ = reader.string()
+        case "g": _ = reader.signature()
+        case "y": _ = reader.byte()
+        case "n", "q":
+          reader.align(2)
+          reader.offset += 2
+        case "x", "t", "d":
+          reader.align(8)
+          reader.offset += 8
+        default: return entries
+        }
+      }
+      return entries
+    }
   }
+
+  private typealias Message = Received
 
   /// The next whole message, or nil once the bus has closed the connection.
   private func readMessage() throws -> Message? {
@@ -195,6 +262,7 @@ public final class RawBusClient {
       let type = reader.signature()
       switch (code, type) {
       case (4, "s"): message.errorName = reader.string()  // ERROR_NAME
+      case (3, "s"): message.member = reader.string()  // MEMBER
       case (5, "u"): message.replySerial = reader.uint32()  // REPLY_SERIAL
       case (8, "g"): bodySignature = reader.signature()  // SIGNATURE
       case (_, "s"), (_, "o"): _ = reader.string()
@@ -203,6 +271,8 @@ public final class RawBusClient {
       default: throw Failure.protocolError("header field of type '\(type)'")
       }
     }
+    message.bodySignature = bodySignature
+    message.body = Array(reader.bytes[headerLength...])
     if bodySignature.hasPrefix("s") {
       reader.offset = headerLength
       message.firstString = reader.string()
@@ -244,7 +314,8 @@ public final class RawBusClient {
     var done = 0
     while done < bytes.count {
       let sent = bytes.withUnsafeBytes { buffer in
-        send(socket, buffer.baseAddress.map { $0 + done }, bytes.count - done, Int32(MSG_NOSIGNAL))
+        Glibc.send(
+          socket, buffer.baseAddress.map { $0 + done }, bytes.count - done, Int32(MSG_NOSIGNAL))
       }
       if sent < 0 {
         if errno == EINTR { continue }
@@ -257,7 +328,7 @@ public final class RawBusClient {
 
 /// Marshals values the D-Bus way: each aligned to its size from the start of the message
 /// (a body starts 8-aligned, so counting from the start of the body is the same).
-public struct WireWriter {
+public struct WireWriter: Sendable {
   public var bytes: [UInt8] = []
 
   public init() {}
@@ -311,7 +382,7 @@ public struct WireWriter {
     }
   }
 
-  public enum StartOption {
+  public enum StartOption: Sendable {
     case string([UInt8])
     case uint32(UInt32)
   }

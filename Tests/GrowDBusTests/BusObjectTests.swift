@@ -92,9 +92,10 @@ import Testing
 
   @Test func propertiesCanBeReadWrittenAndAnnounced() async throws {
     var seen: [BusMessage] = []
-    try client.onSignal(match: "type='signal',interface='org.freedesktop.DBus.Properties'") {
-      seen.append($0)
-    }
+    try client.onSignal(
+      match:
+        "type='signal',sender='\(server.uniqueName)',interface='org.freedesktop.DBus.Properties'"
+    ) { seen.append($0) }
     let props = "org.freedesktop.DBus.Properties"
     let get = try await call("Get", interface: props, [.string("test.Echo"), .string("Mode")])
     #expect(try get.get().arguments == [.variant(.string("quiet"))])
@@ -123,12 +124,49 @@ import Testing
 
   @Test func signalsReachSubscribers() async throws {
     var texts: [String] = []
-    try client.onSignal(match: "type='signal',interface='test.Echo',member='Said'") {
-      texts.append($0.arguments.first?.stringValue ?? "")
-    }
+    try client.onSignal(
+      match: "type='signal',sender='\(server.uniqueName)',interface='test.Echo',member='Said'"
+    ) { texts.append($0.arguments.first?.stringValue ?? "") }
     object.emit("Said", on: "test.Echo", [.string("hello")])
     try await waitUntil { !texts.isEmpty }
     #expect(texts == ["hello"])
+  }
+
+  /// Issue 31, item 10: a rule must name its sender, and a handler hears only the owner of
+  /// that name, even from a signal another client addresses to this connection directly
+  /// (the bus delivers those whatever the rules say).
+  @Test func signalsAreHeardFromTheirSenderOnly() async throws {
+    #expect(throws: BusError.self) {
+      try client.onSignal(match: "type='signal',interface='test.Echo',member='Said'") { _ in }
+    }
+    #expect(try server.requestName("test.Echo.Server"))
+    var texts: [String] = []
+    try client.onSignal(
+      match: "type='signal',sender='test.Echo.Server',interface='test.Echo',member='Said'"
+    ) { texts.append($0.arguments.first?.stringValue ?? "") }
+    let rogue = try BusConnection.connect(address: bus.address)
+    var rogueDone = false
+    try client.onSignal(
+      match: "type='signal',sender='\(rogue.uniqueName)',interface='test.Echo',member='Done'"
+    ) { _ in rogueDone = true }
+    // The owner is known once the bus answered GetNameOwner.
+    try await waitUntil { client.knownOwner(of: "test.Echo.Server") == server.uniqueName }
+    for destination in [nil, client.uniqueName] {
+      rogue.send(
+        try BusMessage.signal(
+          path: "/test/Echo", interface: "test.Echo", member: "Said",
+          arguments: [.string("rogue")], destination: destination))
+    }
+    // One sender's messages arrive in order: once Done is heard, so were both of its Said.
+    rogue.send(
+      try BusMessage.signal(
+        path: "/test/Echo", interface: "test.Echo", member: "Done",
+        destination: client.uniqueName))
+    try await waitUntil { rogueDone }
+    #expect(texts.isEmpty)
+    object.emit("Said", on: "test.Echo", [.string("owner")])
+    try await waitUntil { !texts.isEmpty }
+    #expect(texts == ["owner"])
   }
 
   @Test func losingTheBusIsReportedNotFatal() async throws {
@@ -150,9 +188,9 @@ import Testing
 /// Lets the main queue run until `condition` holds (5 s at most).
 @MainActor
 func waitUntil(_ condition: () -> Bool) async throws {
-  let deadline = Date().addingTimeInterval(5)
+  let deadline = Date().addingTimeInterval(30)
   while !condition() {
-    guard Date() < deadline else { throw HarnessError("condition not met within 5 s") }
+    guard Date() < deadline else { throw HarnessError("condition not met within 30 s") }
     try await Task.sleep(for: .milliseconds(10))
   }
 }

@@ -7,7 +7,7 @@ import GrowTestSupport
 // machines this runs on are shared and noisy.
 //
 //   grow-bench [--json] [--quick] [bus] [history] [history-scale] [external] [statusbar] [x11]
-//              [wayland] [peers] [config] [journal] [compare] [lean]
+//              [wayland] [peers] [calls] [config] [journal] [compare] [lean]
 //              [patterns [--swift-regex-24]]
 //
 // Without a section name, all of them. `compare` also writes its table to bench/results/.
@@ -33,6 +33,7 @@ struct Report: Encodable {
   var x11: X11Benchmark.Sample?
   var wayland: WaylandBenchmark.Sample?
   var peers: [PeerFloodBenchmark.Row] = []
+  var calls: CallBurstBenchmark.Sample?
   var config: ConfigBenchmark.Sample?
   var journal: JournalBenchmark.Sample?
   var compare: CompareBenchmark.Result?
@@ -88,6 +89,13 @@ if wanted("peers") {
   let peers = PeerFloodBenchmark(seconds: quick ? 5 : 12)
   progress("peers: hostile sway and Hyprland sockets, \(Int(peers.seconds)) s each…")
   report.peers = try peers.run()
+}
+if wanted("calls") {
+  let calls = CallBurstBenchmark(seconds: quick ? 5 : 12)
+  progress(
+    "calls: pipelined Toggle+Extend, ListCards of 42,000 cards, a rogue's notification "
+      + "signals, \(Int(calls.seconds)) s each…")
+  report.calls = try calls.run()
 }
 if wanted("config") {
   progress("config: 42,000 cards, grow config check and a SIGHUP reload…")
@@ -244,6 +252,27 @@ func printTables(_ report: Report) {
             row.p50Milliseconds, row.p99Milliseconds, row.maxMilliseconds, row.calls,
             row.failedCalls, row.maxDescriptors, row.maxRSSMiB, row.sent))
     }
+  }
+  if let calls = report.calls {
+    print("Call bursts from other clients, GetStatus every 50 ms from another connection")
+    for row in calls.rows {
+      print(
+        column(row.burst, 31)
+          + String(
+            format: "  p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d calls, %d failed); %d sent",
+            row.p50Milliseconds, row.p99Milliseconds, row.maxMilliseconds, row.calls,
+            row.failedCalls, row.sent)
+          + (row.signalsPerCall.map { String(format: "; %.3f PropertiesChanged a call", $0) }
+            ?? ""))
+    }
+    print(
+      String(
+        format: "ListCards of %d cards: first call %.3f s, then %.3f s (median)",
+        CallBurstBenchmark.cards, calls.listCardsFirstSeconds, calls.listCardsMedianSeconds))
+    print(
+      String(
+        format: "a rogue's ActionInvoked to everyone: %d in %.1f s; the daemon used %.1f %% of a "
+          + "core", calls.rogueSignalsSent, calls.rogueSeconds, calls.rogueDaemonCPUShare * 100))
   }
   if let wayland = report.wayland {
     print("wayland plugin (headless sway 1.7; medians of \(wayland.runs) runs)")

@@ -106,6 +106,9 @@ public final class FocusTimer {
   }
 
   public private(set) var deck: CardDeck
+  /// Counts `replaceDeck`s: what was derived from one deck (ListCards' encoded reply) is
+  /// current while this has not moved, without comparing tens of thousands of cards.
+  public private(set) var deckGeneration = 0
   private let bus: EventBus
   private let time: any TimeSource
   private var mode = Mode.idle
@@ -140,7 +143,10 @@ public final class FocusTimer {
   }
 
   /// Replaces the cards (after the config was reloaded). A running session keeps its card.
-  public func replaceDeck(_ deck: CardDeck) { self.deck = deck }
+  public func replaceDeck(_ deck: CardDeck) {
+    self.deck = deck
+    deckGeneration &+= 1
+  }
 
   // MARK: Commands
 

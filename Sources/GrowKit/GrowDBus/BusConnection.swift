@@ -19,6 +19,24 @@ public final class BusConnection {
   private var pathHandlers: [String: PathHandler] = [:]
   private var signalHandlers: [Int: (rule: MatchRule, handler: (BusMessage) -> Void)] = [:]
   private var nextHandlerID = 0
+  /// The unique name owning each well-known name that a match rule names as its sender
+  /// (absent: no owner, or not known yet). Kept from GetNameOwner and NameOwnerChanged.
+  private var owners: [String: String] = [:]
+  private var trackedNames: Set<String> = []
+  /// Method calls for exported objects waiting for their turn, by sender (see `serveCalls`).
+  private var waitingCalls: [String: CallQueue] = [:]
+  /// The senders with waiting calls, in the order they are served.
+  private var callRotation: [String] = []
+  private var turnScheduled = false
+
+  /// How many calls of one sender are answered per loop turn before the other senders' calls,
+  /// the loop's timers and its other descriptors get their turn: at most this many, and no
+  /// more once `turnShare` seconds of the turn went to the sender (at least one call).
+  public static let callsPerSenderPerTurn = 8
+  public static let turnShare: Double = 0.004
+  /// How many calls of one sender may wait; past that the sender is answered LimitsExceeded
+  /// (a client pipelining this much is broken or hostile, and the waiting calls cost memory).
+  public static let waitingCallsPerSender = 10_000
   private var isClosed = false
   private let bridge: LoopBridge
 
@@ -111,8 +129,8 @@ public final class BusConnection {
         dbus_message_ref(message)
         let wrapped = BusMessage(taking: message)
         let bridge = Unmanaged<LoopBridge>.fromOpaque(data).takeUnretainedValue()
-        MainActor.assumeIsolated { bridge.connection?.filter(wrapped) }
-        return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+        let taken = MainActor.assumeIsolated { bridge.connection?.filter(wrapped) ?? false }
+        return taken ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
       }, Unmanaged.passRetained(bridge).toOpaque(),
       { data in
         data.map { Unmanaged<LoopBridge>.fromOpaque($0).release() }
@@ -240,24 +258,76 @@ public final class BusConnection {
   }
 
   /// Subscribes to signals matching a D-Bus match rule
-  /// (`type='signal',interface='org.example'`).
+  /// (`type='signal',sender='org.example',interface='org.example'`).
+  ///
+  /// The rule must name its sender: without `sender=` the bus delivers the signals of that
+  /// interface from any client, and a client flooding them would burn the loop. A well-known
+  /// name is resolved by the bus at each signal (only its current primary owner's signals
+  /// match); here the handler is also only called for signals from the name's current owner,
+  /// kept from NameOwnerChanged, since a signal addressed to this connection reaches it
+  /// whatever its rules say.
+  /// - Throws: InvalidArgs for a rule without `sender=`, or what the bus says of a bad rule.
   @discardableResult
   public func onSignal(match rule: String, _ handler: @escaping (BusMessage) -> Void)
     throws(BusError) -> Int
   {
+    let parsed = MatchRule(rule)
+    guard let sender = parsed.sender else {
+      throw BusError(
+        name: BusError.invalidArgs,
+        message: "the match rule \(rule) names no sender: add sender='NAME' with the bus name "
+          + "of the service whose signals are wanted, or any client could send them")
+    }
+    if MatchRule.needsOwner(sender) { try track(sender) }
+    try addMatch(rule)
+    nextHandlerID += 1
+    signalHandlers[nextHandlerID] = (parsed, handler)
+    return nextHandlerID
+  }
+
+  private func addMatch(_ rule: String) throws(BusError) {
     var error = DBusError()
     dbus_error_init(&error)
     dbus_bus_add_match(raw, rule, &error)
     if dbus_error_is_set(&error) != 0 {
       throw BusError(taking: &error, fallback: "bad match rule \(rule)")
     }
-    nextHandlerID += 1
-    signalHandlers[nextHandlerID] = (MatchRule(rule), handler)
-    return nextHandlerID
   }
 
-  fileprivate func filter(_ message: BusMessage) {
-    guard message.kind == .signal else { return }
+  /// Follows who owns `name`: NameOwnerChanged from the bus itself, and GetNameOwner for the
+  /// owner now. The bus sends both in the order the ownership changed, so the last one heard
+  /// is the owner.
+  private func track(_ name: String) throws(BusError) {
+    guard !trackedNames.contains(name) else { return }
+    try addMatch(
+      "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+        + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(name)'")
+    trackedNames.insert(name)
+    guard
+      let query = try? BusMessage.methodCall(
+        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+        interface: "org.freedesktop.DBus", member: "GetNameOwner", arguments: [.string(name)])
+    else { return }
+    if bridge.isAttached {
+      call(query, timeout: 5000) { [weak self] result in
+        if case .success(let reply) = result { self?.owners[name] = reply.firstString }
+      }
+    } else if let reply = try? call(query, timeout: 5000) {
+      owners[name] = reply.firstString
+    }
+  }
+
+  /// The current owner of a well-known name a rule named, for tests and diagnostics.
+  public func knownOwner(of name: String) -> String? { owners[name] }
+
+  /// Signals go to the handlers whose rule they match; method calls for an exported object
+  /// wait in their sender's queue for `serveCalls`. Returns true when the message was taken.
+  fileprivate func filter(_ message: BusMessage) -> Bool {
+    switch message.kind {
+    case .signal: break
+    case .methodCall: return queueCall(message)
+    default: return false
+    }
     if message.interface == "org.freedesktop.DBus.Local", message.member == "Disconnected" {
       // libdbus has closed the socket; make sure no watch outlives it, or its number, once
       // reused by another file, would still be routed here.
@@ -265,9 +335,103 @@ public final class BusConnection {
       let callback = onDisconnect
       onDisconnect = nil
       callback?()
-      return
+      return false
     }
-    for (rule, handler) in signalHandlers.values where rule.matches(message) { handler(message) }
+    if message.sender == "org.freedesktop.DBus", message.member == "NameOwnerChanged",
+      message.interface == "org.freedesktop.DBus", let name = message.firstString,
+      trackedNames.contains(name)
+    {
+      let arguments = message.arguments
+      if arguments.count == 3, let newOwner = arguments[2].stringValue {
+        owners[name] = newOwner.isEmpty ? nil : newOwner
+      }
+    }
+    for (rule, handler) in signalHandlers.values where rule.matches(message, owners: owners) {
+      handler(message)
+    }
+    return false
+  }
+
+  /// Bytes queued for sending and not yet written to the bus.
+  public var sendQueueBytes: Int { Int(dbus_connection_get_outgoing_size(raw)) }
+
+  /// Calls `action` once fewer than `bytes` wait to be sent: at once if so now, else after
+  /// the bus took enough. A large reply waits so, and a small one queued after it is not
+  /// held behind several large ones (replies leave in the order they were queued).
+  public func whenSendQueueBelow(_ bytes: Int, _ action: @escaping () -> Void) {
+    guard !isClosed, sendQueueBytes >= bytes else { return action() }
+    bridge.sendQueueWaiters.append((bytes, action))
+  }
+
+  // MARK: Fair turns
+
+  /// Takes a method call for an exported object into its sender's queue. All the calls of
+  /// every client come over this one connection, in the order the bus forwarded them: answered
+  /// in that order, a client pipelining thousands of calls would hold everyone else's behind
+  /// them (GetStatus waited 187–462 ms behind a burst of Toggles). Queued by sender and served
+  /// a few per sender per turn, another client's call waits for a few calls at most.
+  private func queueCall(_ call: BusMessage) -> Bool {
+    guard bridge.isAttached, let path = call.path, pathHandlers[path] != nil else { return false }
+    let sender = call.sender ?? ""
+    let queue = waitingCalls[sender] ?? CallQueue()
+    guard queue.count < Self.waitingCallsPerSender else {
+      if !call.noReplyExpected,
+        let refusal = call.errorReply(
+          BusError(
+            name: "org.freedesktop.DBus.Error.LimitsExceeded",
+            message: "\(Self.waitingCallsPerSender) calls of yours are already waiting; wait for "
+              + "their replies before sending more"))
+      {
+        send(refusal)
+      }
+      return true
+    }
+    if queue.count == 0 {
+      waitingCalls[sender] = queue
+      callRotation.append(sender)
+    }
+    queue.append(call)
+    scheduleTurn()
+    return true
+  }
+
+  private func scheduleTurn() {
+    guard !turnScheduled else { return }
+    turnScheduled = true
+    // A block of its own at the end of the main queue: whatever became ready meanwhile (the
+    // loop's timers, other descriptors, more bytes on this socket) runs before the next turn.
+    DispatchQueue.main.async { [weak self] in
+      MainActor.assumeIsolated { self?.serveCalls() }
+    }
+  }
+
+  /// One turn: up to `callsPerSenderPerTurn` calls of each waiting sender, in rotation.
+  private func serveCalls() {
+    turnScheduled = false
+    guard !isClosed else { return }
+    let senders = callRotation
+    callRotation.removeAll(keepingCapacity: true)
+    for sender in senders {
+      guard let queue = waitingCalls[sender] else { continue }
+      var served = 0
+      let start = DispatchTime.now().uptimeNanoseconds
+      while served < Self.callsPerSenderPerTurn,
+        served == 0
+          || Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 < Self.turnShare,
+        let call = queue.popFirst()
+      {
+        served += 1
+        if let path = call.path, let handler = pathHandlers[path] { handler.handler(call) }
+        if isClosed { return }
+      }
+      if queue.count == 0 {
+        waitingCalls[sender] = nil
+      } else {
+        callRotation.append(sender)
+      }
+    }
+    // Calls queued by the handlers themselves (none today) joined the rotation after these.
+    if !callRotation.isEmpty { scheduleTurn() }
   }
 
   // MARK: Event-loop integration
@@ -279,6 +443,26 @@ public final class BusConnection {
   fileprivate func drain() {
     guard !isClosed else { return }
     while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
+  }
+}
+
+/// A first-in first-out queue of calls that pops in constant time.
+@MainActor
+private final class CallQueue {
+  private var items: [BusMessage] = []
+  private var head = 0
+  var count: Int { items.count - head }
+  func append(_ call: BusMessage) { items.append(call) }
+  func popFirst() -> BusMessage? {
+    guard head < items.count else { return nil }
+    defer {
+      head += 1
+      if head > 1024, head * 2 > items.count {
+        items.removeFirst(head)
+        head = 0
+      }
+    }
+    return items[head]
   }
 }
 
@@ -294,6 +478,15 @@ private final class LoopBridge {
   private var watches: [OpaquePointer: FileWatcher.Watch] = [:]
   private var timeouts: [OpaquePointer: any DispatchSourceTimer] = [:]
   private var cancelled = false
+  private(set) var isAttached = false
+
+  /// Reads (of 2 KiB, libdbus's unit) from the bus per readiness of its socket, at most 512 KiB:
+  /// reading only 2 KiB per turn would leave a call of another client behind everything the
+  /// bus queued before it, however fair the answering (`serveCalls`). Reading and parsing a
+  /// message costs a tiny fraction of answering it.
+  static let readsPerTurn = 256
+  /// Actions waiting for the outgoing queue to shrink (`whenSendQueueBelow`).
+  var sendQueueWaiters: [(bytes: Int, action: () -> Void)] = []
 
   init(raw: OpaquePointer) { self.raw = raw }
 
@@ -310,6 +503,7 @@ private final class LoopBridge {
   }
 
   func attach() {
+    isAttached = true
     dbus_connection_set_watch_functions(
       raw,
       { watch, data in
@@ -386,7 +580,34 @@ private final class LoopBridge {
     if ready.contains(.readable) { flags |= DBUS_WATCH_READABLE.rawValue }
     if ready.contains(.writable) { flags |= DBUS_WATCH_WRITABLE.rawValue }
     dbus_watch_handle(watch, flags)
+    if ready.contains(.writable), !sendQueueWaiters.isEmpty { runSendQueueWaiters() }
+    if ready.contains(.readable) {
+      let descriptor = dbus_watch_get_unix_fd(watch)
+      for _ in 1..<Self.readsPerTurn {
+        guard !cancelled, watches[watch] != nil, dbus_watch_get_enabled(watch) != 0,
+          Self.hasInput(descriptor)
+        else { break }
+        dbus_watch_handle(watch, DBUS_WATCH_READABLE.rawValue)
+      }
+    }
     connection?.drain()
+  }
+
+  func runSendQueueWaiters() {
+    let waiting = sendQueueWaiters
+    sendQueueWaiters.removeAll()
+    for (bytes, action) in waiting {
+      if Int(dbus_connection_get_outgoing_size(raw)) < bytes {
+        action()
+      } else {
+        sendQueueWaiters.append((bytes, action))
+      }
+    }
+  }
+
+  private static func hasInput(_ descriptor: Int32) -> Bool {
+    var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLIN) != 0
   }
 
   private func syncTimeout(_ timeout: OpaquePointer) {
@@ -459,14 +680,26 @@ struct MatchRule {
     }
   }
 
-  func matches(_ message: BusMessage) -> Bool {
+  var sender: String? { fields["sender"] }
+
+  /// Whether a rule naming `sender` needs that name's owner to check a signal: a unique name
+  /// compares as it is, and the bus's own signals carry its name as their sender.
+  static func needsOwner(_ sender: String) -> Bool {
+    !sender.hasPrefix(":") && sender != "org.freedesktop.DBus"
+  }
+
+  /// - Parameter owners: the unique name owning each well-known name, as far as known.
+  func matches(_ message: BusMessage, owners: [String: String]) -> Bool {
     if let interface = fields["interface"], interface != message.interface { return false }
     if let member = fields["member"], member != message.member { return false }
     if let path = fields["path"], path != message.path { return false }
-    // A well-known sender name arrives as the owner's unique name; only unique names compare.
-    if let sender = fields["sender"], sender.hasPrefix(":"), sender != message.sender {
-      return false
+    // A signal arrives with its sender's unique name; a well-known name in the rule stands
+    // for its owner now. Signals of a name whose owner is not known are nobody's.
+    if let sender = fields["sender"] {
+      let expected = Self.needsOwner(sender) ? owners[sender] : sender
+      guard let expected, expected == message.sender else { return false }
     }
+    if let arg0 = fields["arg0"], arg0 != message.firstString { return false }
     return true
   }
 }

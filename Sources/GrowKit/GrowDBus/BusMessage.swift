@@ -63,12 +63,19 @@ public final class BusMessage: @unchecked Sendable {
   }
 
   /// A signal sent from `path`.
+  /// - Parameter destination: for a signal sent to one connection only (as notification
+  ///   servers send ActionInvoked to the client that asked); nil for everyone who asked.
   public static func signal(
-    path: String, interface: String, member: String, arguments: [BusValue] = []
+    path: String, interface: String, member: String, arguments: [BusValue] = [],
+    destination: String? = nil
   ) throws(BusError) -> BusMessage {
     try checkPath(path)
     guard let raw = dbus_message_new_signal(path, interface, member) else {
       throw BusError(name: BusError.failed, message: "out of memory building \(member) signal")
+    }
+    if let destination, dbus_message_set_destination(raw, destination) == 0 {
+      dbus_message_unref(raw)
+      throw BusError(name: BusError.failed, message: "out of memory addressing \(member)")
     }
     let message = BusMessage(taking: raw)
     try message.append(arguments)
@@ -83,6 +90,44 @@ public final class BusMessage: @unchecked Sendable {
     let message = BusMessage(taking: raw)
     try message.append(arguments)
     return message
+  }
+
+  /// The body of a reply built ahead of any call, from any thread: `reply(copying:)` turns it
+  /// into the reply to one call at the cost of a copy, so a large answer that changes rarely
+  /// (ListCards with tens of thousands of cards) is encoded once, off the loop.
+  public static func replyTemplate(_ arguments: [BusValue]) throws(BusError) -> BusMessage {
+    guard let raw = dbus_message_new(DBUS_MESSAGE_TYPE_METHOD_RETURN) else {
+      throw BusError(name: BusError.failed, message: "out of memory building a reply")
+    }
+    let message = BusMessage(taking: raw)
+    try message.append(arguments)
+    return message
+  }
+
+  /// The successful reply to this method call, with the body of `template`
+  /// (`replyTemplate`): a copy of its bytes, addressed to the caller.
+  public func reply(copying template: BusMessage) throws(BusError) -> BusMessage {
+    guard let raw = dbus_message_copy(template.raw) else {
+      throw BusError(name: BusError.failed, message: "out of memory copying a reply")
+    }
+    let message = BusMessage(taking: raw)
+    guard dbus_message_set_reply_serial(raw, dbus_message_get_serial(self.raw)) != 0,
+      dbus_message_set_destination(raw, dbus_message_get_sender(self.raw)) != 0
+    else { throw BusError(name: BusError.failed, message: "out of memory addressing a reply") }
+    dbus_message_set_no_reply(raw, 1)
+    return message
+  }
+
+  /// The first argument when it is a string (or object path), read without decoding the
+  /// others: what a match rule's `arg0` compares.
+  public var firstString: String? {
+    var iterator = DBusMessageIter()
+    guard dbus_message_iter_init(raw, &iterator) != 0 else { return nil }
+    let type = dbus_message_iter_get_arg_type(&iterator)
+    guard type == CDBUS_TYPE_STRING || type == CDBUS_TYPE_OBJECT_PATH else { return nil }
+    var pointer: UnsafePointer<CChar>?
+    dbus_message_iter_get_basic(&iterator, &pointer)
+    return string(pointer)
   }
 
   /// The error reply to this method call.

@@ -1,3 +1,4 @@
+import Dispatch
 import GrowCore
 
 /// Describes one D-Bus interface that an exported object implements.
@@ -26,6 +27,28 @@ public struct BusInterface {
     public let outputs: [Argument]
     public let doc: String
     public let handler: (_ arguments: [BusValue], _ call: BusMessage) throws(BusError) -> [BusValue]
+    /// For a method that answers later, with a reply it builds itself (`respond`): set by the
+    /// second initializer, and then `handler` is not used.
+    public let answer:
+      ((_ call: BusMessage, _ respond: @escaping (Result<BusMessage, BusError>) -> Void) -> Void)?
+
+    /// A method whose reply can take time to build: `answer` gets the call (its signature
+    /// checked) and calls `respond` once, now or later, with the reply (`call.reply(...)`,
+    /// `call.reply(copying:)`) or the error. Other calls are answered meanwhile.
+    public init(
+      _ name: String, inputs: [Argument] = [], outputs: [Argument] = [], doc: String = "",
+      answer:
+        @escaping (
+          _ call: BusMessage, _ respond: @escaping (Result<BusMessage, BusError>) -> Void
+        ) -> Void
+    ) {
+      self.name = name
+      self.inputs = inputs
+      self.outputs = outputs
+      self.doc = doc
+      self.handler = { _, _ in [] }
+      self.answer = answer
+    }
 
     public init(
       _ name: String, inputs: [Argument] = [], outputs: [Argument] = [], doc: String = "",
@@ -37,6 +60,7 @@ public struct BusInterface {
       self.outputs = outputs
       self.doc = doc
       self.handler = handler
+      self.answer = nil
     }
   }
 
@@ -177,6 +201,15 @@ public final class BusObject {
   public let path: String
   public let connection: BusConnection
   private var interfaces: [BusInterface] = []
+  /// Properties changed this turn, by interface, in the order first named: announced together
+  /// when the turn ends (`flushPropertiesChanged`).
+  private var pendingChanges: [(interface: String, names: [String])] = []
+  /// When PropertiesChanged last left (uptime nanoseconds).
+  private var lastChangesSent: UInt64 = 0
+  /// PropertiesChanged leaves at most this often (seconds) while properties keep changing: a
+  /// burst of calls answered over many turns sends a few signals with the latest values, not
+  /// one per turn. A change after a quiet spell leaves at the end of its turn.
+  public static let changesInterval: Double = 0.05
 
   private static let propertiesInterface = "org.freedesktop.DBus.Properties"
   private static let introspectableInterface = "org.freedesktop.DBus.Introspectable"
@@ -198,8 +231,11 @@ public final class BusObject {
     interfaces.removeAll { $0.name == name }
   }
 
-  /// Emits a signal declared by one of the interfaces.
+  /// Emits a signal declared by one of the interfaces. Property changes gathered this turn
+  /// go first, so a client sees them in the order they happened (the state that a phase
+  /// ended, then PhaseStarted).
   public func emit(_ signal: String, on interface: String, _ arguments: [BusValue] = []) {
+    if !pendingChanges.isEmpty, signal != "PropertiesChanged" { flushPropertiesChanged() }
     guard
       let message = try? BusMessage.signal(
         path: path, interface: interface, member: signal, arguments: arguments)
@@ -210,7 +246,40 @@ public final class BusObject {
   /// Emits `PropertiesChanged` for those of `names` that changed, each as its annotation
   /// says: the current value, or the name among the invalidated ones. Properties that change
   /// silently or never are left out; nothing is sent when none remains.
+  ///
+  /// The signal leaves when the loop's turn ends, one per interface with the values as they
+  /// are then: a burst of a thousand calls answered in one turn sends one signal, not a
+  /// thousand, and what it says is the latest.
   public func propertiesChanged(_ names: [String], on interfaceName: String) {
+    if let index = pendingChanges.firstIndex(where: { $0.interface == interfaceName }) {
+      for name in names where !pendingChanges[index].names.contains(name) {
+        pendingChanges[index].names.append(name)
+      }
+      return
+    }
+    pendingChanges.append((interfaceName, names))
+    guard pendingChanges.count == 1 else { return }
+    let flush: @Sendable () -> Void = { [weak self] in
+      MainActor.assumeIsolated { self?.flushPropertiesChanged() }
+    }
+    let next = lastChangesSent + UInt64(Self.changesInterval * 1e9)
+    if lastChangesSent == 0 || DispatchTime.now().uptimeNanoseconds >= next {
+      DispatchQueue.main.async(execute: flush)
+    } else {
+      DispatchQueue.main.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: next), execute: flush)
+    }
+  }
+
+  /// Sends what `propertiesChanged` gathered now, before a signal that must follow it.
+  public func flushPropertiesChanged() {
+    guard !pendingChanges.isEmpty else { return }
+    let pending = pendingChanges
+    pendingChanges.removeAll()
+    lastChangesSent = DispatchTime.now().uptimeNanoseconds
+    for (interface, names) in pending { sendPropertiesChanged(names, on: interface) }
+  }
+
+  private func sendPropertiesChanged(_ names: [String], on interfaceName: String) {
     guard let interface = interfaces.first(where: { $0.name == interfaceName }) else { return }
     var changed: [String: BusValue] = [:]
     var invalidated: [BusValue] = []
@@ -242,7 +311,9 @@ public final class BusObject {
     guard call.kind == .methodCall, let member = call.member else { return }
     let result: Result<[BusValue], BusError>
     do {
-      result = .success(try answer(call, member: member))
+      // nil: a method that replies itself (`Method.answer`) took the call.
+      guard let values = try answer(call, member: member) else { return }
+      result = .success(values)
     } catch {
       result = .failure(error)
     }
@@ -260,7 +331,7 @@ public final class BusObject {
     if let reply { connection.send(reply) }
   }
 
-  private func answer(_ call: BusMessage, member: String) throws(BusError) -> [BusValue] {
+  private func answer(_ call: BusMessage, member: String) throws(BusError) -> [BusValue]? {
     let arguments = call.arguments
     switch (call.interface, member) {
     case (Self.introspectableInterface, "Introspect"), (nil, "Introspect"):
@@ -310,6 +381,18 @@ public final class BusObject {
           message: "no method '\(member)' in \(call.interface ?? "any interface") at \(path)")
       }
       try expect(call, method.inputs.map(\.signature).joined())
+      if let answer = method.answer {
+        answer(call) { [weak self] result in
+          guard !call.noReplyExpected else { return }
+          let reply: BusMessage?
+          switch result {
+          case .success(let message): reply = message
+          case .failure(let error): reply = call.errorReply(error)
+          }
+          if let reply { self?.connection.send(reply) }
+        }
+        return nil
+      }
       return try method.handler(arguments, call)
     }
   }

@@ -10,9 +10,14 @@ public struct GetStatusProbe: CustomStringConvertible, Sendable {
   public private(set) var descriptors: [Int] = []
   public private(set) var rssMiB: [Double] = []
 
-  public init(_ harness: DaemonHarness, seconds: TimeInterval) throws {
+  /// Calls GetStatus every 50 ms for `seconds`. A call unanswered after `callTimeout` is a
+  /// failure: generous (20 s), because this catches a loop that freezes, not one that is slow
+  /// on a busy machine (latencies are printed; `make soak` and `make bench` judge them).
+  public init(_ harness: DaemonHarness, seconds: TimeInterval, callTimeout: TimeInterval = 20)
+    throws
+  {
     let address = harness.bus.address
-    var client = try RawBusClient(address: address, timeout: 5)
+    var client = try RawBusClient(address: address, timeout: callTimeout)
     let pid = harness.daemon?.pid ?? 0
     let end = Date().addingTimeInterval(seconds)
     while Date() < end {
@@ -28,7 +33,7 @@ public struct GetStatusProbe: CustomStringConvertible, Sendable {
         }
       } catch {
         failures.append("\(error)")
-        client = try RawBusClient(address: address, timeout: 5)
+        client = try RawBusClient(address: address, timeout: callTimeout)
       }
       descriptors.append(Self.descriptors(of: pid))
       rssMiB.append((try? harness.daemonMemoryMiB()) ?? 0)

@@ -1,4 +1,5 @@
 import Foundation
+import GrowPluginKit
 import GrowTestSupport
 import Testing
 
@@ -124,7 +125,7 @@ import Testing
     #expect(
       error.hasSuffix(
         "libgrow-plugin-future-api.so was built for Grow plugin API 99, but this grow provides "
-          + "API 1; rebuild the plugin against this version of GrowKit"))
+          + "API \(GrowPluginAPI.version); rebuild the plugin against this version of GrowKit"))
   }
 
   @Test func librariesThatAreNotPluginsOrAreUnsafeAreRefused() throws {

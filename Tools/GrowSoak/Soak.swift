@@ -25,6 +25,10 @@ public struct SoakOptions: Sendable {
   public var rssLimitMiB = 256
   /// Nor its open descriptors past this many; 0 for no bound.
   public var descriptorLimit = 256
+  /// The p99 GetStatus latency each fault kind must stay under (ms). `make soak` keeps 100;
+  /// `make test`'s short run, on machines as busy as they come, checks only that the loop
+  /// never freezes.
+  public var latencyBoundMilliseconds = 100.0
   /// Progress lines (one per fault) go here; nil for none.
   public var progress: (@Sendable (String) -> Void)?
   /// Told the directory the soak mounted a tmpfs on, so that a process killed by signal can
@@ -113,6 +117,7 @@ public final class Soak {
     report.faultsRequested = options.faults
     report.rssLimitKiB = options.rssLimitMiB * 1024
     report.descriptorLimit = options.descriptorLimit
+    report.latencyBoundMilliseconds = options.latencyBoundMilliseconds
     harness = try DaemonHarness(startDaemon: false)
     display = try PrivateDisplay()
     harness.environment["DISPLAY"] = display.display

@@ -73,7 +73,10 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   private var retryDelay = DoNotDisturbPlugin.firstRetryDelay
   /// Warned that the server does not answer; cleared when it answers.
   private var warnedNoAnswer = false
-  /// Stopped: nothing is announced any more (the interface is gone).
+  /// Stopped: nothing is announced any more (the interface is gone), and the answers still on
+  /// their way do nothing but finish `stop`'s put-back. A reload has started the next instance
+  /// by then, which reads the server and the record on disk itself: a late switch-on from this
+  /// one would look like the person's silence to it, and nobody would put it back.
   private var stopped = false
   /// Retries start soon and back off, but stay frequent enough that a server that answers
   /// again is put right within a few seconds (each call waits up to `callTimeout` itself).
@@ -167,6 +170,8 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     untilTimer?.cancel()
     cancelRetry()
     stopped = true
+    // A restore on its way ignores its answers from now on (only the put-back below counts).
+    restoreAttempt += 1
     context.growObject?.remove(interface: GrowBusAPI.doNotDisturbInterface)
     guard let pending = record ?? restoring, let backend, backend.name == pending.backend else {
       return completion()
@@ -235,7 +240,9 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   /// only a value it actually gave says what the person had.
   private func silence(with backend: any DndBackend) {
     backend.read(timeout: Self.callTimeout) { [weak self] current in
-      guard let self, self.enabled, self.record == nil, self.backend === backend else { return }
+      guard let self, !stopped, self.enabled, self.record == nil, self.backend === backend else {
+        return
+      }
       guard let current else {
         return notAnswered("cannot read \(backend.name)'s Do-Not-Disturb to switch it on") {
           [weak self] in
@@ -263,7 +270,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   /// again (a write that timed out may still arrive: a later read tells).
   private func switchOnAgain(_ record: RestoreRecord, with backend: any DndBackend) {
     backend.write(record.set, timeout: Self.callTimeout) { [weak self] done in
-      guard let self, self.record == record, self.backend === backend else { return }
+      guard let self, !stopped, self.record == record, self.backend === backend else { return }
       guard done else {
         return notAnswered("\(backend.name) did not confirm turning Do-Not-Disturb on") {
           [weak self] in
@@ -371,6 +378,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   /// Makes `action` again after a delay that grows to `longestRetryDelay`; warns once per
   /// stretch of silence.
   private func notAnswered(_ why: String, retrying action: @escaping () -> Void) {
+    guard !stopped else { return }
     if !warnedNoAnswer {
       warnedNoAnswer = true
       log.warning("\(why); asking again until it answers")
@@ -412,7 +420,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     cancelRetry()
     restoreAttempt += 1
     backend.write(pending.set, timeout: Self.callTimeout) { [weak self] done in
-      guard let self else { return }
+      guard let self, !stopped else { return }
       takingBack = false
       if done { answered(pending.set) } else { silenceAgainLater(pending, with: backend) }
     }
@@ -420,6 +428,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
 
   /// The server changed its state; if it was not Grow, follow the person.
   private func serverReported(_ isOn: Bool) {
+    guard !stopped else { return }
     serverState = isOn
     announce()
     retryNow()
@@ -447,15 +456,16 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     guard !detecting else { return }
     detecting = true
     servers.find { [weak self] result in
-      guard let self else { return }
+      guard let self, !stopped else { return }
       switch result {
       case .success(let (name, found)):
         if let found {
           // Its switch first, so that status says what the server says from the start.
           found.read(timeout: Self.callTimeout) { [weak self] current in
-            self?.detecting = false
-            self?.serverState = current
-            self?.use(found, of: name)
+            guard let self, !stopped else { return }
+            self.detecting = false
+            self.serverState = current
+            self.use(found, of: name)
           }
           return
         }
@@ -490,6 +500,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   }
 
   private func serverChanged(present: Bool) {
+    guard !stopped else { return }
     // What was on its way to the old server is kept for the new one (adoptOrRestoreAfterStart).
     if let restoring {
       record = restoring
@@ -540,7 +551,9 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   /// silence the new one too while Grow's reason holds. One that kept it is left alone.
   private func silenceAgain(_ record: RestoreRecord, with backend: any DndBackend) {
     backend.read(timeout: Self.callTimeout) { [weak self] current in
-      guard let self, enabled, self.record == record, self.backend === backend else { return }
+      guard let self, !stopped, enabled, self.record == record, self.backend === backend else {
+        return
+      }
       guard let current else { return silenceAgainLater(record, with: backend) }
       answered(current)
       guard current == !record.set else { return }

@@ -114,6 +114,32 @@ import Testing
     #expect(server.writes == [])
   }
 
+  /// A reload during focus restarts the plugin while its read to switch the server on is still
+  /// on its way (a loaded machine: the server answers late). The stopped instance had nothing
+  /// to put back yet; its late answer must not switch the server on behind the new instance's
+  /// back, or the new one reads the server as silenced by the person, keeps no record, and
+  /// `grow stop` leaves it silenced (ConfigReloadTests' reload storm, under load).
+  @Test func aReloadWhileTheSwitchOnIsOnItsWayLeavesNothingSilencedAfterStop() throws {
+    let old = try plugin()
+    server.holding = true
+    try timer.start()
+    // As PluginHost.unload: the old instance hears no more events, then stops.
+    bed.events.unsubscribeAll(of: "dnd")
+    var oldStopped = false
+    old.stop { oldStopped = true }
+    #expect(oldStopped, "nothing to put back yet: the host starts the new instance at once")
+    let new = try plugin()
+    _ = new
+    server.answerHeldCalls()
+    #expect(server.isOn, "focus goes on: silenced")
+    #expect(recordKept)
+    try timer.stop()
+    server.answerHeldCalls()
+    #expect(!server.isOn, "grow stop puts the server back")
+    #expect(!recordKept)
+    withExtendedLifetime(old) {}
+  }
+
   /// A record left by a daemon that was killed: the next start puts the server back.
   @Test func aRecordLeftByAKilledDaemonIsRestoredAtStart() throws {
     try FileManager.default.createDirectory(
@@ -144,10 +170,21 @@ final class ScriptedSwitch: DndBackend {
   private var changed: ((Bool) -> Void)?
   private let loop: ManualLoop
 
+  /// Holding: calls wait (in order, as on the bus) until `answerHeldCalls`, as a server on a
+  /// loaded machine answers late.
+  var holding = false
+  private var held: [() -> Void] = []
+
   init(loop: ManualLoop) { self.loop = loop }
+
+  /// Answers the calls held so far and those they lead to, in the order they were made.
+  func answerHeldCalls() {
+    while !held.isEmpty { held.removeFirst()() }
+  }
 
   func read(timeout: Int32, _ done: @escaping (Bool?) -> Void) {
     readTimes.append(loop.monotonicNow)
+    if holding { return held.append { [unowned self] in done(isOn) } }
     guard answering else {
       _ = loop.after(seconds: Double(timeout) / 1000) { done(nil) }
       return
@@ -156,6 +193,13 @@ final class ScriptedSwitch: DndBackend {
   }
 
   func write(_ enabled: Bool, timeout: Int32, _ done: @escaping (Bool) -> Void) {
+    if holding {
+      return held.append { [unowned self] in
+        holding = false
+        write(enabled, timeout: timeout, done)
+        holding = true
+      }
+    }
     guard answering else {
       _ = loop.after(seconds: Double(timeout) / 1000) { done(false) }
       return

@@ -159,6 +159,11 @@ import Testing
     try harness.start()
     let daemon = try #require(harness.daemon)
     let record = harness.bus.environment["XDG_STATE_HOME", default: ""] + "/grow/dnd-restore.json"
+    // The daemon's dnd lines say which instance did what when this fails (rarely, under load).
+    let dndLog = {
+      daemon.stderr.split(separator: "\n").filter { $0.contains("dnd") || $0.contains("Do-Not") }
+        .suffix(80).joined(separator: "\n")
+    }
     #expect(try harness.eventually { try harness.dndStatus()["backend"] as? String == "dunst" })
     try harness.grow("start")
     #expect(try harness.eventually { try harness.dunstIsPaused() == true })
@@ -177,12 +182,16 @@ import Testing
         try harness.eventually(timeout: 30) {
           try harness.dunstIsPaused() == true && FileManager.default.fileExists(atPath: record)
             && harness.dndStatus()["enabled"] as? Bool == true
-        }, "round \(round): dunst paused with its restore record")
+        },
+        "round \(round): dunst paused with its restore record; the daemon's dnd log:\n\(dndLog())")
     }
     try harness.grow("stop")
     #expect(
       try harness.eventually(timeout: 30) { try harness.dunstIsPaused() == false },
-      "grow stop puts dunst back")
-    #expect(!FileManager.default.fileExists(atPath: record))
+      "grow stop puts dunst back; the daemon's dnd log:\n\(dndLog())")
+    // The record goes once dunst has confirmed, a moment after dunstctl already sees it.
+    #expect(
+      try harness.eventually(timeout: 30) { !FileManager.default.fileExists(atPath: record) },
+      "grow stop removes the restore record; the daemon's dnd log:\n\(dndLog())")
   }
 }

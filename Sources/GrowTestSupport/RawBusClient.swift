@@ -101,6 +101,15 @@ public final class RawBusClient {
       self.signature = signature
       self.body = body
     }
+
+    /// A call of Grow's timer interface (`Toggle`, `Extend` with `seconds`, `GetStatus` …).
+    public static func timer(_ member: String, seconds: UInt32? = nil) -> MethodCall {
+      var body = WireWriter()
+      if let seconds { body.uint32(seconds) }
+      return MethodCall(
+        path: "/org/grow/Grow1", interface: "org.grow.Grow1.Timer", member: member,
+        destination: "org.grow.Grow1", signature: seconds == nil ? "" : "u", body: body)
+    }
   }
 
   /// Sends a method call whose body is `body` (already marshalled, of type `signature`) and

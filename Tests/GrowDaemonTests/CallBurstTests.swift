@@ -11,14 +11,6 @@ import Testing
 struct CallBurstTests {
   static let burst = 3000
 
-  static func timerCall(_ member: String, seconds: UInt32? = nil) -> RawBusClient.MethodCall {
-    var body = WireWriter()
-    if let seconds { body.uint32(seconds) }
-    return .init(
-      path: "/org/grow/Grow1", interface: "org.grow.Grow1.Timer", member: member,
-      destination: "org.grow.Grow1", signature: seconds == nil ? "" : "u", body: body)
-  }
-
   /// A call the bus answers itself: once its reply is back, the bus has forwarded every call
   /// sent before it on the same connection (it handles a connection's messages in order).
   static let busBarrier = RawBusClient.MethodCall(
@@ -27,7 +19,7 @@ struct CallBurstTests {
 
   /// GetStatus's `Duration` now, from `client`.
   static func duration(_ client: RawBusClient) throws -> UInt32 {
-    let serial = try client.send([timerCall("GetStatus")])[0]
+    let serial = try client.send([RawBusClient.MethodCall.timer("GetStatus")])[0]
     while let message = try client.receive() {
       guard message.replySerial == serial else { continue }
       guard let duration = message.uint32Entries["Duration"] else {
@@ -54,7 +46,8 @@ struct CallBurstTests {
     let before = try Self.duration(prober)
 
     let burster = try RawBusClient(address: harness.bus.address, timeout: 120)
-    let calls = Array(repeating: Self.timerCall("Extend", seconds: 1), count: Self.burst)
+    let calls = Array(
+      repeating: RawBusClient.MethodCall.timer("Extend", seconds: 1), count: Self.burst)
     let serials = try burster.send(calls + [Self.busBarrier])
     var replies = 0
     var failures: [String] = []
@@ -101,7 +94,8 @@ struct CallBurstTests {
     let harness = try DaemonHarness(config: config)
     let client = try RawBusClient(address: harness.bus.address, timeout: 120)
     let serials = try client.send([
-      Self.timerCall("ListCards"), Self.timerCall("ListCards"), Self.timerCall("GetStatus"),
+      RawBusClient.MethodCall.timer("ListCards"), RawBusClient.MethodCall.timer("ListCards"),
+      RawBusClient.MethodCall.timer("GetStatus"),
     ])
     var order: [UInt32] = []
     var bodies: [UInt32: Int] = [:]

@@ -48,7 +48,10 @@ struct CallBurstBenchmark {
       let stop = GetStatusProbe.flood {
         guard let client = try? RawBusClient(address: address, timeout: 60) else { return }
         let calls = (0..<1000).flatMap { _ in
-          [Self.timerCall("Toggle"), Self.timerCall("Extend", seconds: 1)]
+          [
+            RawBusClient.MethodCall.timer("Toggle"),
+            RawBusClient.MethodCall.timer("Extend", seconds: 1),
+          ]
         }
         _ = try? client.pipeline(calls)
         sent.withLock { $0 += calls.count }
@@ -85,7 +88,8 @@ struct CallBurstBenchmark {
       let address = harness.bus.address
       let stop = GetStatusProbe.flood {
         guard let client = try? RawBusClient(address: address, timeout: 120) else { return }
-        _ = try? client.pipeline(Array(repeating: Self.timerCall("ListCards"), count: 4))
+        _ = try? client.pipeline(
+          Array(repeating: RawBusClient.MethodCall.timer("ListCards"), count: 4))
         sent.withLock { $0 += 4 }
       }
       let probe = try GetStatusProbe(harness, seconds: seconds)
@@ -131,18 +135,10 @@ struct CallBurstBenchmark {
     """
   }
 
-  static func timerCall(_ member: String, seconds: UInt32? = nil) -> RawBusClient.MethodCall {
-    var body = WireWriter()
-    if let seconds { body.uint32(seconds) }
-    return .init(
-      path: "/org/grow/Grow1", interface: "org.grow.Grow1.Timer", member: member,
-      destination: "org.grow.Grow1", signature: seconds == nil ? "" : "u", body: body)
-  }
-
   /// The PropertiesChanged signals `watcher` received, counted up to the reply of a GetStatus
   /// it sends now (the daemon sends what it gathered before answering a later call).
   static func signalsUntilBarrier(_ watcher: RawBusClient) throws -> Int {
-    let barrier = try watcher.send([timerCall("GetStatus")])[0]
+    let barrier = try watcher.send([RawBusClient.MethodCall.timer("GetStatus")])[0]
     var signals = 0
     while let message = try watcher.receive(), message.replySerial != barrier {
       if message.member == "PropertiesChanged" { signals += 1 }

@@ -241,7 +241,9 @@ public final class PendingPhases {
     guard entries.count > 2 * slot.count + 64 else { return }
     entries = entries.filter { $0 != nil }
     slot = [:]
-    for (index, phase) in entries.enumerated() { slot[phase!.key] = index }
+    for (index, phase) in entries.enumerated() {
+      if let phase { slot[phase.key] = index }
+    }
   }
 
   // MARK: Capacity
@@ -596,9 +598,10 @@ public final class PendingPhases {
   /// 0, or the errno of the write that failed.
   private static func writeAll(_ file: Int32, _ content: [UInt8]) -> Int32 {
     content.withUnsafeBytes { buffer in
+      guard let start = buffer.baseAddress else { return 0 }
       var offset = 0
       while offset < buffer.count {
-        let written = Glibc.write(file, buffer.baseAddress! + offset, buffer.count - offset)
+        let written = Glibc.write(file, start + offset, buffer.count - offset)
         if written < 0 {
           if errno == EINTR { continue }
           return errno

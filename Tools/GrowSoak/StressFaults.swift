@@ -102,7 +102,9 @@ extension Soak {
     defer { probe.fault = FaultKind.titleFlood.rawValue }
     let flood = try BackgroundProcess(
       tool, ["\(Self.floodTitleCap)"], environment: harness.environment, writableStdin: true)
-    guard flood.waitUntil(timeout: 40, { flood.stdout.hasSuffix("\n") }),
+    // The window is active once openbox maps it, after any titles of an earlier flood it is
+    // still reading: on a busy machine (make test beside stress-ng) that took over 40 s.
+    guard flood.waitUntil(timeout: 150, { flood.stdout.hasSuffix("\n") }),
       let window = flood.stdout.split(separator: "\n").first.map(String.init)
     else {
       flood.kill()

@@ -30,6 +30,11 @@ public struct GetStatusProbe: CustomStringConvertible, Sendable {
           latencies.append(Date().timeIntervalSince(start))
         } else {
           failures.append("\(outcome)")
+          // A connection the bus closed stays closed: the next call needs a new one, or one
+          // lost connection reads as the daemon never answering again.
+          if outcome == .disconnected {
+            client = try RawBusClient(address: address, timeout: callTimeout)
+          }
         }
       } catch {
         failures.append("\(error)")

@@ -93,9 +93,8 @@ import Testing
     return problems
   }
 
-  /// The lines outside fenced code blocks, numbered from 1, with code spans blanked out.
-  static func prose(_ text: String) throws -> [(Int, String)] {
-    let span = try NSRegularExpression(pattern: "`+[^`]*`+")
+  /// The lines outside fenced code blocks, numbered from 1.
+  static func linesOutsideFences(_ text: String) -> [(Int, String)] {
     var lines: [(Int, String)] = []
     var fence: String?
     for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
@@ -109,15 +108,21 @@ import Testing
         fence = String(trimmed.prefix { $0 == "`" || $0 == "~" })
         continue
       }
-      let plain = String(line)
-      lines.append(
-        (
-          index + 1,
-          span.stringByReplacingMatches(
-            in: plain, range: NSRange(plain.startIndex..., in: plain), withTemplate: "``")
-        ))
+      lines.append((index + 1, String(line)))
     }
     return lines
+  }
+
+  /// The lines outside fenced code blocks, numbered from 1, with code spans blanked out.
+  static func prose(_ text: String) throws -> [(Int, String)] {
+    let span = try NSRegularExpression(pattern: "`+[^`]*`+")
+    return linesOutsideFences(text).map { number, line in
+      (
+        number,
+        span.stringByReplacingMatches(
+          in: line, range: NSRange(line.startIndex..., in: line), withTemplate: "``")
+      )
+    }
   }
 
   /// The anchors GitHub gives a document's headings: the heading's text (a link's text, code
@@ -128,17 +133,7 @@ import Testing
     let linkText = try NSRegularExpression(pattern: #"!?\[([^\]]*)\]\([^)]*\)"#)
     var found: Set<String> = []
     var counts: [String: Int] = [:]
-    var fence: String?
-    for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-      let trimmed = line.drop { $0 == " " }
-      if let open = fence {
-        if trimmed.hasPrefix(open) { fence = nil }
-        continue
-      }
-      if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") {
-        fence = String(trimmed.prefix { $0 == "`" || $0 == "~" })
-        continue
-      }
+    for (_, line) in linesOutsideFences(text) {
       for html in try groups(#"<a\s+(?:id|name)="([^"]+)""#, in: line) { found.insert(html[0]) }
       guard let title = try groups(#"^ {0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$"#, in: line).first?[0]
       else { continue }

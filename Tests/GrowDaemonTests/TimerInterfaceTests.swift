@@ -56,12 +56,17 @@ import Testing
     let harness = try DaemonHarness()
     let monitor = try watchSignals(harness)
     defer { monitor.kill() }
-    #expect(try harness.grow("start").status == 0)
-    #expect(monitor.waitUntil(timeout: 5) { !changedNames(monitor.stdout, Self.timer).isEmpty })
-    #expect(try harness.grow("pause").status == 0)
-    #expect(try harness.grow("resume").status == 0)
-    #expect(try harness.grow("stop").status == 0)
-    #expect(monitor.waitUntil(timeout: 5) { changedNames(monitor.stdout, Self.timer).count >= 4 })
+    // Changes within one loop turn (or 50 ms) go out as one signal, so each command waits
+    // for its own announcement: a pause and a resume a few milliseconds apart would
+    // otherwise be one signal, or none, as a caching proxy rightly sees nothing changed.
+    for command in ["start", "pause", "resume", "stop"] {
+      let before = changedNames(monitor.stdout, Self.timer).count
+      #expect(try harness.grow(command).status == 0)
+      #expect(
+        monitor.waitUntil(timeout: 20) {
+          changedNames(monitor.stdout, Self.timer).count > before
+        }, "no PropertiesChanged after grow \(command)")
+    }
     let announced = changedNames(monitor.stdout, Self.timer)
     #expect(announced.first?.isSuperset(of: ["State", "Card", "Duration", "EndsAt"]) == true)
     #expect(announced.allSatisfy { $0.isDisjoint(with: Self.silent) }, "\(announced)")

@@ -118,7 +118,7 @@ public final class DaemonHarness {
         try BackgroundProcess(Binaries.grow, ["daemon"] + arguments, environment: environment)
       }
     self.daemon = daemon
-    let ready = try daemon.waitUntil(timeout: 10) { try grow("status").status == 0 }
+    let ready = try daemon.waitUntil(timeout: 60) { try grow("status").status == 0 }
     guard ready else {
       throw HarnessError("grow daemon did not come up; stderr:\n\(daemon.stderr)")
     }

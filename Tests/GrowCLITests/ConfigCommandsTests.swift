@@ -273,13 +273,13 @@ import Testing
     let daemon = try #require(harness.daemon)
     try harness.writeConfig(Self.mathConfig + "\n[card.writing]\nfocus = 45m\n")
     kill(daemon.pid, SIGHUP)
-    let reloaded = daemon.waitUntil(timeout: 5) { daemon.stderr.contains("config reloaded") }
+    let reloaded = daemon.waitUntil(timeout: 30) { daemon.stderr.contains("config reloaded") }
     #expect(reloaded)
     #expect(try harness.grow("cards").stdout.contains("writing: 45m focus"))
 
     try harness.writeConfig("[timer]\nfocus = never\n")
     kill(daemon.pid, SIGHUP)
-    let refused = daemon.waitUntil(timeout: 5) { daemon.stderr.contains("config not reloaded") }
+    let refused = daemon.waitUntil(timeout: 30) { daemon.stderr.contains("config not reloaded") }
     #expect(refused)
     #expect(try harness.grow("cards").stdout.contains("writing: 45m focus"))
   }

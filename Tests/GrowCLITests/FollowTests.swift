@@ -29,12 +29,12 @@ import Testing
     let harness = try DaemonHarness()
     #expect(try harness.grow("start", "--focus", "10m").status == 0)
     let follower = try follow(harness)
-    #expect(follower.waitUntil(timeout: 5) { lines(follower).count >= 4 })
+    #expect(follower.waitUntil(timeout: 30) { lines(follower).count >= 4 })
     let seconds = lines(follower).prefix(4).map(secondsLeft)
     // Consecutive seconds, one line each: no second skipped or printed twice.
     #expect(zip(seconds, seconds.dropFirst()).allSatisfy { $0 - $1 == 1 })
     #expect(try harness.grow("pause").status == 0)
-    #expect(follower.waitUntil(timeout: 3) { lines(follower).last?.hasPrefix("‖ ") == true })
+    #expect(follower.waitUntil(timeout: 30) { lines(follower).last?.hasPrefix("‖ ") == true })
     let whilePaused = lines(follower).count
     Thread.sleep(forTimeInterval: 1.5)
     #expect(lines(follower).count == whilePaused)
@@ -69,7 +69,7 @@ import Testing
       environment: harness.environment)
     var followerPID: Int32 = 0
     #expect(
-      bar.waitUntil(timeout: 5) {
+      bar.waitUntil(timeout: 30) {
         followerPID =
           Int32(
             (try? String(contentsOfFile: pidFile, encoding: .utf8))?
@@ -109,7 +109,7 @@ import Testing
     let follower = try BackgroundProcess(
       Binaries.grow, ["status", "--follow", "--format", "i3bar", "--template", "{state}"],
       environment: harness.environment, writableStdin: true)
-    #expect(follower.waitUntil(timeout: 5) { lines(follower).count >= 3 })
+    #expect(follower.waitUntil(timeout: 30) { lines(follower).count >= 3 })
     let block = { (text: String, color: String) in
       #"[{"color":"\#(color)","full_text":"\#(text)","instance":"timer","markup":"none","#
         + #""name":"grow"}]"#
@@ -156,7 +156,7 @@ func lines(_ process: BackgroundProcess) -> [String] {
 func expectLastLine(
   _ process: BackgroundProcess, _ line: String, sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
-  let seen = process.waitUntil(timeout: 5) { lines(process).last == line }
+  let seen = process.waitUntil(timeout: 30) { lines(process).last == line }
   #expect(
     seen, "last line never became \(line); output:\n\(process.stdout)\(process.stderr)",
     sourceLocation: sourceLocation)

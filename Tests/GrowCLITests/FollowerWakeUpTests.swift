@@ -13,7 +13,7 @@ import Testing
     let follower = try BackgroundProcess(
       Binaries.grow, ["status", "--follow", "--template", "{remaining}"],
       environment: harness.environment)
-    #expect(follower.waitUntil(timeout: 5) { lines(follower).count >= 2 })
+    #expect(follower.waitUntil(timeout: 30) { lines(follower).count >= 2 })
     let seconds = 6.0
     // Voluntary switches: each is a thread that slept and was woken. make test runs suites in
     // parallel, and the preemptions that adds are the machine's, not the follower's; make
@@ -33,7 +33,7 @@ import Testing
     let follower = try BackgroundProcess(
       Binaries.grow, ["status", "--follow", "--template", "{remaining}"],
       environment: harness.environment)
-    #expect(follower.waitUntil(timeout: 5) { lines(follower).count >= 1 })
+    #expect(follower.waitUntil(timeout: 30) { lines(follower).count >= 1 })
     let (switches, _) = ContextSwitches.during(seconds: 3, of: follower.pid)
     #expect(switches == 0)
   }

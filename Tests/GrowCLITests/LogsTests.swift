@@ -49,11 +49,11 @@ import Testing
     let follower = try BackgroundProcess(
       Binaries.grow, ["logs", "-f", "--plugin", "daemon"], environment: harness.environment)
     defer { follower.terminate() }
-    #expect(follower.waitUntil(timeout: 5) { follower.stdout.contains("ready on") })
+    #expect(follower.waitUntil(timeout: 30) { follower.stdout.contains("ready on") })
     // A reload writes a line about the plugin.
     #expect(try harness.grow("plugins", "reload", "statusbar").status == 0)
     #expect(
-      follower.waitUntil(timeout: 5) { follower.stdout.contains("plugin 'statusbar' running") },
+      follower.waitUntil(timeout: 30) { follower.stdout.contains("plugin 'statusbar' running") },
       "\(follower.stdout)")
   }
 

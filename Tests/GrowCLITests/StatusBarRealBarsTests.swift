@@ -27,13 +27,13 @@ import Testing
           .map { String(line[$0].dropFirst(13).dropLast(15)) }
       }
     }
-    #expect(i3blocks.waitUntil(timeout: 5) { fullText().last == "○ idle" })
+    #expect(i3blocks.waitUntil(timeout: 30) { fullText().last == "○ idle" })
     #expect(try harness.grow("start").status == 0)
-    #expect(i3blocks.waitUntil(timeout: 5) { fullText().last == "● focus" })
+    #expect(i3blocks.waitUntil(timeout: 30) { fullText().last == "● focus" })
     #expect(try harness.grow("pause").status == 0)
-    #expect(i3blocks.waitUntil(timeout: 5) { fullText().last == "‖ paused" })
+    #expect(i3blocks.waitUntil(timeout: 30) { fullText().last == "‖ paused" })
     #expect(try harness.grow("stop").status == 0)
-    #expect(i3blocks.waitUntil(timeout: 5) { fullText().last == "○ idle" })
+    #expect(i3blocks.waitUntil(timeout: 30) { fullText().last == "○ idle" })
     #expect(fullText() == ["○ idle", "● focus", "‖ paused", "○ idle"])
     #expect(lines(i3blocks).first == #"{"version":1,"click_events":true}"#)
     // i3blocks 1.4 reports "pipe closed" for a line split over two writes or an empty line.
@@ -52,9 +52,9 @@ import Testing
     """.write(to: config, atomically: true, encoding: .utf8)
     let i3blocks = try BackgroundProcess(
       "i3blocks", ["-c", config.path], environment: harness.environment, writableStdin: true)
-    #expect(i3blocks.waitUntil(timeout: 5) { i3blocks.stdout.contains(#""full_text":"idle""#) })
+    #expect(i3blocks.waitUntil(timeout: 30) { i3blocks.stdout.contains(#""full_text":"idle""#) })
     i3blocks.writeToStdin("[\n" + #"{"name":"grow","button":1,"x":5,"y":5,"modifiers":[]}"# + "\n")
-    #expect(i3blocks.waitUntil(timeout: 5) { i3blocks.stdout.contains(#""full_text":"focus""#) })
+    #expect(i3blocks.waitUntil(timeout: 30) { i3blocks.stdout.contains(#""full_text":"focus""#) })
     #expect(try harness.status()["state"] as? String == "focus")
     #expect(i3blocks.stdout.contains(##""color":"#ff6e6e""##))
   }
@@ -86,7 +86,7 @@ import Testing
     #expect(polybar.stderr.contains("status --follow --format polybar"))
     let before = redraws()
     #expect(try harness.grow("start").status == 0)
-    #expect(polybar.waitUntil(timeout: 5) { redraws() > before }, "\(polybar.stderr)")
+    #expect(polybar.waitUntil(timeout: 30) { redraws() > before }, "\(polybar.stderr)")
 
     // A real click on the module: polybar runs the command of our %{A1:…:} tag.
     let window =

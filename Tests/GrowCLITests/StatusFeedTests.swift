@@ -67,7 +67,7 @@ import Testing
     #expect(try line("ascii") == "|| paused\n")
     let file = harness.bus.environment["XDG_RUNTIME_DIR", default: ""] + "/grow/status.txt"
     #expect(
-      harness.daemon?.waitUntil(timeout: 5) {
+      harness.daemon?.waitUntil(timeout: 30) {
         (try? String(contentsOfFile: file, encoding: .utf8))?.hasPrefix("|| ") == true
       } == true)
     let bad = try harness.grow("status", "--icons", "emoji")
@@ -152,7 +152,7 @@ import Testing
     let harness = try DaemonHarness(config: "[plugins]\nenable = statusbar\n")
     #expect(try harness.grow("start", "--focus", "10m").status == 0)
     let directory = harness.bus.environment["XDG_RUNTIME_DIR", default: ""] + "/grow/"
-    let written = harness.daemon?.waitUntil(timeout: 5) {
+    let written = harness.daemon?.waitUntil(timeout: 30) {
       let text = try? String(contentsOfFile: directory + "status.txt", encoding: .utf8)
       return text == "● 10m\n"
     }
@@ -177,25 +177,25 @@ import Testing
     let file = harness.bus.environment["XDG_RUNTIME_DIR", default: ""] + "/grow/status.txt"
     let fileSays = { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
     let feedSays = { try harness.grow("status", "--format", "plain").stdout }
-    #expect(harness.daemon?.waitUntil(timeout: 5) { fileSays() == "○ idle\n" } == true)
+    #expect(harness.daemon?.waitUntil(timeout: 30) { fileSays() == "○ idle\n" } == true)
     #expect(try feedSays() == fileSays(), "status.txt: \(fileSays())")
 
     #expect(try harness.grow("start", "--focus", "10m").status == 0)
-    #expect(harness.daemon?.waitUntil(timeout: 5) { fileSays().hasPrefix("● ") } == true)
+    #expect(harness.daemon?.waitUntil(timeout: 30) { fileSays().hasPrefix("● ") } == true)
     let first = secondsLeft(fileSays())
     // Two seconds later the file has moved on with the clock, with no change to the timer.
     #expect(
-      harness.daemon?.waitUntil(timeout: 5) { secondsLeft(fileSays()) <= first - 2 } == true,
+      harness.daemon?.waitUntil(timeout: 30) { secondsLeft(fileSays()) <= first - 2 } == true,
       "status.txt stayed at \(fileSays())")
     #expect(abs(secondsLeft(try feedSays()) - secondsLeft(fileSays())) <= 1)
 
     #expect(try harness.grow("pause").status == 0)
-    #expect(harness.daemon?.waitUntil(timeout: 5) { fileSays().hasPrefix("‖ ") } == true)
+    #expect(harness.daemon?.waitUntil(timeout: 30) { fileSays().hasPrefix("‖ ") } == true)
     let paused = fileSays()
     Thread.sleep(forTimeInterval: 1.5)
     #expect(fileSays() == paused, "status.txt moved while paused")
     #expect(try harness.grow("stop").status == 0)
-    #expect(harness.daemon?.waitUntil(timeout: 5) { fileSays() == "○ idle\n" } == true)
+    #expect(harness.daemon?.waitUntil(timeout: 30) { fileSays() == "○ idle\n" } == true)
   }
 
   private func waybarObject(_ harness: DaemonHarness, _ extra: String...) throws -> [String: Any] {

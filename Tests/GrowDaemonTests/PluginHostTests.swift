@@ -180,7 +180,7 @@ import Testing
     let harness = try DaemonHarness(config: "[plugins]\nenable = statusbar\n")
     let file = harness.environment["XDG_RUNTIME_DIR", default: ""] + "/grow/status.json"
     #expect(try harness.grow("start").status == 0)
-    let written = harness.daemon?.waitUntil(timeout: 5) {
+    let written = harness.daemon?.waitUntil(timeout: 30) {
       ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").contains("\"focus\"")
     }
     #expect(written == true)

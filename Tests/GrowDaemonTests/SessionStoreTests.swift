@@ -202,7 +202,7 @@ import Testing
     let endsAt = try harness.status()["ends_at"] as? String
     let daemon = try #require(harness.daemon)
     harness.bus.crash()
-    #expect(daemon.waitUntil(timeout: 5) { daemon.stderr.contains("lost the session bus") })
+    #expect(daemon.waitUntil(timeout: 30) { daemon.stderr.contains("lost the session bus") })
     kill(daemon.pid, SIGTERM)
     #expect(daemon.waitForExit(timeout: 10) == 1)
     #expect(

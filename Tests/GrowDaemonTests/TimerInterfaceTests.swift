@@ -126,7 +126,7 @@ import Testing
     defer { monitor.kill() }
     let interface = "org.grow.Grow1.DoNotDisturb"
     #expect(try harness.grow("start").status == 0)
-    #expect(monitor.waitUntil(timeout: 5) { !changedNames(monitor.stdout, interface).isEmpty })
+    #expect(monitor.waitUntil(timeout: 30) { !changedNames(monitor.stdout, interface).isEmpty })
     #expect(try harness.grow("stop").status == 0)
     // Enabled (what Grow wants) and ServerState (what the server confirmed) each change twice;
     // changes made in one loop turn share a signal (BusObject gathers them per turn), so count
@@ -148,7 +148,9 @@ import Testing
       "dbus-monitor",
       ["--session", "type='signal',sender='org.grow.Grow1'"],
       environment: harness.bus.environment)
-    _ = monitor.waitUntil(timeout: 5) { monitor.stdout.contains("NameAcquired") }
+    #expect(
+      monitor.waitUntil(timeout: 30) { monitor.stdout.contains("NameAcquired") },
+      "dbus-monitor did not join the bus")
     return monitor
   }
 }

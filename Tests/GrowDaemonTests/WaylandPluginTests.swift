@@ -75,9 +75,10 @@ struct WaylandPluginTests {
       "note: compositor: sway; active window from sway IPC; "
       + "block = minimize moves the window to the scratchpad; idle from org_kde_kwin_idle"
     // The idle protocol is known once the compositor listed its globals, a moment after start.
-    _ = try desktop.harness.daemon?.waitUntil(timeout: 5) {
+    let noted = try desktop.harness.daemon?.waitUntil(timeout: 30) {
       try desktop.harness.grow("plugins").stdout.contains(note)
     }
+    #expect(noted == true)
     let human = try desktop.harness.grow("plugins").stdout
     #expect(human.contains(note), "\(human)")
     #expect(human.contains("the wayland plugin watches it"), "\(human)")
@@ -147,7 +148,7 @@ struct WaylandPluginTests {
         $0["app_id"] as? String == "grow-game"
       }
     }
-    let hidden = try desktop.harness.daemon?.waitUntil(timeout: 5) { try inScratchpad() }
+    let hidden = try desktop.harness.daemon?.waitUntil(timeout: 30) { try inScratchpad() }
     #expect(hidden == true, "\((try? session.tree()) ?? [:])")
   }
 
@@ -203,9 +204,10 @@ struct WaylandPluginTests {
     let note =
       "compositor: river; active window from zwlr_foreign_toplevel_manager_v1; "
       + "block = minimize asks the compositor to minimise the window; idle from org_kde_kwin_idle"
-    _ = try desktop.harness.daemon?.waitUntil(timeout: 5) {
+    let noted = try desktop.harness.daemon?.waitUntil(timeout: 30) {
       try desktop.harness.grow("plugins").stdout.contains(note)
     }
+    #expect(noted == true)
     let plugins = try desktop.harness.grow("plugins").stdout
     #expect(plugins.contains(note), "\(plugins)")
     #expect(try desktop.harness.grow("start").status == 0)
@@ -216,7 +218,7 @@ struct WaylandPluginTests {
     let focused = desktop.waitFor("active-window-changed") { $0["class"] as? String == "grow-game" }
     #expect(focused?["title"] as? String == "Level 3", "\(desktop.events("active-window-changed"))")
     #expect(desktop.waitFor("distraction-started")?["app"] as? String == "grow-game")
-    let told = try desktop.harness.daemon?.waitUntil(timeout: 5) {
+    let told = try desktop.harness.daemon?.waitUntil(timeout: 30) {
       desktop.harness.daemonLog.contains("did not minimise grow-game")
     }
     #expect(told == true, "\(desktop.harness.daemonLog)")

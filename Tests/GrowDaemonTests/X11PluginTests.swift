@@ -141,7 +141,7 @@ import Testing
       desktop.harness.bus.environment["XDG_RUNTIME_DIR", default: ""] + "/grow/status.txt"
     let fileSays = { try? String(contentsOfFile: statusText, encoding: .utf8) }
     #expect(try desktop.harness.grow("start").status == 0)
-    #expect(desktop.harness.daemon?.waitUntil(timeout: 5) { fileSays() == "● focus\n" } == true)
+    #expect(desktop.harness.daemon?.waitUntil(timeout: 30) { fileSays() == "● focus\n" } == true)
     try desktop.display.activate(game)
     _ = try desktop.waitFor("distraction-started")
     let once = try desktop.harness.grow(
@@ -150,12 +150,12 @@ import Testing
     let i3blocks = try desktop.harness.grow("status", "--format", "i3blocks")
     #expect(i3blocks.stdout.hasPrefix("⚠ "), "\(i3blocks.stdout)")
     #expect(
-      desktop.harness.daemon?.waitUntil(timeout: 5) { fileSays() == "⚠ distracted Game\n" }
+      desktop.harness.daemon?.waitUntil(timeout: 30) { fileSays() == "⚠ distracted Game\n" }
         == true,
       "\(fileSays() ?? "no file")")
     try desktop.display.activate(editor)
     _ = try desktop.waitFor("distraction-ended")
-    #expect(desktop.harness.daemon?.waitUntil(timeout: 5) { fileSays() == "● focus\n" } == true)
+    #expect(desktop.harness.daemon?.waitUntil(timeout: 30) { fileSays() == "● focus\n" } == true)
   }
 
   // An allowed title and a break: Tests/X11PluginTests, on a manual clock.
@@ -294,7 +294,7 @@ import Testing
     #expect(try desktop.harness.grow("start").status == 0)
     try desktop.display.activate(game)
     _ = try desktop.waitFor("distraction-started")
-    let minimised = try desktop.harness.daemon?.waitUntil(timeout: 5) {
+    let minimised = try desktop.harness.daemon?.waitUntil(timeout: 30) {
       try desktop.display.xprop("-id", game, "WM_STATE").contains("Iconic")
     }
     #expect(minimised == true)
@@ -322,9 +322,10 @@ import Testing
     // Destroy the active window while the plugin reads it.
     try desktop.display.xdotool("windowkill", game)
     try desktop.display.activate(editor)
-    _ = desktop.harness.daemon?.waitUntil(timeout: 5) {
+    let seenEditor = desktop.harness.daemon?.waitUntil(timeout: 30) {
       desktop.events("active-window-changed").contains { $0["class"] as? String == "Editor" }
     }
+    #expect(seenEditor == true)
     #expect(try desktop.harness.plugins()["x11"]?["state"] == "running")
 
     desktop.display.killServer()

@@ -27,6 +27,11 @@ struct SoakTests {
     options.latencyBoundMilliseconds = 1000
     let report = try Soak(options: options).run()
     let table = Comment(rawValue: "grow-soak --seed \(report.seed):\n\(report.table)")
+    // One line that survives where a long failure message is cut (CI shows part of the log).
+    print(
+      "soak of 30 faults, seed \(report.seed): \(report.passed ? "PASS" : "FAIL")",
+      report.failedChecks.isEmpty ? "" : "failing: \(report.failedChecks.joined(separator: ", "))",
+      "problems: \(report.problems.prefix(3))")
     #expect(!report.stoppedAtTimeLimit, table)
     #expect(report.faultsInjected == 30, table)
     #expect(report.audit?.lost == 0, table)

@@ -170,13 +170,25 @@ public struct SoakReport: Codable, Sendable {
   /// answers in time during every fault, DND is right soon after a stalled server answers,
   /// memory stays bounded, and a hung plugin neither keeps the daemon from exiting nor
   /// leaves DND on.
-  public var passed: Bool {
-    (audit?.isClean ?? false) && integrityCheck == "ok" && dndLeftOn == 0
-      && daemonRestartsRight == daemonRestarts && pluginRestarts == pluginCrashes
-      && statusMismatches == 0 && dndOffDuringFocus == 0 && dndOnOutsideFocus == 0
-      && todayCountRight && rowsMatchCommands && leftoverFiles.isEmpty && problems.isEmpty
-      && slowFaults.isEmpty && dndRecoveriesLate == 0 && rssWithinLimit && hangsHandled
-      && descriptorsWithinLimit && crashedAgainAtStart == 0
+  public var passed: Bool { failedChecks.isEmpty }
+
+  /// The names of the invariants that do not hold, for a one-line verdict (`make test` shows
+  /// this line where the whole table would be cut).
+  public var failedChecks: [String] {
+    let checks: [(String, Bool)] = [
+      ("history audit", audit?.isClean ?? false), ("integrity check", integrityCheck == "ok"),
+      ("DND left on", dndLeftOn == 0), ("daemon restarts", daemonRestartsRight == daemonRestarts),
+      ("plugin restarts", pluginRestarts == pluginCrashes),
+      ("status vs session.json", statusMismatches == 0),
+      ("DND off during focus", dndOffDuringFocus == 0),
+      ("DND on outside focus", dndOnOutsideFocus == 0), ("today's count", todayCountRight),
+      ("rows match commands", rowsMatchCommands), ("leftover files", leftoverFiles.isEmpty),
+      ("problems", problems.isEmpty), ("slow faults \(slowFaults)", slowFaults.isEmpty),
+      ("DND recoveries late", dndRecoveriesLate == 0), ("RSS", rssWithinLimit),
+      ("hangs handled", hangsHandled), ("descriptors", descriptorsWithinLimit),
+      ("crashed again at start", crashedAgainAtStart == 0),
+    ]
+    return checks.filter { !$0.1 }.map(\.0)
   }
 
   /// The labels whose p99 `GetStatus` latency is over the bound. The plugin hang is left

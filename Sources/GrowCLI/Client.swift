@@ -2,14 +2,19 @@ import GrowCore
 import GrowDBus
 import GrowPluginKit
 
-/// Talks to a running daemon over its D-Bus API, one blocking call at a time.
+/// Talks to a running daemon over its D-Bus API: the commands one blocking call at a time,
+/// `grow status --follow` with calls answered on the loop. The status is read through
+/// `TimerStatus.fields`, the one description of its fields.
 @MainActor
-struct Client {
-  private let connection: BusConnection
+struct GrowClient {
+  /// The session bus; attached to the loop for a client whose replies come later.
+  let connection: BusConnection
 
-  init() throws(CLIError) {
+  /// - Parameter attachedToLoop: replies and signals arrive on the main loop (the follower);
+  ///   otherwise every call blocks until it is answered.
+  init(attachedToLoop: Bool = false) throws(CLIError) {
     do {
-      connection = try BusConnection.session(attachToLoop: false)
+      connection = try BusConnection.session(attachToLoop: attachedToLoop)
     } catch {
       throw .noSessionBus(error.message)
     }
@@ -55,8 +60,22 @@ struct Client {
     return reply.arguments.first?.boolValue ?? false
   }
 
-  func status() throws(CLIError) -> [String: BusValue] {
-    try call("GetStatus").first?.vardictEntries ?? [:]
+  /// The timer's status (`GetStatus`, read through `TimerStatus.fields`).
+  func status() throws(CLIError) -> TimerStatus {
+    TimerStatus(busValues: try call("GetStatus").first?.vardictEntries ?? [:])
+  }
+
+  /// What a status bar shows: the status and what the plugins add (absent while they are
+  /// off); a snapshot without status ("off") when no daemon runs.
+  func snapshot() throws(CLIError) -> StatusSnapshot {
+    do {
+      return StatusSnapshot(
+        status: try status(),
+        doNotDisturb: property("Enabled", of: GrowBusAPI.doNotDisturbInterface)?.boolValue,
+        distraction: Self.distraction(property("Distraction", of: GrowBusAPI.attentionInterface)))
+    } catch .daemonNotRunning {
+      return StatusSnapshot(status: nil)
+    }
   }
 
   /// A property of one of Grow's interfaces; nil when the plugin that adds it is not running.
@@ -69,6 +88,69 @@ struct Client {
   func cards() throws(CLIError) -> [[String: BusValue]] {
     guard case .array(_, let items)? = try call("ListCards").first else { return [] }
     return items.compactMap(\.vardictEntries)
+  }
+
+  /// The x11 plugin's `Distraction`: nil when there is none or no plugin reports one.
+  static func distraction(_ value: BusValue?) -> String? {
+    value?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+  }
+
+  // MARK: Answered on the loop
+
+  /// The same snapshot as `snapshot()`, its parts asked for at once and answered on the loop;
+  /// nil when no daemon answers `GetStatus`.
+  func snapshot(_ answer: @escaping @MainActor (StatusSnapshot?) -> Void) {
+    var parts = (status: TimerStatus?.none, dnd: BusValue?.none, distraction: BusValue?.none)
+    var waiting = 3
+    let arrived = { @MainActor in
+      waiting -= 1
+      guard waiting == 0 else { return }
+      answer(
+        parts.status.map {
+          StatusSnapshot(
+            status: $0, doNotDisturb: parts.dnd?.boolValue,
+            distraction: Self.distraction(parts.distraction))
+        })
+    }
+    send(GrowBusAPI.timerInterface, "GetStatus") { result in
+      parts.status = (try? result.get()).map {
+        TimerStatus(busValues: $0.arguments.first?.vardictEntries ?? [:])
+      }
+      arrived()
+    }
+    property("Enabled", of: GrowBusAPI.doNotDisturbInterface) { value in
+      parts.dnd = value
+      arrived()
+    }
+    property("Distraction", of: GrowBusAPI.attentionInterface) { value in
+      parts.distraction = value
+      arrived()
+    }
+  }
+
+  /// A property of one of Grow's interfaces, answered on the loop; nil when the plugin that
+  /// adds it is not running.
+  func property(
+    _ name: String, of interface: String, _ answer: @escaping @MainActor (BusValue?) -> Void
+  ) {
+    send("org.freedesktop.DBus.Properties", "Get", [.string(interface), .string(name)]) {
+      answer((try? $0.get())?.arguments.first?.unwrapped)
+    }
+  }
+
+  /// Calls a method of Grow's API; the reply comes on the loop.
+  func send(
+    _ interface: String, _ method: String, _ arguments: [BusValue] = [],
+    reply: @escaping (Result<BusMessage, BusError>) -> Void
+  ) {
+    do {
+      let message = try BusMessage.methodCall(
+        destination: GrowBusAPI.busName, path: GrowBusAPI.objectPath, interface: interface,
+        member: method, arguments: arguments)
+      connection.call(message, reply: reply)
+    } catch {
+      reply(.failure(error))
+    }
   }
 }
 

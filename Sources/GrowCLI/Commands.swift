@@ -60,29 +60,7 @@ enum Commands {
           --json            one JSON object, every key always present (null when it does
                             not apply), keys sorted; the status bar plugin's status.json is
                             the same object:
-                              state             string: idle, waiting, focus, short-break,
-                                                long-break
-                              paused            boolean
-                              card              string, null when idle
-                              duration          integer seconds planned (0 without a phase)
-                              remaining         integer seconds left, rounded up as the
-                                                countdown shows them (0 without a phase)
-                              elapsed           integer seconds run, pauses excluded
-                              started_at        string ISO 8601 UTC, null without a phase
-                              ends_at           string ISO 8601 UTC, null while paused or
-                                                without a phase
-                              cycle             integer focus number in the set (0 idle)
-                              long_break_after  integer (0 idle)
-                              next              string, the phase waiting for grow resume;
-                                                null unless state is waiting
-                              completed_today   integer focus phases completed today
-                              focus_today       integer seconds of focus time today: focus
-                                                phases completed today (what the goal
-                                                counts; a running focus counts once done)
-                              cut_short_today   integer seconds of focus today skipped,
-                                                stopped or abandoned
-                              daily_goal        integer seconds, null without a goal
-                              intention         string, null without one
+        \(StatusReport.jsonSchema)
           --format FORMAT   one line in a status bar's protocol: plain (tmux, lemonbar, xmobar,
                             scripts), i3blocks, polybar, waybar (return-type json), i3bar
           --template TEXT   what the line shows (default '{icon} {remaining}'); fields: {icon}
@@ -285,7 +263,7 @@ enum Commands {
   private static func simple(_ name: String, _ summary: String, _ method: String) -> Command {
     Command(name: name, synopsis: "", summary: summary, details: "") { words throws(CLIError) in
       try noArguments(words, name)
-      try Client().call(method)
+      try GrowClient().call(method)
       try printStatusLine()
     }
   }
@@ -302,7 +280,7 @@ enum Commands {
     }
     if let intention = arguments.value("intention") { options["intention"] = .string(intention) }
     let card = arguments.positionals.first ?? ""
-    let client = try Client()
+    let client = try GrowClient()
     if options.isEmpty {
       try client.call("Start", [.string(card)])
     } else {
@@ -317,7 +295,7 @@ enum Commands {
     guard let text = arguments.positionals.first else {
       throw .usage("extend needs a duration, like 'grow extend 5m'")
     }
-    let client = try Client()
+    let client = try GrowClient()
     try client.call("Extend", [.uint32(try duration(text, for: "extend"))])
     try printStatusLine(client)
   }
@@ -334,7 +312,7 @@ enum Commands {
         "grow status: --json cannot be combined with --format, --template, --icons or --follow")
     }
     guard wantsBar else {
-      let report = StatusReport(try Client().status())
+      let report = StatusReport(try GrowClient().status())
       guard !arguments.flag("json") else { return say(jsonText(report)) }
       // Problems with the phases kept for the history: a person must hear of them once.
       let journal = PendingPhases.path(besideSession: XDGDirectories().sessionFile)
@@ -390,7 +368,7 @@ enum Commands {
   /// (BLOCK_BUTTON) is acted on first, so the line shows its effect. Without a daemon the
   /// line says "off" and the exit status is 0: to a bar, any other status is an error.
   private static func printStatusBarOnce(_ renderer: StatusBarRenderer) throws(CLIError) {
-    let client = try Client()
+    let client = try GrowClient()
     if renderer.format == .i3blocks,
       let button = ProcessInfo.processInfo.environment["BLOCK_BUTTON"].flatMap({ Int($0) }),
       let click = BarClick(button: button)
@@ -398,19 +376,7 @@ enum Commands {
       // Refused (say, skip while idle) or no daemon: the line below shows how things are.
       _ = try? client.call(click.call.method, click.call.arguments)
     }
-    var snapshot = StatusSnapshot(status: nil)
-    do {
-      snapshot.status = TimerStatus(busValues: try client.status())
-      // What the plugins add, as the --follow feed shows it; absent while they are off.
-      snapshot.doNotDisturb =
-        client.property("Enabled", of: GrowBusAPI.doNotDisturbInterface)?
-        .boolValue
-      snapshot.distraction = client.property("Distraction", of: GrowBusAPI.attentionInterface)?
-        .stringValue.flatMap { $0.isEmpty ? nil : $0 }
-    } catch .daemonNotRunning {
-      snapshot.status = nil
-    }
-    say(renderer.once(snapshot, at: Date()))
+    say(renderer.once(try client.snapshot(), at: Date()))
   }
 
   /// How a bar runs this `grow` again: the path it was started by, made absolute when it was
@@ -424,13 +390,13 @@ enum Commands {
   private static func runCards(_ words: [String]) throws(CLIError) {
     let arguments = try parse(words, flags: ["json"], usage: "cards")
     try expect(arguments, atMost: 0, "cards")
-    let cards = try Client().cards().map(CardReport.init)
+    let cards = try GrowClient().cards().map(CardReport.init)
     say(arguments.flag("json") ? jsonText(cards) : cards.map(\.humanText).joined(separator: "\n"))
   }
 
-  private static func printStatusLine(_ existing: Client? = nil) throws(CLIError) {
-    let client: Client
-    if let existing { client = existing } else { client = try Client() }
+  private static func printStatusLine(_ existing: GrowClient? = nil) throws(CLIError) {
+    let client: GrowClient
+    if let existing { client = existing } else { client = try GrowClient() }
     say(StatusReport(try client.status()).humanText)
   }
 
@@ -469,11 +435,11 @@ enum Commands {
   private static func runReload(_ words: [String]) throws(CLIError) {
     let arguments = try parse(words, usage: "reload")
     try expect(arguments, atMost: 0, "reload")
-    say(try reloadConfiguration(Client()).joined(separator: "\n"))
+    say(try reloadConfiguration(GrowClient()).joined(separator: "\n"))
   }
 
   /// Has the daemon read config.ini again; returns what changed, or throws the file's problems.
-  static func reloadConfiguration(_ client: Client) throws(CLIError) -> [String] {
+  static func reloadConfiguration(_ client: GrowClient) throws(CLIError) -> [String] {
     let answer = try client.call("Reload", interface: GrowBusAPI.configInterface)
     guard case .uint32(let request)? = answer.first else {
       throw .failed("the daemon gave no answer to Reload")

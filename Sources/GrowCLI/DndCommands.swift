@@ -20,7 +20,7 @@ extension Commands {
       return try restoreDoNotDisturb(
         json: arguments.flag("json"), timeout: arguments.value("timeout"))
     }
-    let client = try Client()
+    let client = try GrowClient()
     let interface = GrowBusAPI.doNotDisturbInterface
     let action = arguments.positionals.first ?? "status"
     if arguments.value("for") != nil, action != "on" {
@@ -126,7 +126,7 @@ extension Commands {
       environment: ProcessInfo.processInfo.environment, timeout: timeout)
     let path = restorer.file.path
     // A running daemon keeps the record itself and would read this as a change by hand.
-    if case .record = restorer.file.read(), (try? Client())?.daemonIsRunning() == true {
+    if case .record = restorer.file.read(), (try? GrowClient())?.daemonIsRunning() == true {
       return try reportRestore(
         json: json, outcome: "daemon-running", backend: nil, path: path, succeeded: false,
         message: "the grow daemon is running and puts Do-Not-Disturb back itself when focus "

@@ -143,7 +143,7 @@ extension Commands {
   /// follow it (GrowBusAPI.historyInterface). Without a daemon there is nothing to tell; a
   /// daemon that does not answer catches up when it starts next, which is said.
   private static func tellTheDaemon() {
-    guard let client = try? Client(), client.daemonIsRunning() else { return }
+    guard let client = try? GrowClient(), client.daemonIsRunning() else { return }
     do {
       try client.call("Changed", interface: GrowBusAPI.historyInterface)
     } catch {

@@ -42,7 +42,7 @@ extension Commands {
   static func runPlugins(_ words: [String]) throws(CLIError) {
     let arguments = try parse(words, flags: ["json"], usage: "plugins")
     if arguments.positionals.first == "enable" { return try releasePlugin(arguments) }
-    let client = try Client()
+    let client = try GrowClient()
     if arguments.positionals.first == "reload" {
       try expect(arguments, atMost: 2, "plugins")
       guard arguments.positionals.count == 2 else {
@@ -103,7 +103,7 @@ extension Commands {
       throw .failed(
         "plugin '\(shown(id))' is not quarantined; 'grow plugins' lists each one's state")
     }
-    guard let client = try? Client() else {
+    guard let client = try? GrowClient() else {
       return say("released plugin '\(id)' from quarantine; the daemon loads it when it starts")
     }
     say("released plugin '\(id)' from quarantine; starting it in the running daemon")
@@ -373,7 +373,7 @@ extension Commands {
     about installation: PluginInstallation, report: inout InstallReport
   ) throws(CLIError) {
     // No session bus, or no daemon on it: it finds the plugin when it starts.
-    guard let client = try? Client(), client.daemonIsRunning() else { return }
+    guard let client = try? GrowClient(), client.daemonIsRunning() else { return }
     report.daemonRunning = true
     let id = installation.id
     report.daemonChanges = try reloadConfiguration(client)

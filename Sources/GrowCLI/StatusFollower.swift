@@ -20,9 +20,8 @@ import GrowPluginKit
 @MainActor
 final class StatusFollower {
   private let renderer: StatusBarRenderer
-  private let connection: BusConnection
-  /// The timer's properties as last heard, `GetStatus`'s extra keys included.
-  private var values: [String: BusValue] = [:]
+  private let client: GrowClient
+  private var connection: BusConnection { client.connection }
   private var snapshot = StatusSnapshot(status: nil)
   private var lastLine: String?
   private var wroteFirstUpdate = false
@@ -32,11 +31,7 @@ final class StatusFollower {
 
   init(renderer: StatusBarRenderer) throws(CLIError) {
     self.renderer = renderer
-    do {
-      connection = try BusConnection.session()
-    } catch {
-      throw .noSessionBus(error.message)
-    }
+    client = try GrowClient(attachedToLoop: true)
   }
 
   func run() throws(CLIError) -> Never {
@@ -75,7 +70,6 @@ final class StatusFollower {
     let arguments = message.arguments
     guard arguments.count == 3, arguments[0].stringValue == GrowBusAPI.busName else { return }
     if arguments[2].stringValue?.isEmpty ?? true {
-      values = [:]
       snapshot = StatusSnapshot(status: nil)
       redraw()
     } else {
@@ -109,59 +103,10 @@ final class StatusFollower {
 
   /// Asks the daemon for everything; "off" when there is none.
   private func refresh() {
-    call(GrowBusAPI.timerInterface, "GetStatus") { [weak self] result in
+    client.snapshot { [weak self] answer in
       guard let self else { return }
-      switch result {
-      case .success(let reply):
-        values = reply.arguments.first?.vardictEntries ?? [:]
-        snapshot.status = TimerStatus(busValues: values)
-        redraw()
-        refreshDoNotDisturb()
-        refreshDistraction()
-      case .failure:
-        values = [:]
-        snapshot = StatusSnapshot(status: nil)
-        redraw()
-      }
-    }
-  }
-
-  /// The DND plugin's `Enabled` property, when the daemon has that interface.
-  private func refreshDoNotDisturb() {
-    let arguments: [BusValue] = [.string(GrowBusAPI.doNotDisturbInterface), .string("Enabled")]
-    call("org.freedesktop.DBus.Properties", "Get", arguments) { [weak self] result in
-      guard let self else { return }
-      let enabled = try? result.get().arguments.first?.unwrapped.boolValue
-      guard enabled != snapshot.doNotDisturb else { return }
-      snapshot.doNotDisturb = enabled
+      snapshot = answer ?? StatusSnapshot(status: nil)
       redraw()
-    }
-  }
-
-  /// The x11 plugin's `Distraction` property, when the daemon has that interface.
-  private func refreshDistraction() {
-    let arguments: [BusValue] = [.string(GrowBusAPI.attentionInterface), .string("Distraction")]
-    call("org.freedesktop.DBus.Properties", "Get", arguments) { [weak self] result in
-      guard let self, let app = try? result.get().arguments.first?.unwrapped.stringValue
-      else { return }
-      let distraction = app.isEmpty ? nil : app
-      guard distraction != snapshot.distraction else { return }
-      snapshot.distraction = distraction
-      redraw()
-    }
-  }
-
-  private func call(
-    _ interface: String, _ method: String, _ arguments: [BusValue] = [],
-    reply: @escaping (Result<BusMessage, BusError>) -> Void
-  ) {
-    do {
-      let message = try BusMessage.methodCall(
-        destination: GrowBusAPI.busName, path: GrowBusAPI.objectPath, interface: interface,
-        member: method, arguments: arguments)
-      connection.call(message, reply: reply)
-    } catch {
-      reply(.failure(error))
     }
   }
 
@@ -225,6 +170,6 @@ final class StatusFollower {
 
   private func perform(_ click: BarClick) {
     // A refusal (nothing to skip while idle) changes nothing; the line already says why.
-    call(GrowBusAPI.timerInterface, click.call.method, click.call.arguments) { _ in }
+    client.send(GrowBusAPI.timerInterface, click.call.method, click.call.arguments) { _ in }
   }
 }

@@ -3,14 +3,37 @@ import GrowCore
 import GrowDBus
 import GrowPluginKit
 
-/// The daemon's status as the CLI shows it, decoded from `GetStatus`. `--json` prints the
+/// The daemon's status as the CLI shows it (`GrowClient.status()`). `--json` prints the
 /// shared `TimerStatusJSON` shape, the same as the status-bar plugin's `status.json`.
 struct StatusReport: Encodable {
   let status: TimerStatus
 
-  init(_ values: [String: BusValue]) { status = TimerStatus(busValues: values) }
+  init(_ status: TimerStatus) { self.status = status }
 
   func encode(to encoder: any Encoder) throws { try TimerStatusJSON(status).encode(to: encoder) }
+
+  /// The keys of `--json` and what each holds, as `grow help status` lists them: made from
+  /// `TimerStatus.fields`, so a field added there is documented here.
+  static var jsonSchema: String {
+    let keyColumn = String(repeating: " ", count: 22)
+    let textColumn = String(repeating: " ", count: 40)
+    return TimerStatus.fields.map { field in
+      var lines: [String] = []
+      var line = keyColumn + field.jsonKey
+      line += String(repeating: " ", count: textColumn.count - line.count)
+      var lineHasWords = false
+      for word in field.schema.split(separator: " ") {
+        if lineHasWords, line.count + 1 + word.count > 86 {
+          lines.append(line)
+          line = textColumn
+          lineHasWords = false
+        }
+        line += (lineHasWords ? " " : "") + word
+        lineHasWords = true
+      }
+      return (lines + [line]).joined(separator: "\n")
+    }.joined(separator: "\n")
+  }
 
   /// Two or three lines for people.
   var humanText: String {

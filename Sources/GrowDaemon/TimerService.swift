@@ -152,59 +152,7 @@ final class TimerService {
             + "LongBreakAfter, AutoStartBreaks, AutoStartFocus, DailyGoal, Intention.",
           answer: cards.answer),
       ],
-      properties: [
-        .init(
-          "State", "s",
-          doc: "idle, waiting (a phase waits for Resume; Next names it), focus, short-break or "
-            + "long-break."
-        ) { [timer] in .string(timer.status.state.rawValue) },
-        .init("Paused", "b", doc: "The running phase is paused.") { [timer] in
-          .bool(timer.status.paused)
-        },
-        .init("Card", "s", doc: "The session's card; empty when idle.") { [timer] in
-          .string(timer.status.card)
-        },
-        .init("Duration", "u", doc: "Planned seconds of the phase, extensions included.") {
-          [timer] in .uint32(BusEncoding.seconds(timer.status.duration))
-        },
-        .init(
-          "Remaining", "u", changes: silent,
-          doc: "Seconds left; changes every second without a signal: count down from EndsAt."
-        ) { [timer] in .uint32(BusEncoding.seconds(timer.status.remaining)) },
-        .init(
-          "Elapsed", "u", changes: silent,
-          doc: "Seconds of the phase so far, pauses excluded; changes without a signal."
-        ) { [timer] in .uint32(BusEncoding.seconds(timer.status.elapsed)) },
-        .init("StartedAt", "x", doc: "When the phase started (µs since 1970); 0 without one.") {
-          [timer] in .int64(BusEncoding.microseconds(timer.status.startedAt))
-        },
-        .init(
-          "EndsAt", "x", doc: "When the phase ends (µs since 1970); 0 while paused or idle."
-        ) { [timer] in .int64(BusEncoding.microseconds(timer.status.endsAt)) },
-        .init("Cycle", "u", doc: "The focus number within the set before a long break.") {
-          [timer] in .uint32(UInt32(max(0, timer.status.cycle)))
-        },
-        .init(
-          "CompletedToday", "u", changes: silent,
-          doc: "Focus phases completed today; goes back to 0 at midnight without a signal."
-        ) { [timer] in .uint32(UInt32(timer.status.completedToday)) },
-        .init(
-          "FocusToday", "u", changes: silent,
-          doc: "Seconds of focus time today, toward the daily goal: focus phases completed "
-            + "today (a running one counts once it completes); back to 0 at midnight without a "
-            + "signal."
-        ) { [timer] in .uint32(BusEncoding.seconds(timer.status.focusToday)) },
-        .init(
-          "CutShortToday", "u", changes: silent,
-          doc: "Seconds of focus today in phases skipped, stopped or abandoned; not toward the "
-            + "goal. Goes back to 0 at midnight without a signal."
-        ) { [timer] in .uint32(BusEncoding.seconds(timer.status.cutShortToday)) },
-        .init("Next", "s", doc: "The phase waiting for Resume (state waiting); empty otherwise.") {
-          [timer] in .string(timer.status.next?.rawValue ?? "")
-        },
-        .init("Intention", "s", doc: "What the session is for; empty for none.") { [timer] in
-          .string(timer.status.intention ?? "")
-        },
+      properties: statusProperties(timer) + [
         .init(
           "Streak", "u", changes: silent,
           doc: "Days in a row with focus, up to today; can end at midnight without a signal."
@@ -223,6 +171,16 @@ final class TimerService {
             + "stopped (abandoned is recorded in the history only, when Grow exits)."),
       ],
       doc: "Grow's focus timer. Nothing is sent per second: count down from EndsAt.")
+  }
+
+  /// The properties of `TimerStatus.fields` that D-Bus serves, each read from the timer.
+  private static func statusProperties(_ timer: FocusTimer) -> [BusInterface.Property] {
+    TimerStatus.fields.compactMap { field in
+      guard let changes = field.propertyChanges else { return nil }
+      return .init(field.name, field.signature, changes: changes, doc: field.doc) { [timer] in
+        field.busValue(of: timer.status)
+      }
+    }
   }
 
   // MARK: Encoding

@@ -46,7 +46,7 @@ struct TimerStatusBusTests {
     }
     #expect(shown(paused) == "‖ 0:15")
     #expect(shown(running) == "● 0:15")
-    #expect(TimerStatusJSON(paused).remaining == 15)
+    #expect(TimerStatusJSON(paused).fields["remaining"] == .int(15))
   }
 
   @Test func idleAndWaitingComeBackWithNothingInvented() {

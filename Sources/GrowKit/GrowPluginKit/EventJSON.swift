@@ -173,18 +173,7 @@ extension Phase {
 
 extension TimerStatus {
   /// The same keys as `grow status --json`; absent values are `null` rather than left out.
-  public var jsonObject: [String: JSONValue] {
-    [
-      "state": .string(state.rawValue), "paused": .bool(paused),
-      "card": .string(card.isEmpty ? nil : card), "duration": .seconds(duration),
-      "remaining": .seconds(remaining), "elapsed": .seconds(elapsed),
-      "started_at": .time(startedAt), "ends_at": .time(endsAt), "cycle": .int(cycle),
-      "long_break_after": .int(longBreakAfter), "next": .string(next?.rawValue),
-      "completed_today": .int(completedToday), "focus_today": .seconds(focusToday),
-      "cut_short_today": .seconds(cutShortToday),
-      "daily_goal": dailyGoal.map { .seconds($0) } ?? .null, "intention": .string(intention),
-    ]
-  }
+  public var jsonObject: [String: JSONValue] { jsonFields(.milliseconds) }
 }
 
 // MARK: The timer's events

@@ -65,18 +65,20 @@ import Testing
       idle.stdout
         == #"{"card":null,"completed_today":0,"cut_short_today":0,"cycle":0,"daily_goal":null,"#
         + #""duration":0,"elapsed":0,"ends_at":null,"focus_today":0,"intention":null,"#
-        + #""long_break_after":0,"next":null,"paused":false,"remaining":0,"started_at":null,"#
+        + #""long_break_after":0,"next":null,"next_phase":null,"paused":false,"remaining":0,"#
+        + #""started_at":null,"#
         + #""state":"idle"}"# + "\n")
     #expect(try harness.grow("start").status == 0)
     let running = try harness.status()
-    #expect(running.count == 16)
+    #expect(running.count == 17)
     #expect(running["next"] is NSNull && running["intention"] is NSNull)
+    #expect(running["next_phase"] as? String == "short-break")
     #expect(running["card"] as? String == "work" && running["ends_at"] is String)
     let help = try harness.grow("help", "status").stdout
     for key in [
       "state", "paused", "card", "duration", "remaining", "elapsed", "started_at", "ends_at",
-      "cycle", "long_break_after", "next", "completed_today", "focus_today", "cut_short_today",
-      "daily_goal", "intention",
+      "cycle", "long_break_after", "next", "next_phase", "completed_today", "focus_today",
+      "cut_short_today", "daily_goal", "intention",
     ] {
       #expect(help.contains("\n                      \(key) "), "\(key) documented")
     }

@@ -24,6 +24,31 @@ struct FocusTimerCycleTests {
     #expect(rig.log.all(PhaseEnded.self).allSatisfy { $0.outcome == .completed })
   }
 
+  /// `TimerStatus.nextPhase` names the phase that starts when the running one runs its
+  /// course, through sets cut by skips (a skipped focus does not count toward the long break).
+  @Test func theNextPhaseShownIsTheOneThatStarts() throws {
+    let rig = Rig([card(longAfter: 3, autoFocus: true)])
+    try rig.timer.start()
+    for step in 1...24 {
+      guard step % 7 != 0 else {
+        try rig.timer.skip()
+        continue
+      }
+      let promised = rig.timer.status.nextPhase
+      rig.time.advance(by: rig.timer.status.remaining)
+      #expect(rig.log.last(PhaseStarted.self)?.phase.kind == promised, "step \(step)")
+    }
+    #expect(rig.log.all(PhaseStarted.self).contains { $0.phase.kind == .longBreak })
+
+    let waiting = Rig([card(longAfter: 1)])
+    #expect(waiting.timer.status.nextPhase == nil)
+    try waiting.timer.start()
+    #expect(waiting.timer.status.nextPhase == .longBreak)
+    waiting.advance(minutes: 25 + 15)
+    #expect(waiting.timer.status.state == .waiting)
+    #expect(waiting.timer.status.nextPhase == .focus)
+  }
+
   @Test func tenHoursInSmallStepsDoNotDrift() throws {
     let rig = Rig([card(autoFocus: true)])
     try rig.timer.start()

@@ -28,7 +28,13 @@ import Testing
     let interface = "/node/interface[@name='\(Self.timer)']"
     let properties = try document.nodes(forXPath: "\(interface)/property/@name")
       .compactMap(\.stringValue)
-    #expect(properties.count == 16)
+    #expect(properties.count == 17)
+    // Every property the daemon serves is in the D-Bus API's page.
+    let page = try String(
+      contentsOf: RepoPaths.root.appendingPathComponent("docs/dbus-api.md"), encoding: .utf8)
+    for property in properties {
+      #expect(page.contains("`\(property)`"), "docs/dbus-api.md does not name \(property)")
+    }
     for property in properties {
       let annotation = try document.nodes(
         forXPath:
@@ -72,6 +78,48 @@ import Testing
     #expect(announced.allSatisfy { $0.isDisjoint(with: Self.silent) }, "\(announced)")
     // Pausing changes Paused and EndsAt, nothing else.
     #expect(announced.dropFirst().first == ["Paused", "EndsAt"])
+  }
+
+  /// The kind of the phase that comes next, as scripts and bars read it: `next_phase` in
+  /// `grow status --json`, the `NextPhase` property, announced whenever it changes.
+  @Test func theNextPhaseIsShownAndAnnouncedWhenItChanges() throws {
+    // The long break is due after one completed focus; a skipped focus does not count, so a
+    // short break follows it; breaks start by themselves, focus waits for grow resume.
+    let harness = try DaemonHarness(config: "[timer]\nlong-break-after = 1\n")
+    let property = { () throws -> String in
+      let reply = try harness.run(
+        "gdbus",
+        [
+          "call", "--session", "--dest", "org.grow.Grow1", "--object-path", "/org/grow/Grow1",
+          "--method", "org.freedesktop.DBus.Properties.Get", Self.timer, "NextPhase",
+        ])
+      return reply.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    #expect(try harness.status()["next_phase"] is NSNull)
+    #expect(try property() == "(<''>,)")
+    let monitor = try watchSignals(harness)
+    defer { monitor.kill() }
+
+    #expect(try harness.grow("start").status == 0)
+    #expect(try harness.status()["next_phase"] as? String == "long-break")
+    #expect(try property() == "(<'long-break'>,)")
+    #expect(try harness.grow("skip").status == 0)
+    let shortBreak = try harness.status()
+    #expect(shortBreak["state"] as? String == "short-break")
+    #expect(shortBreak["next_phase"] as? String == "focus")
+    #expect(try property() == "(<'focus'>,)")
+    #expect(try harness.grow("skip").status == 0)
+    let waiting = try harness.status()
+    #expect(waiting["state"] as? String == "waiting")
+    #expect(waiting["next_phase"] as? String == "focus")
+
+    // Announced on start ('' to long-break) and on the first skip (long-break to focus).
+    let announcing = {
+      changedNames(monitor.stdout, Self.timer).filter { $0.contains("NextPhase") }
+    }
+    #expect(
+      monitor.waitUntil(timeout: 30) { announcing().count >= 2 },
+      "NextPhase was not in PropertiesChanged: \(changedNames(monitor.stdout, Self.timer))")
   }
 
   @Test func theInstalledInterfaceFileIsTheServedOneAndGdbusCodegenAcceptsIt() throws {

@@ -98,8 +98,8 @@ import Testing
     let status = try #require(object["status"] as? [String: Any])
     let expectedKeys: Set<String> = [
       "state", "paused", "card", "duration", "remaining", "elapsed", "started_at", "ends_at",
-      "cycle", "long_break_after", "next", "completed_today", "focus_today", "daily_goal",
-      "intention", "cut_short_today",
+      "cycle", "long_break_after", "next", "next_phase", "completed_today", "focus_today",
+      "daily_goal", "intention", "cut_short_today",
     ]
     #expect(Set(status.keys) == expectedKeys, "the keys of grow status --json")
   }

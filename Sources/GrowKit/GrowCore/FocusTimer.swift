@@ -510,13 +510,13 @@ public final class FocusTimer {
   /// Which phase follows one of `kind`, counting a completed focus toward the long break.
   private func phase(after kind: PhaseKind, completed: Bool) -> PhaseKind {
     guard kind == .focus, var session else { return .focus }
-    if completed {
-      session.focusSinceLongBreak += 1
-      session.completedFocus += 1
-      self.session = session
-    }
-    let due = completed && session.focusSinceLongBreak >= max(1, session.card.longBreakAfter)
-    return due ? .longBreak : .shortBreak
+    // A focus cut short does not count toward the long break.
+    guard completed else { return .shortBreak }
+    session.focusSinceLongBreak += 1
+    session.completedFocus += 1
+    self.session = session
+    return kind.following(
+      focusInSet: session.focusSinceLongBreak, longBreakAfter: session.card.longBreakAfter)
   }
 
   private func endSession() {

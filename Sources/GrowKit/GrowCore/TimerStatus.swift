@@ -61,8 +61,25 @@ public struct TimerStatus: Sendable, Equatable, Codable {
   /// A phase runs or is paused: there is a countdown to show.
   public var hasPhase: Bool { state.phaseKind != nil }
 
+  /// The phase that comes next: the one waiting (state `waiting`), or the one that follows the
+  /// running or paused phase when it runs its course; nil when idle.
+  public var nextPhase: PhaseKind? {
+    if state == .waiting { return next }
+    return state.phaseKind?.following(focusInSet: cycle, longBreakAfter: longBreakAfter)
+  }
+
   public static let idle = TimerStatus(
     state: .idle, paused: false, card: "", duration: 0, remaining: 0, elapsed: 0, startedAt: nil,
     endsAt: nil, cycle: 0, longBreakAfter: 0, next: nil, completedToday: 0, focusToday: 0,
     dailyGoal: nil, intention: nil)
+}
+
+extension PhaseKind {
+  /// The phase that follows one of this kind that ran its course: focus after a break; after
+  /// focus the long break once `focusInSet` completed focus phases reach `longBreakAfter`,
+  /// the short one before.
+  func following(focusInSet: Int, longBreakAfter: Int) -> PhaseKind {
+    guard self == .focus else { return .focus }
+    return focusInSet >= max(1, longBreakAfter) ? .longBreak : .shortBreak
+  }
 }

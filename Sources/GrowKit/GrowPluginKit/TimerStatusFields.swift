@@ -192,6 +192,14 @@ extension TimerStatus {
       schema: "string, the phase waiting for grow resume; null unless state is waiting",
       get: { $0.next?.rawValue ?? "" }, set: { $0.next = PhaseKind(rawValue: $1) }),
     TimerStatusField(
+      "NextPhase", json: "next_phase", .announced,
+      doc: "The phase that comes next: the one waiting for Resume, or the one that follows the "
+        + "running phase when it runs its course (focus, short-break or long-break); empty "
+        + "when idle.",
+      schema: "string, the phase that comes next: the waiting one, or the one after the "
+        + "running phase if it runs its course; null when idle",
+      get: { $0.nextPhase?.rawValue ?? "" }),
+    TimerStatusField(
       "Intention", json: "intention", .announced, doc: "What the session is for; empty for none.",
       schema: "string, null without one",
       get: { $0.intention ?? "" }, set: { $0.intention = $1.isEmpty ? nil : $1 }),

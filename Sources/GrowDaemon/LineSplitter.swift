@@ -68,7 +68,7 @@ struct LogRateLimiter {
   }
 
   /// Whether to log now, and how many messages were held back since the last one let through.
-  mutating func admit(at now: Date = Date()) -> (allowed: Bool, heldBack: Int) {
+  mutating func admit(at now: Date) -> (allowed: Bool, heldBack: Int) {
     if let lastRefill {
       tokens = min(burst, tokens + now.timeIntervalSince(lastRefill) * perSecond)
     }

@@ -76,7 +76,8 @@ public final class ExternalPlugin {
   private let limits: Limits
   private var run: Run?
   private var restartTimer: (any Alarm)?
-  private var recentFailures: [Date] = []
+  /// When the last failures happened, on the monotonic clock like every duration here.
+  private var recentFailures: [MonotonicInstant] = []
   private var consecutiveFailures = 0
   private var isSubscribed = false
   private var isStopping = false
@@ -303,7 +304,7 @@ public final class ExternalPlugin {
   private func logLimited(
     _ limiter: inout LogRateLimiter, _ message: String, level: Logger.Level = .info
   ) {
-    let (allowed, heldBack) = limiter.admit(at: loop.now)
+    let (allowed, heldBack) = limiter.admit(at: loop.monotonicNow)
     guard allowed else { return }
     if heldBack > 0 { context.log.warning("(\(heldBack) lines not logged: too many)") }
     context.log.log(level, message)
@@ -332,7 +333,7 @@ public final class ExternalPlugin {
       for completion in completions { completion() }
       return
     }
-    if loop.now.timeIntervalSince(run.startedAt) >= limits.healthyRun { consecutiveFailures = 0 }
+    if loop.monotonicNow - run.startedAt >= limits.healthyRun { consecutiveFailures = 0 }
     failed(run.cutOffReason ?? exit.description)
   }
 
@@ -347,8 +348,8 @@ public final class ExternalPlugin {
   /// Records a failure and restarts with backoff, or gives up after too many.
   private func failed(_ reason: String) {
     lastError = reason
-    let now = loop.now
-    recentFailures = recentFailures.filter { now.timeIntervalSince($0) < limits.failureWindow }
+    let now = loop.monotonicNow
+    recentFailures = recentFailures.filter { now - $0 < limits.failureWindow }
     recentFailures.append(now)
     consecutiveFailures += 1
     guard recentFailures.count < limits.failuresBeforeGivingUp else {
@@ -377,7 +378,7 @@ private final class Run {
 
   let child: SpawnedChild
   private let loop: any EventLoop
-  let startedAt: Date
+  let startedAt: MonotonicInstant
   var outgoing: [UInt8] = []
   /// How much of `outgoing` the pipe has taken.
   var outgoingSent = 0
@@ -393,13 +394,16 @@ private final class Run {
   private var outputs: [Stream: any DescriptorWatch] = [:]
   private var splitters: [Stream: LineSplitter]
   private var exitWatch: (any DescriptorWatch)?
-  private var floodWindowStart = Date.distantPast
+  /// The flood limit's one-second window, on the monotonic clock: measured on the wall clock,
+  /// a clock set back kept the window from ever ending, and a healthy plugin was cut off
+  /// after its thousandth line.
+  private var floodWindowStart: MonotonicInstant?
   private var floodCount = 0
 
   init(child: SpawnedChild, loop: any EventLoop) {
     self.child = child
     self.loop = loop
-    startedAt = loop.now
+    startedAt = loop.monotonicNow
     splitters = [
       .stdout: LineSplitter(limit: PluginCommand.maximumLineLength),
       .stderr: LineSplitter(limit: PluginCommand.maximumLineLength),
@@ -447,8 +451,8 @@ private final class Run {
 
   /// Counts one line against the flood limit; true when the limit is exceeded.
   func countLine(limit: Int) -> Bool {
-    let now = loop.now
-    if now.timeIntervalSince(floodWindowStart) >= 1 {
+    let now = loop.monotonicNow
+    if floodWindowStart.map({ now - $0 >= 1 }) ?? true {
       floodWindowStart = now
       floodCount = 0
     }

@@ -68,6 +68,17 @@ import Testing
     }
   }
 
+  /// A running plugin whose child has written `count` blank lines (which get no reply) to its
+  /// stdout and then idles; nothing of them is read yet.
+  func pluginThatWroteBlankLines(_ count: Int) throws -> ExternalPlugin {
+    let plugin = try plugin(
+      "#!/bin/sh\nhead -c \(count) /dev/zero | tr '\\0' '\\n'\ntouch \(directory)/written\n"
+        + "exec sleep 3600\n")
+    plugin.start()
+    try waitForFile("written")
+    return plugin
+  }
+
   /// Stops the plugin and waits for its child to be gone.
   func stop(_ plugin: ExternalPlugin) throws {
     var stopped = false
@@ -91,12 +102,8 @@ import Testing
   /// clock. On the wall clock it never reset after the clock went back, and the plugin was cut
   /// off as a flood once it had written 1,000 lines in all.
   @Test func settingTheClockBackDoesNotMakeASteadyPluginAFlood() throws {
-    let plugin = try plugin(
-      "#!/bin/sh\nhead -c 1536 /dev/zero | tr '\\0' '\\n'\ntouch \(directory)/written\n"
-        + "exec sleep 3600\n")
-    plugin.start()
-    try waitForFile("written")
-    // Each turn reads 512 bytes of one pipe: here 512 blank lines, which get no reply.
+    let plugin = try pluginThatWroteBlankLines(1536)
+    // Each turn reads 512 bytes of one pipe: here 512 lines.
     deliverReadiness()
     loop.jumpWallClock(by: -3600)
     for _ in 0..<2 {
@@ -112,11 +119,7 @@ import Testing
   /// More than 1,000 lines within a second of the monotonic clock is a flood: the child is
   /// killed and restarted after the first backoff.
   @Test func moreThanAThousandLinesInASecondIsCutOff() throws {
-    let plugin = try plugin(
-      "#!/bin/sh\nhead -c 1100 /dev/zero | tr '\\0' '\\n'\ntouch \(directory)/written\n"
-        + "exec sleep 3600\n")
-    plugin.start()
-    try waitForFile("written")
+    let plugin = try pluginThatWroteBlankLines(1100)
     for _ in 0..<3 {
       loop.advance(by: 0.2)
       deliverReadiness()

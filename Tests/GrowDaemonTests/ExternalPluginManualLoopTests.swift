@@ -170,6 +170,29 @@ import Testing
     #expect(logs.contains("giving up after 5 failures"), "\(logs.lines)")
   }
 
+  /// A run of a minute (`healthyRun`) counts as healthy: the next restart waits 1 s again,
+  /// however the wall clock was set meanwhile.
+  @Test func aMinuteRunningStartsTheBackoffAgainEvenWithTheClockSetBack() throws {
+    // The first two runs exit at once; the third waits for an event first.
+    let plugin = try plugin(
+      "#!/bin/sh\nruns=$(cat \(directory)/runs 2>/dev/null || echo 0)\n"
+        + "echo $((runs + 1)) >\(directory)/runs\n"
+        + "if [ \"$runs\" -ge 2 ]; then read -r hello; read -r event; fi\nexit 3\n")
+    plugin.start()
+    for delay: TimeInterval in [1, 2] {
+      try waitFor("a restart to be planned") { plugin.state != .running }
+      #expect(plugin.state == .restarting(after: delay))
+      loop.advance(by: delay)
+    }
+    loop.advance(by: 30)
+    loop.jumpWallClock(by: -3600)
+    loop.advance(by: 30)
+    bus.publish(TimerChanged(status: timer.status))
+    try waitFor("the third run to end") { plugin.state != .running }
+    #expect(plugin.state == .restarting(after: 1), "a healthy run resets the backoff")
+    try stop(plugin)
+  }
+
   /// `stop()` sends SIGTERM, and SIGKILL only once the grace period (2 s) has passed on the
   /// loop's clock.
   @Test func stopKillsAChildThatIgnoresSIGTERMAfterTheGracePeriod() throws {

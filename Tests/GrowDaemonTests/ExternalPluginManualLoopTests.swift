@@ -214,3 +214,48 @@ import Testing
     #expect(kill(pid, 0) != 0)
   }
 }
+
+extension ExternalPluginManualLoopTests {
+  /// The lines of file `name` in the test's directory (none while it does not exist).
+  func lines(of name: String) -> [Substring] {
+    let text = (try? String(contentsOfFile: "\(directory)/\(name)", encoding: .utf8)) ?? ""
+    return text.split(separator: "\n")
+  }
+
+  /// The host never runs two instances of a plugin at once: a reloaded external plugin whose
+  /// program ignores SIGTERM starts again only once the old process is gone, killed when the
+  /// grace period (2 s on the loop's clock) has passed.
+  @Test func aReloadedPluginStartsAgainOnlyOnceItsOldProcessIsGone() throws {
+    let path = directory + "/stubborn"
+    try writeExecutable(
+      "#!/bin/sh\ntrap '' TERM\necho $$ >>\(directory)/pids\nexec sleep 3600\n", to: path)
+    let host = PluginHost(
+      directories: PluginDirectories(builtIn: [], user: []), log: logs.logger(label: "host"),
+      loop: loop
+    ) { [bus, timer, logs, loop] id, section in
+      PluginContext(
+        id: id, config: section, log: logs.logger(label: id), events: bus, timer: timer,
+        loop: loop)
+    }
+    host.unsubscribe = { [bus] id in bus.unsubscribeAll(of: id) }
+    host.start(with: try GrowConfig.parse("[plugin.stubborn]\nexec = \(path)\n", path: "t.ini"))
+    #expect(host.record("stubborn")?.state == .running)
+    try waitFor("the first process") { lines(of: "pids").count == 1 }
+    let first = try #require(lines(of: "pids").first.flatMap { Int32($0) })
+
+    try host.reload("stubborn")
+    loop.advance(by: 1.9)
+    deliverReadiness(waitingUpTo: 100)
+    #expect(lines(of: "pids").count == 1, "no second process while the first runs")
+    #expect(kill(first, 0) == 0)
+    loop.advance(by: 0.1)
+    try waitFor("the second process") { lines(of: "pids").count == 2 }
+    #expect(kill(first, 0) != 0, "the first is gone")
+    #expect(host.record("stubborn")?.state == .running)
+
+    var stopped = false
+    host.stopAll { stopped = true }
+    loop.advance(by: 2)
+    try waitFor("every plugin to stop") { stopped }
+  }
+}

@@ -99,7 +99,8 @@ let package = Package(
     .testTarget(name: "GrowLoopTests", dependencies: [kit, testKit]),
     .testTarget(name: "GrowDBusTests", dependencies: [kit, "GrowTestSupport"]),
     .testTarget(
-      name: "GrowDaemonTests", dependencies: [kit, "GrowDaemon", "GrowHistory", "GrowTestSupport"]),
+      name: "GrowDaemonTests",
+      dependencies: [kit, testKit, "GrowDaemon", "GrowHistory", "GrowTestSupport"]),
     .testTarget(name: "GrowCLITests", dependencies: ["GrowTestSupport", "GrowHistory"]),
     .testTarget(name: "GrowConfigTests", dependencies: [kit]),
     .testTarget(name: "GrowHistoryTests", dependencies: [kit, "GrowHistory", "GrowTestSupport"]),

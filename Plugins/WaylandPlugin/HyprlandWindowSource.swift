@@ -48,7 +48,7 @@ final class HyprlandWindowSource: WindowSource {
   private var knownPids: [String: Int] = [:]
   private var reconnectWork: (any Alarm)?
   private var reconnectDelay = reconnectDelays.lowerBound
-  private var connectedAt: TimeInterval?
+  private var connectedAt: MonotonicInstant?
   /// From the last `activewindow` line, until its `activewindowv2` names the window.
   private var announced: (windowClass: String, title: String)?
   private var active: DesktopWindow?

@@ -46,11 +46,11 @@ final class I3WindowSource: WindowSource {
   private let log: Logger
   private var stream: UnixStream?
   /// Replies come in the order of the questions; each with its handler and when it was sent.
-  private var pending: [(type: UInt32, sentAt: TimeInterval, handle: ([UInt8]?) -> Void)] = []
+  private var pending: [(type: UInt32, sentAt: MonotonicInstant, handle: ([UInt8]?) -> Void)] = []
   private var deadlineWork: (any Alarm)?
   private var reconnectWork: (any Alarm)?
   private var reconnectDelay = reconnectDelays.lowerBound
-  private var connectedAt: TimeInterval?
+  private var connectedAt: MonotonicInstant?
   private var treeAsked = false
   private var treeStale = false
   /// The focused window as the messages so far say, and as the plugin was last told: a

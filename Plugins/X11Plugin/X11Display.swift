@@ -119,7 +119,7 @@ final class X11Display: X11Connection {
   private struct Pending {
     let sequence: UInt32
     /// On the loop's monotonic clock.
-    let sentAt: TimeInterval
+    let sentAt: MonotonicInstant
     /// Called with the reply (freed afterwards), or nil when the server sent an error.
     let handle: (UnsafeMutableRawPointer?) -> Void
   }

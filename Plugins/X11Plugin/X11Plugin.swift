@@ -41,7 +41,7 @@ public final class X11Plugin: GrowPlugin {
   private var readingTitle = false
   private var readingSession = false
   /// When the last title read was sent, on the loop's monotonic clock.
-  private var lastTitleRead: TimeInterval?
+  private var lastTitleRead: MonotonicInstant?
   private var titleWork: (any Alarm)?
   /// The active window whose PropertyNotify is off until its next title read.
   private var titleWatchPaused: XWindowID?

@@ -32,6 +32,9 @@ public enum DaemonError: Error, CustomStringConvertible {
 /// (the main queue). Nothing here runs on another thread.
 @MainActor
 public final class Daemon {
+  /// The one loop everything runs on: the timer, the plugin host, external plugins, every
+  /// plugin's context and the history's clock.
+  public let loop: MainLoop
   public let events = EventBus()
   public let timer: FocusTimer
   public let log: Logger
@@ -80,13 +83,15 @@ public final class Daemon {
   ///     changed (`PluginHost.apply`). nil to ignore SIGHUP.
   ///   - pluginDirectories: where plugin libraries are looked for.
   ///   - historyPath: the history database.
+  ///   - loop: the loop everything runs on; plugins get it too.
   public init(
     config: GrowConfig, log: Logger, reloadConfig: ConfigReader? = nil,
     pluginDirectories: PluginDirectories = .standard(),
     historyPath: String = HistoryStore.defaultPath(),
     sessionPath: String? = SessionStore.defaultPath(),
-    quarantine: PluginQuarantine? = PluginQuarantine()
+    quarantine: PluginQuarantine? = PluginQuarantine(), loop: MainLoop = .shared
   ) {
+    self.loop = loop
     self.config = config
     self.historyPath = historyPath
     self.sessions = sessionPath.map(SessionStore.init(path:))
@@ -106,26 +111,26 @@ public final class Daemon {
             + "\(DurationText.format(running.seconds.rounded()))")
       })
     events.watchdog = watchdog
-    let time = MainLoop()
-    let timer = FocusTimer(deck: config.deck, bus: events, time: time)
+    let timer = FocusTimer(deck: config.deck, bus: events, time: loop)
     timer.sleepLimit = config.sleepLimit
     self.timer = timer
     let events = self.events
     var makeContext: (String, ConfigSection) -> PluginContext = { _, _ in fatalError("unset") }
-    plugins = PluginHost(directories: pluginDirectories, log: log, quarantine: quarantine) {
-      id, section in
+    plugins = PluginHost(
+      directories: pluginDirectories, log: log, loop: loop, quarantine: quarantine
+    ) { id, section in
       makeContext(id, section)
     }
     makeContext = { [weak self] id, section in
       PluginContext(
         id: id, config: section, log: log.named(id), events: events, timer: timer,
-        sessionBus: self?.connection, growObject: self?.object)
+        sessionBus: self?.connection, growObject: self?.object, loop: loop)
     }
     plugins.unsubscribe = { [events] id in events.unsubscribeAll(of: id) }
     plugins.watchdog = watchdog
     let clockWatch = ClockWatch { [weak self] changes in self?.clockChanged(changes) }
     self.clockWatch = clockWatch
-    time.beforeAlarm = { [weak clockWatch] in clockWatch?.check() }
+    loop.beforeAlarm = { [weak clockWatch] in clockWatch?.check() }
     events.onSubscriberFailure = { [log, plugins] subscriber, error in
       if plugins.record(subscriber) != nil {
         plugins.subscriberFailed(subscriber, error: error)
@@ -297,12 +302,10 @@ public final class Daemon {
     flushWanted = true
     guard !flushScheduled, !flushRunning else { return }
     flushScheduled = true
-    DispatchQueue.main.async { [weak self] in
-      MainActor.assumeIsolated {
-        guard let self else { return }
-        self.flushScheduled = false
-        self.startFlush()
-      }
+    _ = loop.after(seconds: 0) { [weak self] in
+      guard let self else { return }
+      self.flushScheduled = false
+      self.startFlush()
     }
   }
 
@@ -345,7 +348,7 @@ public final class Daemon {
     let recorder = HistoryRecorder(
       path: historyPath, pendingPath: sessions.map { PendingPhases.path(besideSession: $0.path) },
       events: events,
-      dailyGoal: { [timer] in try? timer.deck.card(named: nil).dailyGoal },
+      dailyGoal: { [timer] in try? timer.deck.card(named: nil).dailyGoal }, time: loop,
       log: { level, message in log.log(level, message) })
     recorder.wake = { [weak self] in
       DispatchQueue.main.async { MainActor.assumeIsolated { self?.history?.deliverReports() } }

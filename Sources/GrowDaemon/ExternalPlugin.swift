@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import GrowCore
@@ -8,8 +7,8 @@ import GrowPluginKit
 /// A plugin in its own process, in any language: it gets every event as a JSON line on stdin
 /// and may send commands as JSON lines on stdout (docs/plugin-protocol.md).
 ///
-/// Everything runs on the main queue, driven by FileWatcher: one watch per pipe, one on a pidfd
-/// that fires when the child exits, and one-shot timers only while a restart or a kill is
+/// Everything runs on the plugin context's event loop: one descriptor watch per pipe, one on a
+/// pidfd that fires when the child exits, and one-shot alarms only while a restart or a kill is
 /// pending. Nothing wakes the daemon while the plugin is quiet. The daemon never blocks on the
 /// child: output to it waits in a bounded buffer, and a child that lets it fill up, floods its
 /// output or exits is stopped and restarted with backoff, then given up on.
@@ -72,11 +71,13 @@ public final class ExternalPlugin {
   public var pid: Int32? { run?.child.pid }
 
   private let context: PluginContext
+  private var loop: any EventLoop { context.loop }
   private let growVersion: String
   private let limits: Limits
   private var run: Run?
-  private var restartTimer: (any DispatchSourceTimer)?
-  private var recentFailures: [Date] = []
+  private var restartTimer: (any Alarm)?
+  /// When the last failures happened, on the monotonic clock like every duration here.
+  private var recentFailures: [MonotonicInstant] = []
   private var consecutiveFailures = 0
   private var isSubscribed = false
   private var isStopping = false
@@ -104,7 +105,8 @@ public final class ExternalPlugin {
     if !isSubscribed {
       isSubscribed = true
       context.subscribeToAll { [weak self] event in
-        self?.send(EventJSON.line(for: event, at: Date()))
+        guard let self else { return }
+        self.send(EventJSON.line(for: event, at: self.loop.now))
       }
     }
     launch()
@@ -125,7 +127,7 @@ public final class ExternalPlugin {
     guard run.killTimer == nil else { return }
     run.closeInput()
     ChildProcess.signalGroup(run.child.pid, SIGTERM)
-    run.killTimer = Self.oneShot(after: limits.stopGracePeriod) { [weak self, weak run] in
+    run.killTimer = loop.after(seconds: limits.stopGracePeriod) { [weak self, weak run] in
       guard let self, let run, self.run === run else { return }
       self.context.log.warning(
         "did not exit \(self.limits.stopGracePeriod)s after SIGTERM; killing it")
@@ -152,7 +154,7 @@ public final class ExternalPlugin {
       }
       return
     }
-    let run = Run(child: child)
+    let run = Run(child: child, loop: loop)
     self.run = run
     run.onWritable = { [weak self, weak run] in
       guard let self, let run, self.run === run else { return }
@@ -169,7 +171,7 @@ public final class ExternalPlugin {
     run.activate()
     state = .running
     context.log.info("started \(arguments.joined(separator: " ")) (pid \(child.pid))")
-    send(EventJSON.hello(growVersion: growVersion, status: context.timer.status, at: Date()))
+    send(EventJSON.hello(growVersion: growVersion, status: context.timer.status, at: loop.now))
   }
 
   /// Queues `line` for the child and writes what the pipe takes now.
@@ -235,7 +237,7 @@ public final class ExternalPlugin {
   }
 
   private func execute(_ line: [UInt8]) {
-    switch Self.respond(to: line, timer: context.timer) {
+    switch Self.respond(to: line, timer: context.timer, at: loop.now) {
     case .blank:
       return
     case .executed(let command, let reply):
@@ -266,7 +268,7 @@ public final class ExternalPlugin {
   /// Everything the daemon does with a plugin's line except logging and sending, so the fuzzer
   /// can run exactly this on hostile bytes.
   package static func respond(
-    to line: [UInt8], timer: any TimerControl, at now: Date = Date()
+    to line: [UInt8], timer: any TimerControl, at now: Date
   ) -> LineOutcome {
     guard line.contains(where: { !Character(Unicode.Scalar($0)).isWhitespace }) else {
       return .blank
@@ -302,7 +304,7 @@ public final class ExternalPlugin {
   private func logLimited(
     _ limiter: inout LogRateLimiter, _ message: String, level: Logger.Level = .info
   ) {
-    let (allowed, heldBack) = limiter.admit()
+    let (allowed, heldBack) = limiter.admit(at: loop.monotonicNow)
     guard allowed else { return }
     if heldBack > 0 { context.log.warning("(\(heldBack) lines not logged: too many)") }
     context.log.log(level, message)
@@ -331,7 +333,7 @@ public final class ExternalPlugin {
       for completion in completions { completion() }
       return
     }
-    if Date().timeIntervalSince(run.startedAt) >= limits.healthyRun { consecutiveFailures = 0 }
+    if loop.monotonicNow - run.startedAt >= limits.healthyRun { consecutiveFailures = 0 }
     failed(run.cutOffReason ?? exit.description)
   }
 
@@ -346,8 +348,8 @@ public final class ExternalPlugin {
   /// Records a failure and restarts with backoff, or gives up after too many.
   private func failed(_ reason: String) {
     lastError = reason
-    let now = Date()
-    recentFailures = recentFailures.filter { now.timeIntervalSince($0) < limits.failureWindow }
+    let now = loop.monotonicNow
+    recentFailures = recentFailures.filter { now - $0 < limits.failureWindow }
     recentFailures.append(now)
     consecutiveFailures += 1
     guard recentFailures.count < limits.failuresBeforeGivingUp else {
@@ -361,52 +363,47 @@ public final class ExternalPlugin {
     let delay = min(limits.maximumRestartDelay, limits.firstRestartDelay * pow(2, exponent))
     context.log.warning("\(reason); restarting in \(DurationText.format(delay))")
     state = .restarting(after: delay)
-    restartTimer = Self.oneShot(after: delay) { [weak self] in
+    restartTimer = loop.after(seconds: delay) { [weak self] in
       guard let self, self.restartTimer != nil else { return }
       self.launch()
     }
   }
-
-  /// A timer source that fires once on the main queue.
-  static func oneShot(after delay: TimeInterval, _ action: @escaping @MainActor () -> Void)
-    -> any DispatchSourceTimer
-  {
-    let source = DispatchSource.makeTimerSource(queue: .main)
-    source.schedule(deadline: .now() + delay, leeway: .milliseconds(10))
-    source.setEventHandler { MainActor.assumeIsolated { action() } }
-    source.resume()
-    return source
-  }
 }
 
 /// One child process and its descriptor watches. Each descriptor is closed right after its
-/// watch is cancelled; FileWatcher unregisters at once, so that is safe.
+/// watch is cancelled; the loop unregisters at once, so that is safe.
 @MainActor
 private final class Run {
   enum Stream { case stdout, stderr }
 
   let child: SpawnedChild
-  let startedAt = Date()
+  private let loop: any EventLoop
+  let startedAt: MonotonicInstant
   var outgoing: [UInt8] = []
   /// How much of `outgoing` the pipe has taken.
   var outgoingSent = 0
   private(set) var inputClosed = false
   var cutOffReason: String?
-  var killTimer: (any DispatchSourceTimer)?
+  var killTimer: (any Alarm)?
 
   var onWritable: () -> Void = {}
   var onOutput: (Stream, [LineSplitter.Piece]) -> Void = { _, _ in }
   var onExit: (ChildExit) -> Void = { _ in }
 
-  private var input: FileWatcher.Watch?
-  private var outputs: [Stream: FileWatcher.Watch] = [:]
+  private var input: (any DescriptorWatch)?
+  private var outputs: [Stream: any DescriptorWatch] = [:]
   private var splitters: [Stream: LineSplitter]
-  private var exitWatch: FileWatcher.Watch?
-  private var floodWindowStart = Date.distantPast
+  private var exitWatch: (any DescriptorWatch)?
+  /// The flood limit's one-second window, on the monotonic clock: measured on the wall clock,
+  /// a clock set back kept the window from ever ending, and a healthy plugin was cut off
+  /// after its thousandth line.
+  private var floodWindowStart: MonotonicInstant?
   private var floodCount = 0
 
-  init(child: SpawnedChild) {
+  init(child: SpawnedChild, loop: any EventLoop) {
     self.child = child
+    self.loop = loop
+    startedAt = loop.monotonicNow
     splitters = [
       .stdout: LineSplitter(limit: PluginCommand.maximumLineLength),
       .stderr: LineSplitter(limit: PluginCommand.maximumLineLength),
@@ -416,14 +413,13 @@ private final class Run {
   /// Starts watching. Writability of stdin is only watched while a write would block, so an
   /// idle pipe wakes nobody.
   func activate() {
-    let watcher = FileWatcher.shared
-    input = watcher.watch(child.stdin, for: []) { [weak self] _ in self?.onWritable() }
+    input = loop.watch(child.stdin, for: []) { [weak self] _ in self?.onWritable() }
     for (stream, descriptor) in [(Stream.stdout, child.stdout), (.stderr, child.stderr)] {
-      outputs[stream] = watcher.watch(descriptor, for: .readable) { [weak self] _ in
+      outputs[stream] = loop.watch(descriptor, for: .readable) { [weak self] _ in
         self?.readOneChunkThisTurn(stream)
       }
     }
-    exitWatch = watcher.watch(child.exitNotifier, for: .readable) { [weak self] _ in
+    exitWatch = loop.watch(child.exitNotifier, for: .readable) { [weak self] _ in
       guard let self, let exit = ChildProcess.reap(self.child.pid) else { return }
       self.stopWatchingExit()
       self.onExit(exit)
@@ -455,8 +451,8 @@ private final class Run {
 
   /// Counts one line against the flood limit; true when the limit is exceeded.
   func countLine(limit: Int) -> Bool {
-    let now = Date()
-    if now.timeIntervalSince(floodWindowStart) >= 1 {
+    let now = loop.monotonicNow
+    if floodWindowStart.map({ now - $0 >= 1 }) ?? true {
       floodWindowStart = now
       floodCount = 0
     }
@@ -490,11 +486,9 @@ private final class Run {
       return
     }
     watch.interest = []
-    DispatchQueue.main.async { [weak self] in
-      MainActor.assumeIsolated {
-        guard !TerminationSignals.isRequested else { return }
-        if let watch = self?.outputs[stream], !watch.isCancelled { watch.interest = .readable }
-      }
+    _ = loop.after(seconds: 0) { [weak self] in
+      guard !TerminationSignals.isRequested else { return }
+      if let watch = self?.outputs[stream], !watch.isCancelled { watch.interest = .readable }
     }
   }
 

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import GrowLoop
 
 /// Cuts a byte stream into `\n`-terminated lines, refusing lines longer than `limit` without
 /// ever holding more than `limit` bytes of one.
@@ -53,12 +54,14 @@ package struct LineSplitter {
 }
 
 /// Lets through `burst` messages at once and `perSecond` on average after that, counting what
-/// it held back, so a flood cannot fill the journal. Time is read when asked; no timer runs.
+/// it held back, so a flood cannot fill the journal. Time is read when asked, on the monotonic
+/// clock (a wall clock set back would drive the tokens below zero and silence it for hours);
+/// no timer runs.
 struct LogRateLimiter {
   let burst: Double
   let perSecond: Double
   private var tokens: Double
-  private var lastRefill: Date?
+  private var lastRefill: MonotonicInstant?
   private var suppressed = 0
 
   init(burst: Int = 20, perSecond: Double = 5) {
@@ -68,9 +71,9 @@ struct LogRateLimiter {
   }
 
   /// Whether to log now, and how many messages were held back since the last one let through.
-  mutating func admit(at now: Date = Date()) -> (allowed: Bool, heldBack: Int) {
+  mutating func admit(at now: MonotonicInstant) -> (allowed: Bool, heldBack: Int) {
     if let lastRefill {
-      tokens = min(burst, tokens + now.timeIntervalSince(lastRefill) * perSecond)
+      tokens = min(burst, tokens + (now - lastRefill) * perSecond)
     }
     lastRefill = now
     guard tokens >= 1 else {

@@ -1,8 +1,8 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import GrowConfig
 import GrowCore
+import GrowLoop
 import GrowPluginKit
 
 /// Where plugin libraries are looked for, in order.
@@ -122,6 +122,8 @@ public final class PluginHost {
   /// Where libraries that took the daemon down are kept out; nil to trust every library.
   private let quarantine: PluginQuarantine?
   private let log: Logger
+  /// The daemon's loop: grace periods are alarms on it.
+  private let loop: any EventLoop
   private let makeContext: (_ id: String, _ section: ConfigSection) -> PluginContext
   private var config = GrowConfig.defaults
   private var order: [String] = []
@@ -137,12 +139,14 @@ public final class PluginHost {
   private var startAfterStop: Set<String> = []
 
   public init(
-    directories: PluginDirectories, log: Logger, quarantine: PluginQuarantine? = nil,
+    directories: PluginDirectories, log: Logger, loop: any EventLoop,
+    quarantine: PluginQuarantine? = nil,
     makeContext: @escaping (_ id: String, _ section: ConfigSection) -> PluginContext
   ) {
     self.directories = directories
     self.quarantine = quarantine
     self.log = log
+    self.loop = loop
     self.makeContext = makeContext
   }
 
@@ -193,7 +197,7 @@ public final class PluginHost {
   ) {
     var waiting = order.count
     guard waiting > 0 else { return completion() }
-    let deadline = DispatchTime.now() + seconds
+    let deadline = loop.monotonicNow + seconds
     for id in order.reversed() {
       unload(id, deadline: deadline) {
         waiting -= 1
@@ -402,8 +406,7 @@ public final class PluginHost {
   }
 
   private func unload(
-    _ id: String, deadline: DispatchTime = .now() + stopGrace,
-    then completion: @escaping () -> Void = {}
+    _ id: String, deadline: MonotonicInstant? = nil, then completion: @escaping () -> Void = {}
   ) {
     unsubscribe(id)
     records[id]?.note = nil
@@ -415,7 +418,8 @@ public final class PluginHost {
     }
     if let plugin = inProcess.removeValue(forKey: id) {
       stopping.insert(id)
-      stopInProcess(plugin, id: id, deadline: deadline, then: stopped)
+      stopInProcess(
+        plugin, id: id, deadline: deadline ?? loop.monotonicNow + Self.stopGrace, then: stopped)
     } else if let plugin = external.removeValue(forKey: id) {
       plugin.onStateChange = nil
       stopping.insert(id)
@@ -439,7 +443,7 @@ public final class PluginHost {
   /// `stop(then:)` for a plugin that needs answers from elsewhere, bounded by `deadline`;
   /// `stop()` for the rest.
   private func stopInProcess(
-    _ plugin: any GrowPlugin, id: String, deadline: DispatchTime,
+    _ plugin: any GrowPlugin, id: String, deadline: MonotonicInstant,
     then completion: @escaping () -> Void
   ) {
     guard let asynchronous = plugin as? any StopsAsynchronously else {
@@ -450,7 +454,7 @@ public final class PluginHost {
       emergencyActions.set(id, nil)
       return completion()
     }
-    var grace: (any DispatchSourceTimer)?
+    var grace: (any Alarm)?
     let finish = { [weak self, log] (timedOut: Bool) in
       guard grace != nil else { return }
       grace?.cancel()
@@ -463,9 +467,8 @@ public final class PluginHost {
       // The plugin lives until it has finished, or the host gave up on it.
       withExtendedLifetime(plugin) { completion() }
     }
-    let left = Int64(bitPattern: deadline.uptimeNanoseconds &- DispatchTime.now().uptimeNanoseconds)
-    let seconds = Double(left) / 1e9
-    grace = ExternalPlugin.oneShot(after: max(0, min(seconds, Self.stopGrace))) { finish(true) }
+    let left = deadline - loop.monotonicNow
+    grace = loop.after(seconds: max(0, min(left, Self.stopGrace))) { finish(true) }
     asynchronous.stop { finish(false) }
   }
 

@@ -23,7 +23,7 @@ public final class HistoryRecorder {
   /// The streak now: kept up to date as phases are recorded and days pass (O(1)); read from
   /// the history, off the loop, at start and after edits, deletes or a new daily goal.
   public var streak: Streak {
-    figures.roll(to: LocalDay(clock(), in: timeZone()))
+    figures.roll(to: LocalDay(time.now, in: time.zone))
     askAgainIfTheGoalChanged()
     return figures.streak
   }
@@ -36,8 +36,8 @@ public final class HistoryRecorder {
   private let mailbox = Mailbox()
   private let pending: PendingPhases
   private let events: EventBus
-  private let timeZone: () -> LocalZone
-  private let clock: () -> Date
+  /// Where and when the person is now: the daemon's loop (tests pass a manual one).
+  private let time: any TimeSource
   private let dailyGoal: () -> TimeInterval?
   private let log: (Logger.Level, String) -> Void
   private var intention: String?
@@ -73,20 +73,18 @@ public final class HistoryRecorder {
   ///   - path: the history database.
   ///   - pendingPath: where phases not yet in the history are kept (nil: in memory only).
   ///   - dailyGoal: the default card's daily goal now (the config can be reloaded).
-  ///   - timeZone, clock: where and when the person is now (tests pass fixed ones).
+  ///   - time: where and when the person is now: the daemon's loop (tests pass a manual one).
   ///   - log: what the daemon should log (a write that has to wait, a lost write-ahead log).
   public init(
     path: String, pendingPath: String?, events: EventBus,
     dailyGoal: @escaping () -> TimeInterval?,
-    timeZone: @escaping () -> LocalZone = { .system }, clock: @escaping () -> Date = { Date() },
-    log: @escaping (Logger.Level, String) -> Void
+    time: any TimeSource, log: @escaping (Logger.Level, String) -> Void
   ) {
-    self.clock = clock
+    self.time = time
     self.events = events
     self.dailyGoal = dailyGoal
-    self.timeZone = timeZone
     self.log = log
-    figures = TodayAndStreak(today: LocalDay(clock(), in: timeZone()), goal: dailyGoal())
+    figures = TodayAndStreak(today: LocalDay(time.now, in: time.zone), goal: dailyGoal())
     writer = HistoryWriter(path: path) { [mailbox] report in mailbox.post(report) }
     // A damaged journal is moved aside and a new one started: never memory only.
     pending = PendingPhases.open(path: pendingPath, log: log)
@@ -95,7 +93,7 @@ public final class HistoryRecorder {
       self?.intention = event.phase.kind == .focus ? event.intention : nil
       self?.pauseCount = 0
       self?.phaseStartedAt = event.phase.startedAt
-      self?.startOffset = self?.timeZone().secondsFromGMT(for: event.phase.startedAt)
+      self?.startOffset = self?.time.zone.secondsFromGMT(for: event.phase.startedAt)
       self?.distractions = []
       self?.awaySeconds = 0
     }
@@ -155,7 +153,7 @@ public final class HistoryRecorder {
     guard let phase else { return }
     self.intention = phase.kind == .focus ? intention : nil
     phaseStartedAt = phase.startedAt
-    startOffset = timeZone().secondsFromGMT(for: phase.startedAt)
+    startOffset = time.zone.secondsFromGMT(for: phase.startedAt)
   }
 
   /// How the history says `phase` ended, if it has it (for `FocusTimer.restore`): `stopped`
@@ -183,7 +181,7 @@ public final class HistoryRecorder {
   /// Records `phase` as abandoned: the daemon is exiting while it runs.
   public func recordCutShort(_ phase: Phase?) {
     guard let phase else { return }
-    record(phase, outcome: .abandoned, at: clock())
+    record(phase, outcome: .abandoned, at: time.now)
   }
 
   /// Reads today's figures and the streak again on the writer's queue (another program
@@ -193,13 +191,13 @@ public final class HistoryRecorder {
   private func reread(adding extra: [PhaseRecord]) {
     rereadRequests += 1
     writer.reread(
-      request: rereadRequests, goal: dailyGoal(), today: LocalDay(clock(), in: timeZone()),
+      request: rereadRequests, goal: dailyGoal(), today: LocalDay(time.now, in: time.zone),
       adding: extra)
   }
 
   private func rereadDone(_ read: TodayAndStreak, request: Int) {
     var fresh = read
-    fresh.roll(to: LocalDay(clock(), in: timeZone()))
+    fresh.roll(to: LocalDay(time.now, in: time.zone))
     var anotherDay = false
     for (tag, phase) in recordedDuringRereads where tag >= request && !fresh.add(phase) {
       anotherDay = true
@@ -279,13 +277,13 @@ public final class HistoryRecorder {
       actualSeconds: phase.elapsed(at: end), startedAt: phase.startedAt, endedAt: end,
       outcome: outcome, pauseCount: pauseCount, pausedSeconds: phase.pausedTotal + pausedNow,
       awaySeconds: awaySeconds, intention: phase.kind == .focus ? intention : nil,
-      timeZone: timeZone())
+      timeZone: time.zone)
     if let startOffset, phaseStartedAt == phase.startedAt { record.startOffset = startOffset }
     pauseCount = 0
     phaseStartedAt = nil
     startOffset = nil
     if rereadRequests > 0 { recordedDuringRereads.append((rereadRequests, record)) }
-    figures.roll(to: LocalDay(clock(), in: timeZone()))
+    figures.roll(to: LocalDay(time.now, in: time.zone))
     // A phase of another day (ended just after midnight, say) needs the runs read again.
     if !figures.add(record) { reread() }
     askAgainIfTheGoalChanged()
@@ -330,7 +328,7 @@ public final class HistoryRecorder {
   /// owns its name (`startWriting`), and announced with today's figures when it is in.
   private func readAtStart() {
     let kept = pending.phases
-    let today = LocalDay(clock(), in: timeZone())
+    let today = LocalDay(time.now, in: time.zone)
     let found = writer.readNow { store throws(HistoryError) in
       var missing: [PendingPhase] = []
       for phase in kept

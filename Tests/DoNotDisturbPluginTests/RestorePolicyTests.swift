@@ -57,7 +57,7 @@ import Testing
     bed.loop.advance(by: 25 * 60)
     #expect(server.isOn)
     #expect(recordKept)
-    let firstTry = server.readTimes.last ?? 0
+    let firstTry = try #require(server.readTimes.last)
     bed.loop.advance(by: 30)
     let tries = server.readTimes.filter { $0 >= firstTry }
     #expect(tries.count > 3, "asked again while silent: \(tries)")
@@ -166,7 +166,7 @@ final class ScriptedSwitch: DndBackend {
   var refusesWrites = false
   private(set) var writes: [Bool] = []
   /// When each read was asked, on the loop's monotonic clock.
-  private(set) var readTimes: [TimeInterval] = []
+  private(set) var readTimes: [MonotonicInstant] = []
   private var changed: ((Bool) -> Void)?
   private let loop: ManualLoop
 

@@ -19,7 +19,7 @@ import Testing
     var published: [Streak] = []
     let recorder = HistoryRecorder(
       path: directory.databasePath, pendingPath: directory.pendingPath, events: events,
-      dailyGoal: { nil }, timeZone: { newYork }, clock: { clock.now },
+      dailyGoal: { nil }, time: clock,
       log: { errors.append($1) })
     events.subscribe(HistoryRecorded.self, as: "test") { published.append($0.streak) }
 
@@ -63,16 +63,14 @@ import Testing
     let clock = ManualTimeSource(zone: newYork)
     let events = EventBus()
     let timer = FocusTimer(deck: .standard, bus: events, time: clock)
-    let zone = LockedZone(newYork)
     let recorder = HistoryRecorder(
       path: directory.databasePath, pendingPath: directory.pendingPath, events: events,
-      dailyGoal: { nil }, timeZone: { zone.now }, clock: { clock.now },
+      dailyGoal: { nil }, time: clock,
       log: { Issue.record("\($1)") })
     try timer.start()
     clock.advance(by: 600)
     // The person lands in Paris during focus: the machine's zone changes.
     let paris = LocalZone.fixed(secondsEast: 3600)
-    zone.now = paris
     clock.zone = paris
     clock.advance(by: 900)  // focus completes
     recorder.waitForWrites()
@@ -90,7 +88,7 @@ import Testing
     let timer = FocusTimer(deck: .standard, bus: events, time: clock)
     let recorder = HistoryRecorder(
       path: directory.databasePath, pendingPath: directory.pendingPath, events: events,
-      dailyGoal: { nil }, timeZone: { newYork }, clock: { clock.now },
+      dailyGoal: { nil }, time: clock,
       log: { Issue.record("\($1)") })
     try timer.start()
     clock.advance(by: 600)
@@ -128,7 +126,7 @@ import Testing
     var errors: [String] = []
     let recorder = HistoryRecorder(
       path: directory.databasePath, pendingPath: directory.pendingPath, events: events,
-      dailyGoal: { nil }, clock: { clock.now }, log: { errors.append($1) })
+      dailyGoal: { nil }, time: clock, log: { errors.append($1) })
     // The database goes away under the daemon: the table is dropped behind its back.
     try SQLiteConnection(path: directory.databasePath).execute(
       "DROP TABLE distractions; DROP TABLE phases")
@@ -143,10 +141,4 @@ import Testing
     #expect(kept.map(\.phase.kind) == [.focus])
     #expect(kept.map(\.confirmed) == [false])
   }
-}
-
-/// The machine's zone as a test changes it.
-private final class LockedZone: @unchecked Sendable {
-  var now: LocalZone
-  init(_ zone: LocalZone) { now = zone }
 }

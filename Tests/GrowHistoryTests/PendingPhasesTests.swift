@@ -31,7 +31,7 @@ import Testing
     func startRecorder() -> HistoryRecorder {
       let recorder = HistoryRecorder(
         path: directory.databasePath, pendingPath: directory.pendingPath, events: events,
-        dailyGoal: { nil }, timeZone: { newYork }, clock: { [clock] in clock.now },
+        dailyGoal: { nil }, time: clock,
         log: { [weak self] in self?.messages.append($1) })
       self.recorder = recorder
       return recorder
@@ -394,7 +394,7 @@ extension PendingPhases {
       let drainStart = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID)
       let recorder = HistoryRecorder(
         path: directory.databasePath, pendingPath: directory.pendingPath, events: EventBus(),
-        dailyGoal: { nil }, log: { _, _ in })
+        dailyGoal: { nil }, time: ManualTimeSource(), log: { _, _ in })
       recorder.startWriting()
       recorder.waitForWrites()
       let drainSeconds = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - drainStart

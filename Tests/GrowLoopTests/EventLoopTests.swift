@@ -33,6 +33,20 @@ import Testing
     #expect(later && !fired)
   }
 
+  /// `after(seconds: 0)` is "on a later turn" (a reader yielding the rest of its turn asks
+  /// for it many times a second): never inside the call, and not at all once cancelled.
+  @Test func aZeroSecondAlarmRunsOnALaterTurnUnlessCancelled() async throws {
+    var fired: [String] = []
+    _ = MainLoop.shared.after(seconds: 0) { fired.append("kept") }
+    let cancelled = MainLoop.shared.after(seconds: 0) { fired.append("cancelled") }
+    cancelled.cancel()
+    #expect(fired.isEmpty, "not inside the call")
+    var later = false
+    _ = MainLoop.shared.after(seconds: 0.05) { later = true }
+    try await settle { later }
+    #expect(fired == ["kept"])
+  }
+
   @Test func theManualLoopFiresBothClocksInDeadlineOrder() {
     let loop = ManualLoop()
     var fired: [String] = []

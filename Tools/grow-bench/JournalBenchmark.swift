@@ -1,6 +1,7 @@
 import Foundation
 import GrowCore
 import GrowHistory
+import GrowLoop
 import GrowTestSupport
 
 /// The journal of phases kept for the history with 20,000 in it (a history locked, or on a full
@@ -50,7 +51,7 @@ struct JournalBenchmark {
     func recorder() -> HistoryRecorder {
       HistoryRecorder(
         path: database, pendingPath: journal, events: EventBus(), dailyGoal: { nil },
-        log: { _, _ in })
+        time: MainLoop(), log: { _, _ in })
     }
     let lock = try SQLiteTransaction(.writeLock, on: database)
     _ = recorder()  // a version that converts the file does it once, here

@@ -9,9 +9,9 @@ import GrowCore
 /// `TimeSource`, so the core timer runs on it too: `now` is the wall clock and
 /// `schedule(at:)` a wall-clock alarm (it keeps running through a suspend).
 public protocol EventLoop: TimeSource {
-  /// Seconds on a clock that never jumps (CLOCK_MONOTONIC): for measuring how long something
-  /// took, or waited, where a wall-clock change must not count.
-  var monotonicNow: TimeInterval { get }
+  /// Now on a clock that never jumps (CLOCK_MONOTONIC): for measuring how long something
+  /// took, or waited, where a wall-clock change must not count. `now` is the wall clock.
+  var monotonicNow: MonotonicInstant { get }
   /// Calls `action` once, on the loop, `seconds` from now on the monotonic clock: for
   /// timeouts, retries and grace periods, which a wall-clock change must not shorten.
   func after(seconds: TimeInterval, _ action: @escaping () -> Void) -> any Alarm

@@ -22,8 +22,10 @@ public final class MainLoop: EventLoop {
 
   public nonisolated var now: Date { Date() }
   public nonisolated var zone: LocalZone { .system }
-  public nonisolated var monotonicNow: TimeInterval {
-    Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+  public nonisolated var monotonicNow: MonotonicInstant {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return MonotonicInstant(secondsSinceOrigin: Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9)
   }
 
   public nonisolated func schedule(at deadline: Date, _ action: @escaping () -> Void)
@@ -53,6 +55,15 @@ public final class MainLoop: EventLoop {
     -> any Alarm
   {
     let box = UncheckedAction(action)
+    guard seconds > 0 else {
+      // "On the next turn": a queued block, not a timer source, since readers that yield the
+      // rest of a turn to others (an external plugin's pipe) ask for this many times a second.
+      let alarm = QueuedAlarm()
+      DispatchQueue.main.async {
+        MainActor.assumeIsolated { if !alarm.isCancelled { box.action() } }
+      }
+      return alarm
+    }
     let source = DispatchSource.makeTimerSource(queue: .main)
     let nanoseconds = Int((max(0, seconds) * 1e9).rounded(.up))
     source.schedule(deadline: .now() + .nanoseconds(nanoseconds), leeway: .milliseconds(1))
@@ -76,6 +87,12 @@ public final class MainLoop: EventLoop {
 private struct UncheckedAction: @unchecked Sendable {
   let action: () -> Void
   init(_ action: @escaping () -> Void) { self.action = action }
+}
+
+/// Cancelled on the loop only, like every alarm.
+private final class QueuedAlarm: Alarm, @unchecked Sendable {
+  private(set) var isCancelled = false
+  func cancel() { isCancelled = true }
 }
 
 private final class DispatchAlarm: Alarm {

@@ -27,7 +27,7 @@ public final class ManualLoop: EventLoop {
   }
 
   public private(set) var now: Date
-  public private(set) var monotonicNow: TimeInterval
+  public private(set) var monotonicNow: MonotonicInstant
   public var zone: LocalZone
   private var entries: [Entry] = []
   private var scheduled = 0
@@ -37,7 +37,7 @@ public final class ManualLoop: EventLoop {
     now: Date = Date(timeIntervalSince1970: 1_780_000_000), zone: LocalZone = .utc
   ) {
     self.now = now
-    monotonicNow = 1_000
+    monotonicNow = MonotonicInstant(secondsSinceOrigin: 1_000)
     self.zone = zone
   }
 
@@ -46,7 +46,7 @@ public final class ManualLoop: EventLoop {
   }
 
   public func after(seconds: TimeInterval, _ action: @escaping () -> Void) -> any Alarm {
-    add(.monotonic, monotonicNow + max(0, seconds), action)
+    add(.monotonic, (monotonicNow + max(0, seconds)).secondsSinceOrigin, action)
   }
 
   private func add(_ clock: Clock, _ deadline: Double, _ action: @escaping () -> Void) -> Entry {
@@ -60,7 +60,7 @@ public final class ManualLoop: EventLoop {
   private func offset(_ entry: Entry) -> Double {
     switch entry.clock {
     case .wall: entry.deadline - now.timeIntervalSince1970
-    case .monotonic: entry.deadline - monotonicNow
+    case .monotonic: entry.deadline - monotonicNow.secondsSinceOrigin
     }
   }
 
@@ -97,7 +97,7 @@ public final class ManualLoop: EventLoop {
 
   private func move(by seconds: Double) {
     now = now.addingTimeInterval(seconds)
-    monotonicNow += seconds
+    monotonicNow = monotonicNow + seconds
   }
 
   /// Moves the wall clock alone, as a clock change or a suspend does: wall-clock alarms now

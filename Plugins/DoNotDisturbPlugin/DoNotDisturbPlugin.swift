@@ -88,7 +88,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
 
   public convenience init(context: PluginContext) throws {
     guard let bus = context.sessionBus else { throw PluginError.unavailable("no session bus") }
-    try self.init(context: context, servers: BusDndServerLookup(bus: bus))
+    try self.init(context: context, servers: BusDndServerLookup(bus: bus, context: context))
   }
 
   /// With any way of finding the server: the session bus, or a scripted one in tests.

@@ -135,6 +135,8 @@ public final class PluginHost {
   private var stopping: Set<String> = []
   /// Plugins to start once their previous instance has stopped (`stopping`).
   private var startAfterStop: Set<String> = []
+  /// Each loaded plugin's context: what it subscribed to on the bus ends when it stops.
+  private var contexts: [String: PluginContext] = [:]
 
   public init(
     directories: PluginDirectories, log: Logger, quarantine: PluginQuarantine? = nil,
@@ -351,6 +353,7 @@ public final class PluginHost {
         let type = try starting(id) { try PluginLibrary.load(path: path, expectedID: id) }
         records[id]?.summary = type.summary
         let context = makeContext(id, section)
+        contexts[id] = context
         context.onDisable = { [weak self] error in self?.disabledItself(id, error: error) }
         context.onNote = { [weak self] note in
           self?.records[id]?.note = note
@@ -367,6 +370,7 @@ public final class PluginHost {
         log.info("plugin '\(id)' running (\(record.source.kind): \(path))")
       } catch let error as PluginError {
         emergencyActions.set(id, nil)
+        endSignalSubscriptions(of: id)
         if case .unavailable(let reason) = error {
           set(id, .unavailable(reason))
           log.warning("plugin '\(id)' unavailable: \(reason)")
@@ -376,12 +380,15 @@ public final class PluginHost {
         }
       } catch {
         emergencyActions.set(id, nil)
+        endSignalSubscriptions(of: id)
         set(id, .failed("\(error)"))
         log.error("plugin '\(id)' failed to start: \(error)")
       }
     case .executable(let arguments):
+      let context = makeContext(id, section)
+      contexts[id] = context
       let plugin = ExternalPlugin(
-        context: makeContext(id, section), arguments: arguments, growVersion: growVersion)
+        context: context, arguments: arguments, growVersion: growVersion)
       plugin.onStateChange = { [weak self, unowned plugin] state in
         self?.records[id]?.lastOutput = plugin.lastOutput
         self?.set(id, Self.state(of: state, lastError: plugin.lastError))
@@ -406,6 +413,7 @@ public final class PluginHost {
     then completion: @escaping () -> Void = {}
   ) {
     unsubscribe(id)
+    endSignalSubscriptions(of: id)
     records[id]?.note = nil
     // A stop asked for after a start that waits cancels that start.
     startAfterStop.remove(id)
@@ -427,6 +435,11 @@ public final class PluginHost {
       completion()
     }
     if records[id]?.state == .running { set(id, .disabled) }
+  }
+
+  /// Ends what the instance of `id` subscribed to on the bus: its handlers and match rules.
+  private func endSignalSubscriptions(of id: String) {
+    contexts.removeValue(forKey: id)?.endSignalSubscriptions()
   }
 
   /// The previous instance of `id` has stopped (or the host gave up waiting): a start that

@@ -169,6 +169,44 @@ import Testing
     #expect(texts == ["owner"])
   }
 
+  /// How many match rules `name` has on the bus, as the bus counts them.
+  func matchRules(of name: String) async throws -> Int64 {
+    let message = try BusMessage.methodCall(
+      destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+      interface: "org.freedesktop.DBus.Debug.Stats", member: "GetConnectionStats",
+      arguments: [.string(name)])
+    let reply = await withCheckedContinuation { continuation in
+      server.call(message, timeout: 5000) { continuation.resume(returning: $0) }
+    }
+    return try #require(reply.get().arguments.first?.vardictEntries?["MatchRules"]?.integerValue)
+  }
+
+  @Test func aCancelledSubscriptionHearsNothingMoreAndItsRuleLeavesTheBus() async throws {
+    let rule = "type='signal',sender='\(server.uniqueName)',interface='test.Echo',member='Said'"
+    var heardByCancelled: [String] = []
+    var heardByKept: [String] = []
+    let cancelled = try client.onSignal(match: rule) {
+      heardByCancelled.append($0.arguments.first?.stringValue ?? "")
+    }
+    try client.onSignal(match: rule) { heardByKept.append($0.arguments.first?.stringValue ?? "") }
+    let rules = try await matchRules(of: client.uniqueName)
+    cancelled.cancel()
+    cancelled.cancel()
+    #expect(cancelled.isCancelled)
+    object.emit("Said", on: "test.Echo", [.string("after")])
+    try await waitUntil { !heardByKept.isEmpty }
+    #expect(heardByKept == ["after"])
+    #expect(heardByCancelled.isEmpty)
+    // Removed without waiting for the bus: the count drops once the bus has read RemoveMatch.
+    let deadline = Date().addingTimeInterval(20)
+    var now = rules
+    while now != rules - 1, Date() < deadline {
+      try await Task.sleep(for: .milliseconds(10))
+      now = try await matchRules(of: client.uniqueName)
+    }
+    #expect(now == rules - 1, "match rules: \(rules) before the cancel, \(now) after")
+  }
+
   @Test func losingTheBusIsReportedNotFatal() async throws {
     var lost = false
     client.onDisconnect = { lost = true }

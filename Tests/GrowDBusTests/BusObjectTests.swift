@@ -207,6 +207,45 @@ import Testing
     #expect(now == rules - 1, "match rules: \(rules) before the cancel, \(now) after")
   }
 
+  /// A method that answers later gets a `PendingReply`. An answer after the reply expired
+  /// (here after 0.3 s rather than D-Bus's 25 s) goes nowhere, a second answer too, and one
+  /// after the caller gave up crashes nothing; a reply dropped unanswered says so at once.
+  @Test func aDeferredReplyIsSentOnceAndNotAfterItExpired() async throws {
+    var held: [PendingReply] = []
+    object.add(
+      BusInterface(
+        name: "test.Later",
+        methods: [
+          .init(
+            "Hold", outputs: [.init("n", "u")], replyTimeout: 0.3,
+            answer: { _, reply in held.append(reply) }),
+          .init("Keep", outputs: [.init("n", "u")], answer: { _, reply in held.append(reply) }),
+          .init("Drop", answer: { _, _ in }),
+        ]))
+    let expired = try await call("Hold", interface: "test.Later").failure
+    #expect(expired?.name == BusError.noReply)
+    #expect(expired?.message.hasPrefix("Hold was not answered within") == true)
+    #expect(held.count == 1 && held[0].isPending == false)
+    held[0].send([.uint32(1)])
+
+    // The caller gives up after 0.2 s; the answer comes after that.
+    let message = try BusMessage.methodCall(
+      destination: server.uniqueName, path: "/test/Echo", interface: "test.Later", member: "Keep")
+    let gaveUp = await withCheckedContinuation { continuation in
+      client.call(message, timeout: 200) { continuation.resume(returning: $0) }
+    }
+    #expect(gaveUp.failure?.name == BusError.noReply)
+    #expect(held.count == 2 && held[1].isPending)
+    held[1].send([.uint32(2)])
+    held[1].fail(BusError(name: BusError.failed, message: "a second answer"))
+    #expect(!held[1].isPending)
+
+    let dropped = try await call("Drop", interface: "test.Later").failure
+    #expect(dropped?.message == "the reply was dropped unanswered")
+    let echoed = try await call("Echo", [.variant(.string("still here"))]).get()
+    #expect(echoed.arguments.first?.unwrapped == .string("still here"))
+  }
+
   @Test func losingTheBusIsReportedNotFatal() async throws {
     var lost = false
     client.onDisconnect = { lost = true }

@@ -137,6 +137,9 @@ public final class PluginHost {
   private var startAfterStop: Set<String> = []
   /// Each loaded plugin's context: what it subscribed to on the bus ends when it stops.
   private var contexts: [String: PluginContext] = [:]
+  /// Called once the previous instance has stopped and the start that waited for it has
+  /// happened, or was called off meanwhile (`reload(_:then:)`).
+  private var whenStarted: [String: [() -> Void]] = [:]
 
   public init(
     directories: PluginDirectories, log: Logger, quarantine: PluginQuarantine? = nil,
@@ -204,13 +207,22 @@ public final class PluginHost {
     }
   }
 
-  /// Stops a plugin and starts it again (after the X server came back, say).
-  public func reload(_ id: String) throws(PluginHostError) {
+  /// Stops a plugin and starts it again (after the X server came back, say). `started` is
+  /// called once the new instance has been started (or failed to start), which waits for the
+  /// old one to finish stopping.
+  public func reload(_ id: String, then started: @escaping () -> Void = {})
+    throws(PluginHostError)
+  {
     guard let record = records[id] else {
       throw .unknownPlugin(id, known: order)
     }
     guard record.state != .disabled else { throw .notEnabled(id) }
     restart(id)
+    if startAfterStop.contains(id) {
+      whenStarted[id, default: []].append(started)
+    } else {
+      started()
+    }
   }
 
   /// Applies a reloaded config: a plugin whose section, source or enabling changed is
@@ -445,8 +457,14 @@ public final class PluginHost {
   /// The previous instance of `id` has stopped (or the host gave up waiting): a start that
   /// waited for it goes ahead.
   private func finishedStopping(_ id: String) {
-    guard stopping.remove(id) != nil, startAfterStop.remove(id) != nil else { return }
-    load(id)
+    guard stopping.remove(id) != nil else { return }
+    if startAfterStop.remove(id) != nil { load(id) }
+    startSettled(id)
+  }
+
+  /// Tells whoever waits for the start of `id` that it has happened (or was called off).
+  private func startSettled(_ id: String) {
+    for started in whenStarted.removeValue(forKey: id) ?? [] { started() }
   }
 
   /// `stop(then:)` for a plugin that needs answers from elsewhere, bounded by `deadline`;

@@ -516,13 +516,17 @@ public final class Daemon {
     // Reloads asked for meanwhile are read after this one, with higher numbers.
     let answered = reloadCallers.filter { $0.request <= requested }
     reloadCallers.removeAll { $0.request <= requested }
-    for caller in answered {
-      if case .failure = result {
-        caller.reply.fail(
-          BusError(
-            name: GrowBusAPI.ErrorName.invalidConfig, message: report.joined(separator: "\n")))
-      } else {
-        caller.reply.send([.array(element: "s", report.map(BusValue.string))])
+    if case .failure = result {
+      let error = BusError(
+        name: GrowBusAPI.ErrorName.invalidConfig, message: report.joined(separator: "\n"))
+      for caller in answered { caller.reply.fail(error) }
+    } else {
+      // Once the restarted plugins are up again (each waits for its old instance to stop), so
+      // what the caller asks them next finds them.
+      plugins.afterPendingStarts { [report] in
+        for caller in answered {
+          caller.reply.send([.array(element: "s", report.map(BusValue.string))])
+        }
       }
     }
     if reloadAgain {
@@ -534,7 +538,7 @@ public final class Daemon {
 
 extension Daemon {
   /// `org.grow.Grow1.Config`: `grow reload`. The config is read off the loop; `Reload` is
-  /// answered once it has been applied, with what changed.
+  /// answered once it has been applied and the plugins it restarted are up, with what changed.
   private func installConfigInterface(on object: BusObject) {
     object.add(
       BusInterface(
@@ -543,7 +547,7 @@ extension Daemon {
           .init(
             "Reload", outputs: [.init("changes", "as")],
             doc: "Reads config.ini again, as SIGHUP does, and answers once the new config is "
-              + "applied: what changed, one line each. A file with problems changes nothing and "
+              + "applied and the plugins it restarted have started: what changed, one line each. A file with problems changes nothing and "
               + "is answered with org.grow.Grow1.Error.InvalidConfig, which names them.",
             answer: { [weak self] _, reply in
               guard let self, self.reloadConfig != nil else {

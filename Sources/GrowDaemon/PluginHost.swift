@@ -138,7 +138,7 @@ public final class PluginHost {
   /// Each loaded plugin's context: what it subscribed to on the bus ends when it stops.
   private var contexts: [String: PluginContext] = [:]
   /// Called once the previous instance has stopped and the start that waited for it has
-  /// happened, or was called off meanwhile (`reload(_:then:)`).
+  /// happened, or was called off meanwhile (`reload(_:then:)`, `afterPendingStarts`).
   private var whenStarted: [String: [() -> Void]] = [:]
 
   public init(
@@ -218,10 +218,23 @@ public final class PluginHost {
     }
     guard record.state != .disabled else { throw .notEnabled(id) }
     restart(id)
-    if startAfterStop.contains(id) {
-      whenStarted[id, default: []].append(started)
-    } else {
-      started()
+    afterStarts(of: startAfterStop.intersection([id]), started)
+  }
+
+  /// Calls `done` once every plugin that waits for its previous instance to stop has been
+  /// started (or its start was called off): at once when none waits.
+  public func afterPendingStarts(_ done: @escaping () -> Void) {
+    afterStarts(of: startAfterStop, done)
+  }
+
+  private func afterStarts(of ids: Set<String>, _ done: @escaping () -> Void) {
+    guard !ids.isEmpty else { return done() }
+    var left = ids.count
+    for id in ids {
+      whenStarted[id, default: []].append {
+        left -= 1
+        if left == 0 { done() }
+      }
     }
   }
 

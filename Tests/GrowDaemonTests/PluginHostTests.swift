@@ -220,6 +220,25 @@ import Testing
     #expect(try harness.grow("status").status == 0)
   }
 
+  /// `grow plugins reload ID` shows the plugin as the reload left it: the new instance starts
+  /// once the old one has exited, and the daemon answers only then. This one takes a second to
+  /// exit after SIGTERM. (Before, Reload was answered at once and the list printed right
+  /// after it showed the plugin disabled.)
+  @Test func reloadingAPluginAnswersOnceItsNewInstanceRuns() throws {
+    let harness = try DaemonHarness(startDaemon: false, environment: ["DISPLAY": ""])
+    let script = harness.bus.environment["HOME", default: ""] + "/slow-to-exit.sh"
+    try writeExecutable(
+      "#!/bin/sh\ntrap 'sleep 1; exit 0' TERM\nwhile :; do sleep 0.1; done\n", to: script)
+    try harness.writeConfig("[plugins]\nenable = slow\n\n[plugin.slow]\nexec = \(script)\n")
+    try harness.start()
+    #expect(
+      try harness.eventually(timeout: 20) { try harness.plugins()["slow"]?["state"] == "running" })
+    let reload = try harness.grow("plugins", "reload", "slow")
+    #expect(reload.status == 0, "\(reload.stderr)")
+    let line = reload.stdout.split(separator: "\n").first { $0.hasPrefix("slow ") }
+    #expect(line?.contains(" running ") == true, "\(reload.stdout)")
+  }
+
   @Test func reloadingNeedsAKnownEnabledPlugin() throws {
     let harness = try DaemonHarness(config: "[plugins]\nenable = statusbar\n")
     #expect(try harness.grow("plugins", "reload", "statusbar").status == 0)

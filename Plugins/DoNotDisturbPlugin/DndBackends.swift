@@ -21,11 +21,13 @@ protocol DndBackend: AnyObject {
 /// The backend for a server, from the name `GetServerInformation` gave (the table is
 /// `DoNotDisturbBackend` in GrowPluginKit, which `grow doctor` reads too).
 @MainActor
-func makeBackend(serverName: String, bus: BusConnection) -> (any DndBackend)? {
+func makeBackend(serverName: String, bus: BusConnection, context: PluginContext)
+  -> (any DndBackend)?
+{
   switch DoNotDisturbBackend(serverName: serverName) {
-  case .dunst: DunstBackend(bus: bus)
-  case .xfce: XfceBackend(bus: bus)
-  case .swaync: SwayncBackend(bus: bus)
+  case .dunst: DunstBackend(bus: bus, context: context)
+  case .xfce: XfceBackend(bus: bus, context: context)
+  case .swaync: SwayncBackend(bus: bus, context: context)
   case .mako: MakoBackend(bus: bus)
   case .kde: PlasmaBackend(bus: bus)
   case .gnome: GnomeBackend()
@@ -94,7 +96,12 @@ final class DunstBackend: DndBackend {
   let name = DoNotDisturbBackend.dunst.rawValue
   private let bus: BusConnection
   nonisolated private static let interface = "org.dunstproject.cmd0"
-  init(bus: BusConnection) { self.bus = bus }
+  /// Where the signals are subscribed: they end when the plugin stops.
+  private let context: PluginContext
+  init(bus: BusConnection, context: PluginContext) {
+    self.bus = bus
+    self.context = context
+  }
 
   func read(timeout: Int32, _ done: @escaping (Bool?) -> Void) {
     readSwitch(.dunst, on: bus, timeout: timeout, done)
@@ -108,7 +115,7 @@ final class DunstBackend: DndBackend {
     let rule =
       "type='signal',sender='\(notificationsName)',path='\(notificationsPath)',"
       + "interface='\(propertiesInterface)',member='PropertiesChanged'"
-    _ = try? bus.onSignal(match: rule) { message in
+    _ = try? context.onSignal(match: rule) { message in
       let arguments = message.arguments
       guard arguments.first?.stringValue == Self.interface,
         let paused = arguments.dropFirst().first?.vardictEntries?["paused"]?.boolValue
@@ -127,7 +134,12 @@ final class XfceBackend: DndBackend {
   nonisolated private static let path = "/org/xfce/Xfconf"
   nonisolated private static let channel = "xfce4-notifyd"
   nonisolated private static let property = "/do-not-disturb"
-  init(bus: BusConnection) { self.bus = bus }
+  /// Where the signals are subscribed: they end when the plugin stops.
+  private let context: PluginContext
+  init(bus: BusConnection, context: PluginContext) {
+    self.bus = bus
+    self.context = context
+  }
 
   // "Property does not exist" reads as off: nobody has switched DND yet (the kit's
   // switchState).
@@ -144,7 +156,7 @@ final class XfceBackend: DndBackend {
     let rule =
       "type='signal',sender='\(Self.service)',interface='\(Self.service)',"
       + "member='PropertyChanged'"
-    _ = try? bus.onSignal(match: rule) { message in
+    _ = try? context.onSignal(match: rule) { message in
       let arguments = message.arguments
       guard arguments.count == 3, arguments[0].stringValue == Self.channel,
         arguments[1].stringValue == Self.property
@@ -160,7 +172,12 @@ final class SwayncBackend: DndBackend {
   private let bus: BusConnection
   nonisolated private static let service = "org.erikreider.swaync.cc"
   nonisolated private static let path = "/org/erikreider/swaync/cc"
-  init(bus: BusConnection) { self.bus = bus }
+  /// Where the signals are subscribed: they end when the plugin stops.
+  private let context: PluginContext
+  init(bus: BusConnection, context: PluginContext) {
+    self.bus = bus
+    self.context = context
+  }
 
   func read(timeout: Int32, _ done: @escaping (Bool?) -> Void) {
     readSwitch(.swaync, on: bus, timeout: timeout, done)
@@ -173,7 +190,7 @@ final class SwayncBackend: DndBackend {
   func watch(_ changed: @escaping (Bool) -> Void) {
     let rule =
       "type='signal',sender='\(Self.service)',interface='\(Self.service)',member='Subscribe'"
-    _ = try? bus.onSignal(match: rule) { message in
+    _ = try? context.onSignal(match: rule) { message in
       guard message.arguments.count == 3, let dnd = message.arguments[1].boolValue else { return }
       changed(dnd)
     }
@@ -301,7 +318,12 @@ protocol DndServerLookup: AnyObject {
 /// The server on the session bus.
 final class BusDndServerLookup: DndServerLookup {
   private let bus: BusConnection
-  init(bus: BusConnection) { self.bus = bus }
+  /// Where the signals are subscribed: they end when the plugin stops.
+  private let context: PluginContext
+  init(bus: BusConnection, context: PluginContext) {
+    self.bus = bus
+    self.context = context
+  }
 
   func find(_ done: @escaping (Result<(String, (any DndBackend)?), DndLookupFailure>) -> Void) {
     guard
@@ -309,11 +331,11 @@ final class BusDndServerLookup: DndServerLookup {
         destination: notificationsName, path: notificationsPath, interface: notificationsName,
         member: "GetServerInformation")
     else { return done(.failure(DndLookupFailure(reason: "cannot make the call"))) }
-    bus.call(call, timeout: 3000) { [bus] result in
+    bus.call(call, timeout: 3000) { [bus, context] result in
       switch result {
       case .success(let reply):
         let name = reply.arguments.first?.stringValue ?? "?"
-        done(.success((name, makeBackend(serverName: name, bus: bus))))
+        done(.success((name, makeBackend(serverName: name, bus: bus, context: context))))
       case .failure(let error):
         done(.failure(DndLookupFailure(reason: error.name)))
       }
@@ -324,7 +346,7 @@ final class BusDndServerLookup: DndServerLookup {
     let rule =
       "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
       + "member='NameOwnerChanged',arg0='\(notificationsName)'"
-    _ = try? bus.onSignal(match: rule) { message in
+    _ = try? context.onSignal(match: rule) { message in
       guard message.arguments.count == 3, let owner = message.arguments[2].stringValue else {
         return
       }

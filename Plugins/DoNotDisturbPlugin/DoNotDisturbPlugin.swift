@@ -85,10 +85,15 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   static let callTimeout: Int32 = 3000
   /// While the daemon stops: the host waits for both calls (PluginHost.stopGrace).
   static let stopCallTimeout: Int32 = 1000
+  /// How long `Enable`, `Disable` and `Toggle` wait for the server to confirm the switch
+  /// before answering anyway (`ServerState` then says what it says).
+  static let switchConfirmWait: TimeInterval = 1
+  /// Those calls, waiting for the server's confirmation, each with its answer.
+  private var switchCallers: [(reply: PendingReply, values: [BusValue], wait: any Alarm)] = []
 
   public convenience init(context: PluginContext) throws {
     guard let bus = context.sessionBus else { throw PluginError.unavailable("no session bus") }
-    try self.init(context: context, servers: BusDndServerLookup(bus: bus))
+    try self.init(context: context, servers: BusDndServerLookup(bus: bus, context: context))
   }
 
   /// With any way of finding the server: the session bus, or a scripted one in tests.
@@ -173,6 +178,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
     // A restore on its way ignores its answers from now on (only the put-back below counts).
     restoreAttempt += 1
     context.growObject?.remove(interface: GrowBusAPI.doNotDisturbInterface)
+    answerSwitchCallers(confirmed: true)
     guard let pending = record ?? restoring, let backend, backend.name == pending.backend else {
       return completion()
     }
@@ -589,6 +595,7 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
 
   private func announce() {
     guard !stopped else { return }
+    answerSwitchCallers(confirmed: serverConfirms)
     let now = (enabled, backendName, until, server, serverStateName)
     if let announced, announced == now { return }
     // Only the properties that changed: a client must not take a repeated value for news.
@@ -606,26 +613,62 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
       DoNotDisturbChanged(enabled: enabled, backend: backendName, silencesServer: backend != nil))
   }
 
+  /// Whether the server says what Grow wants, or there is no server to ask.
+  private var serverConfirms: Bool {
+    backend == nil || serverState == enabled
+  }
+
+  /// Answers a switch once the server confirms it (`announce`), or after
+  /// `switchConfirmWait`: `grow dnd` then shows what the server says, not what it said before.
+  private func answerOnceConfirmed(_ reply: PendingReply, _ values: [BusValue] = []) {
+    guard !serverConfirms else { return reply.send(values) }
+    let wait = context.loop.after(seconds: Self.switchConfirmWait) { [weak self, weak reply] in
+      guard let self, let reply else { return }
+      self.switchCallers.removeAll { $0.reply === reply }
+      reply.send(values)
+    }
+    switchCallers.append((reply, values, wait))
+  }
+
+  private func answerSwitchCallers(confirmed: Bool) {
+    guard confirmed, !switchCallers.isEmpty else { return }
+    let callers = switchCallers
+    switchCallers.removeAll()
+    for caller in callers {
+      caller.wait.cancel()
+      caller.reply.send(caller.values)
+    }
+  }
+
   private func exportInterface() {
     guard let object = context.growObject else { return }
     object.add(
       BusInterface(
         name: GrowBusAPI.doNotDisturbInterface,
         methods: [
-          .init("Enable", inputs: [.init("seconds", "u")]) { [weak self] arguments, _ in
-            guard case .uint32(let seconds)? = arguments.first else { return [] }
-            self?.switchOn(.request, for: TimeInterval(seconds))
-            return []
-          },
-          .init("Disable") { [weak self] _, _ in
-            self?.switchOff()
-            return []
-          },
-          .init("Toggle", outputs: [.init("enabled", "b")]) { [weak self] _, _ in
-            guard let self else { return [.bool(false)] }
-            if enabled { switchOff() } else { switchOn(.request) }
-            return [.bool(enabled)]
-          },
+          .init(
+            "Enable", inputs: [.init("seconds", "u")],
+            answer: { [weak self] call, reply in
+              guard let self, case .uint32(let seconds)? = call.arguments.first else {
+                return reply.send()
+              }
+              switchOn(.request, for: TimeInterval(seconds))
+              answerOnceConfirmed(reply)
+            }),
+          .init(
+            "Disable",
+            answer: { [weak self] _, reply in
+              guard let self else { return reply.send() }
+              switchOff()
+              answerOnceConfirmed(reply)
+            }),
+          .init(
+            "Toggle", outputs: [.init("enabled", "b")],
+            answer: { [weak self] _, reply in
+              guard let self else { return reply.send([.bool(false)]) }
+              if enabled { switchOff() } else { switchOn(.request) }
+              answerOnceConfirmed(reply, [.bool(enabled)])
+            }),
         ],
         properties: [
           .init(

@@ -1,6 +1,7 @@
 import GrowCore
 import GrowDBus
 import GrowLoop
+import GrowPluginKit
 
 /// The freedesktop Desktop Notifications protocol (spec 1.2) spoken directly over the daemon's
 /// bus connection: `Notify`, `CloseNotification`, `GetCapabilities`, `GetServerInformation`,
@@ -34,18 +35,18 @@ final class FreedesktopNotifications: NotificationServer {
   var onServerChanged: ((Bool) -> Void)?
 
   /// Subscribes to the server's signals and to its coming and going (the bus daemon answers
-  /// those subscriptions itself, at once).
-  init(bus: BusConnection, appName: String, loop: any EventLoop) throws(BusError) {
+  /// those subscriptions itself, at once), through `context` so they end with the plugin.
+  init(bus: BusConnection, appName: String, context: PluginContext) throws(BusError) {
     self.bus = bus
-    self.loop = loop
+    self.loop = context.loop
     self.appName = appName
     // sender=: the bus delivers only the server's own signals (any client can emit signals
     // with this interface, and a flood of them cost half a core when they all came here).
-    try bus.onSignal(
+    try context.onSignal(
       match: "type='signal',sender='\(Self.busName)',interface='\(Self.interface)',"
         + "path='\(Self.path)'"
     ) { [weak self] message in self?.signal(message) }
-    try bus.onSignal(
+    try context.onSignal(
       match: "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
         + "member='NameOwnerChanged',arg0='\(Self.busName)'"
     ) { [weak self] message in

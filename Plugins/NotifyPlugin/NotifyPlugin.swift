@@ -87,7 +87,7 @@ public final class NotifyPlugin: GrowPlugin {
     }
     let server: FreedesktopNotifications
     do {
-      server = try FreedesktopNotifications(bus: bus, appName: "Grow", loop: context.loop)
+      server = try FreedesktopNotifications(bus: bus, appName: "Grow", context: context)
     } catch {
       throw PluginError.unavailable("cannot watch for a notification server: \(error)")
     }

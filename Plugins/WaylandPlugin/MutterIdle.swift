@@ -23,19 +23,22 @@ final class MutterIdle {
   private let log: Logger
   private var idleWatch: UInt32?
   private var activeWatch: UInt32?
-  private var signalHandler: Int?
+  /// Ends with the plugin (the host cancels what its context subscribed), or at `stop()`.
+  private var watchFired: SignalSubscription?
+  private let context: PluginContext
 
-  init(bus: BusConnection, milliseconds: UInt64, log: Logger) {
+  init(bus: BusConnection, milliseconds: UInt64, context: PluginContext) {
     self.bus = bus
+    self.context = context
     self.milliseconds = milliseconds
-    self.log = log
+    self.log = context.log
   }
 
   /// Subscribes to `WatchFired` and adds the idle watch; `onReady` says whether Mutter
   /// answered (nil) or why not.
   func start() {
     do {
-      signalHandler = try bus.onSignal(
+      watchFired = try context.onSignal(
         match: "type='signal',sender='\(Self.service)',interface='\(Self.service)',"
           + "member='WatchFired',path='\(Self.path)'"
       ) { [weak self] message in
@@ -63,6 +66,8 @@ final class MutterIdle {
     }
     idleWatch = nil
     activeWatch = nil
+    watchFired?.cancel()
+    watchFired = nil
   }
 
   private func fired(_ id: UInt32) {

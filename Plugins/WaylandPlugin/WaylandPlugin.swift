@@ -158,7 +158,7 @@ public final class WaylandPlugin: GrowPlugin {
       return addFact("no session bus for \(MutterIdle.service): away detection is off")
     }
     let idle = MutterIdle(
-      bus: bus, milliseconds: UInt64(watch.idlePause * 1000), log: context.log)
+      bus: bus, milliseconds: UInt64(watch.idlePause * 1000), context: context)
     mutterIdle = idle
     idle.onReady = { [weak self] problem in
       self?.addFact(

@@ -21,16 +21,17 @@ struct GrowClient {
   }
 
   /// Calls a method of Grow's API (`org.grow.Grow1.Timer` unless told otherwise) and returns
-  /// its reply's arguments.
+  /// its reply's arguments; waits `timeout` milliseconds at most.
   @discardableResult
   func call(
-    _ method: String, _ arguments: [BusValue] = [], interface: String = GrowBusAPI.timerInterface
+    _ method: String, _ arguments: [BusValue] = [], interface: String = GrowBusAPI.timerInterface,
+    timeout: Int32 = 5000
   ) throws(CLIError) -> [BusValue] {
     do {
       let message = try BusMessage.methodCall(
         destination: GrowBusAPI.busName, path: GrowBusAPI.objectPath,
         interface: interface, member: method, arguments: arguments)
-      return try connection.call(message).arguments
+      return try connection.call(message, timeout: timeout).arguments
     } catch {
       switch error.name {
       case BusError.serviceUnknown, BusError.nameHasNoOwner:
@@ -41,6 +42,8 @@ struct GrowClient {
       case GrowBusAPI.ErrorName.unknownCard, GrowBusAPI.ErrorName.invalidState,
         GrowBusAPI.ErrorName.invalidArgument:
         throw .refused(error.message)
+      case GrowBusAPI.ErrorName.invalidConfig:
+        throw .failed(error.message)
       default:
         throw .bus(error)
       }

@@ -430,8 +430,7 @@ enum Commands {
     }
   }
 
-  /// `grow reload`: the daemon reads the file off its loop, so this asks, then asks again
-  /// until that reload is done (at most `reloadWait`).
+  /// `grow reload`: the daemon answers once it has read and applied the file.
   private static func runReload(_ words: [String]) throws(CLIError) {
     let arguments = try parse(words, usage: "reload")
     try expect(arguments, atMost: 0, "reload")
@@ -440,27 +439,20 @@ enum Commands {
 
   /// Has the daemon read config.ini again; returns what changed, or throws the file's problems.
   static func reloadConfiguration(_ client: GrowClient) throws(CLIError) -> [String] {
-    let answer = try client.call("Reload", interface: GrowBusAPI.configInterface)
-    guard case .uint32(let request)? = answer.first else {
+    let answer: [BusValue]
+    do {
+      answer = try client.call(
+        "Reload", interface: GrowBusAPI.configInterface,
+        timeout: Int32(reloadWait * 1000))
+    } catch .bus(let error) where error.name == BusError.noReply {
+      throw .failed(
+        "the daemon did not finish reloading within \(DurationText.format(reloadWait)); "
+          + "'grow logs' says what it is doing")
+    }
+    guard case .array(_, let lines)? = answer.first else {
       throw .failed("the daemon gave no answer to Reload")
     }
-    let deadline = Date().addingTimeInterval(reloadWait)
-    while Date() < deadline {
-      let reply = try client.call(
-        "ReloadResult", [.uint32(request)], interface: GrowBusAPI.configInterface)
-      guard reply.count == 3, case .bool(let done) = reply[0], case .bool(let ok) = reply[1],
-        case .array(_, let lines) = reply[2]
-      else { throw .failed("the daemon's ReloadResult reply is malformed") }
-      if done {
-        let changes = lines.compactMap(\.stringValue)
-        guard ok else { throw .failed(changes.joined(separator: "\n")) }
-        return changes
-      }
-      sleepThread(seconds: 0.05)
-    }
-    throw .failed(
-      "the daemon did not finish reloading within \(DurationText.format(reloadWait)); "
-        + "'grow logs' says what it is doing")
+    return lines.compactMap(\.stringValue)
   }
 
   /// How long `grow reload` waits for the daemon to read the file.

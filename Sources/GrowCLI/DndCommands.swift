@@ -42,24 +42,18 @@ extension Commands {
     } catch {
       throw .failed("\(error)")
     }
-    var values: [String: BusValue]
-    // After a switch, give the server a moment to confirm, so the answer is what it says.
-    let settles = Date().addingTimeInterval(action == "status" ? 0 : 1)
-    repeat {
-      do {
-        values =
-          try client.call(
-            "GetAll", [.string(interface)], interface: "org.freedesktop.DBus.Properties"
-          )
-          .first?.vardictEntries ?? [:]
-      } catch {
-        throw dndError(error)
-      }
-      let wanted = (values["Enabled"]?.boolValue ?? false) ? "on" : "off"
-      let state = values["ServerState"]?.stringValue ?? "none"
-      if state == wanted || state == "none" || Date() >= settles { break }
-      usleep(20_000)
-    } while true
+    // A switch is answered once the server confirmed it (or did not in a second), so this
+    // is what the server says.
+    let values: [String: BusValue]
+    do {
+      values =
+        try client.call(
+          "GetAll", [.string(interface)], interface: "org.freedesktop.DBus.Properties"
+        )
+        .first?.vardictEntries ?? [:]
+    } catch {
+      throw dndError(error)
+    }
     let enabled = values["Enabled"]?.boolValue ?? false
     let backend = values["Backend"]?.stringValue ?? "none"
     let server = values["Server"]?.stringValue ?? ""

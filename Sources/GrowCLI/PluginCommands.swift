@@ -60,9 +60,7 @@ extension Commands {
       let done = changes.contains {
         $0.hasPrefix("restarted plugin '\(id)'") || $0.hasPrefix("started plugin '\(id)'")
       }
-      if !done {
-        try client.call("Reload", [.string(id)], interface: GrowBusAPI.pluginsInterface)
-      }
+      if !done { try restartPlugin(id, client) }
     } else {
       try expect(arguments, atMost: 0, "plugins")
     }
@@ -107,7 +105,15 @@ extension Commands {
       return say("released plugin '\(id)' from quarantine; the daemon loads it when it starts")
     }
     say("released plugin '\(id)' from quarantine; starting it in the running daemon")
-    try client.call("Reload", [.string(id)], interface: GrowBusAPI.pluginsInterface)
+    try restartPlugin(id, client)
+  }
+
+  /// Has the daemon stop plugin `id` and start it again; returns once the new instance has
+  /// started (the old one may take a few seconds to stop), so `List` then shows how it went.
+  static func restartPlugin(_ id: String, _ client: GrowClient) throws(CLIError) {
+    try client.call(
+      "Reload", [.string(id)], interface: GrowBusAPI.pluginsInterface,
+      timeout: Int32(reloadWait * 1000))
   }
 }
 
@@ -381,19 +387,13 @@ extension Commands {
       $0.hasPrefix("started plugin '\(id)'") || $0.hasPrefix("restarted plugin '\(id)'")
     }
     if !restarted {
-      try client.call("Reload", [.string(id)], interface: GrowBusAPI.pluginsInterface)
+      try restartPlugin(id, client)
       report.daemonChanges.append("restarted plugin '\(id)' with the installed file")
     }
-    // An external plugin's first start takes a moment; its state settles within a second.
-    let deadline = Date().addingTimeInterval(3)
-    repeat {
-      let reply = try client.call("List", interface: GrowBusAPI.pluginsInterface)
-      guard case .array(_, let items)? = reply.first else { break }
-      let plugin = items.compactMap(\.vardictEntries).map(PluginReport.init).first { $0.id == id }
-      report.state = plugin?.state
-      report.error = plugin?.error
-      if plugin?.state == "running" || plugin?.state == "failed" { break }
-      sleepThread(seconds: 0.1)
-    } while Date() < deadline
+    let reply = try client.call("List", interface: GrowBusAPI.pluginsInterface)
+    guard case .array(_, let items)? = reply.first else { return }
+    let plugin = items.compactMap(\.vardictEntries).map(PluginReport.init).first { $0.id == id }
+    report.state = plugin?.state
+    report.error = plugin?.error
   }
 }

@@ -68,12 +68,10 @@ public final class Daemon {
   /// A reload is being read; another SIGHUP meanwhile only asks for one more after it.
   private var reloading = false
   private var reloadAgain = false
-  /// Reloads asked for (SIGHUP or `Reload`), and the last one finished with what it did, for
-  /// `grow reload`: it asks, then reads `ReloadResult` until its number is done.
-  private var reloadsRequested: UInt32 = 0
-  private var reloadsDone: UInt32 = 0
-  private var lastReloadReport: [String] = []
-  private var lastReloadFailed = false
+  /// Reloads asked for (SIGHUP or `Reload`), numbered; a `Reload` call is answered once the
+  /// reload with its number (or a later one) is applied.
+  private var reloadsRequested = 0
+  private var reloadCallers: [(request: Int, reply: PendingReply)] = []
   /// Set once the session bus is gone: from then on the daemon only leaves, keeping the session.
   private var busLost = false
 
@@ -462,11 +460,11 @@ public final class Daemon {
   /// meanwhile). The thread runs at a lower priority (nice 10, for it alone): on a busy
   /// machine it would otherwise take the CPU the loop needs to answer. SIGHUPs that come while
   /// one is read make one more reload afterwards, not one each.
-  /// Returns the number of this reload, done once `reloadsDone` reaches it.
+  /// Returns the number of this reload: `apply` reports it, or a later one.
   @discardableResult
-  func reload() -> UInt32 {
+  func reload() -> Int {
     guard let reloadConfig else { return reloadsRequested }
-    reloadsRequested &+= 1
+    reloadsRequested += 1
     guard !reloading else {
       reloadAgain = true
       return reloadsRequested
@@ -484,7 +482,7 @@ public final class Daemon {
     return requested
   }
 
-  private func apply(_ read: Result<GrowConfig, any Error>, upTo requested: UInt32) {
+  private func apply(_ read: Result<GrowConfig, any Error>, upTo requested: Int) {
     reloading = false
     // Plugin sections against what the plugins to start declare: on the loop, as opening a
     // library must be (mostly loaded already; a section holds a few keys).
@@ -518,9 +516,22 @@ public final class Daemon {
       report = ["config not reloaded, keeping the old one:", "\(error)"]
       log.error("config not reloaded, keeping the old one: \(error)")
     }
-    reloadsDone = requested
-    lastReloadReport = report
-    if case .failure = result { lastReloadFailed = true } else { lastReloadFailed = false }
+    // Reloads asked for meanwhile are read after this one, with higher numbers.
+    let answered = reloadCallers.filter { $0.request <= requested }
+    reloadCallers.removeAll { $0.request <= requested }
+    if case .failure = result {
+      let error = BusError(
+        name: GrowBusAPI.ErrorName.invalidConfig, message: report.joined(separator: "\n"))
+      for caller in answered { caller.reply.fail(error) }
+    } else {
+      // Once the restarted plugins are up again (each waits for its old instance to stop), so
+      // what the caller asks them next finds them.
+      plugins.afterPendingStarts { [report] in
+        for caller in answered {
+          caller.reply.send([.array(element: "s", report.map(BusValue.string))])
+        }
+      }
+    }
     if reloadAgain {
       reloadAgain = false
       reload()
@@ -529,39 +540,29 @@ public final class Daemon {
 }
 
 extension Daemon {
-  /// `org.grow.Grow1.Config`: `grow reload`. The config is read off the loop, so `Reload`
-  /// only starts it and returns its number; `ReloadResult` says when that one is done and
-  /// what it changed (a D-Bus handler here answers at once, it cannot reply later).
+  /// `org.grow.Grow1.Config`: `grow reload`. The config is read off the loop; `Reload` is
+  /// answered once it has been applied and the plugins it restarted are up, with what changed.
   private func installConfigInterface(on object: BusObject) {
     object.add(
       BusInterface(
         name: GrowBusAPI.configInterface,
         methods: [
           .init(
-            "Reload", outputs: [.init("request", "u")],
-            doc: "Reads config.ini again, as SIGHUP does; returns the number to ask about."
-          ) { [weak self] _, _ throws(BusError) in
-            guard let self, self.reloadConfig != nil else {
-              throw BusError(
-                name: GrowBusAPI.ErrorName.invalidState, message: "this daemon has no config file")
-            }
-            return [.uint32(self.reload())]
-          },
-          .init(
-            "ReloadResult", inputs: [.init("request", "u")],
-            outputs: [.init("done", "b"), .init("ok", "b"), .init("changes", "as")],
-            doc: "Whether reload REQUEST (or a later one) is done, whether the config was read, "
-              + "and what changed, one line each."
-          ) { [weak self] arguments, _ in
-            guard let self else { return [.bool(false), .bool(false), .array(element: "s", [])] }
-            guard case .uint32(let request) = arguments[0] else { return [] }
-            // Reloads asked for meanwhile are read after it, with higher numbers.
-            let done = self.reloadsDone >= request
-            return [
-              .bool(done), .bool(!self.lastReloadFailed),
-              .array(element: "s", self.lastReloadReport.map(BusValue.string)),
-            ]
-          },
+            "Reload", outputs: [.init("changes", "as")],
+            doc: "Reads config.ini again, as SIGHUP does, and answers once the new config is "
+              + "applied and the plugins it restarted have started: what changed, one line each. A file with problems changes nothing and "
+              + "is answered with org.grow.Grow1.Error.InvalidConfig, which names them.",
+            answer: { [weak self] _, reply in
+              guard let self, self.reloadConfig != nil else {
+                return reply.fail(
+                  BusError(
+                    name: GrowBusAPI.ErrorName.invalidState,
+                    message: "this daemon has no config file"))
+              }
+              // Callers whose reply expired (a reload that never finished) are let go here.
+              self.reloadCallers.removeAll { !$0.reply.isPending }
+              self.reloadCallers.append((self.reload(), reply))
+            })
         ]))
   }
 }

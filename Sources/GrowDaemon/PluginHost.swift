@@ -137,6 +137,11 @@ public final class PluginHost {
   private var stopping: Set<String> = []
   /// Plugins to start once their previous instance has stopped (`stopping`).
   private var startAfterStop: Set<String> = []
+  /// Each loaded plugin's context: what it subscribed to on the bus ends when it stops.
+  private var contexts: [String: PluginContext] = [:]
+  /// Called once the previous instance has stopped and the start that waited for it has
+  /// happened, or was called off meanwhile (`reload(_:then:)`, `afterPendingStarts`).
+  private var whenStarted: [String: [() -> Void]] = [:]
 
   public init(
     directories: PluginDirectories, log: Logger, loop: any EventLoop,
@@ -206,13 +211,35 @@ public final class PluginHost {
     }
   }
 
-  /// Stops a plugin and starts it again (after the X server came back, say).
-  public func reload(_ id: String) throws(PluginHostError) {
+  /// Stops a plugin and starts it again (after the X server came back, say). `started` is
+  /// called once the new instance has been started (or failed to start), which waits for the
+  /// old one to finish stopping.
+  public func reload(_ id: String, then started: @escaping () -> Void = {})
+    throws(PluginHostError)
+  {
     guard let record = records[id] else {
       throw .unknownPlugin(id, known: order)
     }
     guard record.state != .disabled else { throw .notEnabled(id) }
     restart(id)
+    afterStarts(of: startAfterStop.intersection([id]), started)
+  }
+
+  /// Calls `done` once every plugin that waits for its previous instance to stop has been
+  /// started (or its start was called off): at once when none waits.
+  public func afterPendingStarts(_ done: @escaping () -> Void) {
+    afterStarts(of: startAfterStop, done)
+  }
+
+  private func afterStarts(of ids: Set<String>, _ done: @escaping () -> Void) {
+    guard !ids.isEmpty else { return done() }
+    var left = ids.count
+    for id in ids {
+      whenStarted[id, default: []].append {
+        left -= 1
+        if left == 0 { done() }
+      }
+    }
   }
 
   /// Applies a reloaded config: a plugin whose section, source or enabling changed is
@@ -355,6 +382,7 @@ public final class PluginHost {
         let type = try starting(id) { try PluginLibrary.load(path: path, expectedID: id) }
         records[id]?.summary = type.summary
         let context = makeContext(id, section)
+        contexts[id] = context
         context.onDisable = { [weak self] error in self?.disabledItself(id, error: error) }
         context.onNote = { [weak self] note in
           self?.records[id]?.note = note
@@ -371,6 +399,7 @@ public final class PluginHost {
         log.info("plugin '\(id)' running (\(record.source.kind): \(path))")
       } catch let error as PluginError {
         emergencyActions.set(id, nil)
+        endSignalSubscriptions(of: id)
         if case .unavailable(let reason) = error {
           set(id, .unavailable(reason))
           log.warning("plugin '\(id)' unavailable: \(reason)")
@@ -380,12 +409,15 @@ public final class PluginHost {
         }
       } catch {
         emergencyActions.set(id, nil)
+        endSignalSubscriptions(of: id)
         set(id, .failed("\(error)"))
         log.error("plugin '\(id)' failed to start: \(error)")
       }
     case .executable(let arguments):
+      let context = makeContext(id, section)
+      contexts[id] = context
       let plugin = ExternalPlugin(
-        context: makeContext(id, section), arguments: arguments, growVersion: growVersion)
+        context: context, arguments: arguments, growVersion: growVersion)
       plugin.onStateChange = { [weak self, unowned plugin] state in
         self?.records[id]?.lastOutput = plugin.lastOutput
         self?.set(id, Self.state(of: state, lastError: plugin.lastError))
@@ -409,6 +441,7 @@ public final class PluginHost {
     _ id: String, deadline: MonotonicInstant? = nil, then completion: @escaping () -> Void = {}
   ) {
     unsubscribe(id)
+    endSignalSubscriptions(of: id)
     records[id]?.note = nil
     // A stop asked for after a start that waits cancels that start.
     startAfterStop.remove(id)
@@ -433,11 +466,22 @@ public final class PluginHost {
     if records[id]?.state == .running { set(id, .disabled) }
   }
 
+  /// Ends what the instance of `id` subscribed to on the bus: its handlers and match rules.
+  private func endSignalSubscriptions(of id: String) {
+    contexts.removeValue(forKey: id)?.endSignalSubscriptions()
+  }
+
   /// The previous instance of `id` has stopped (or the host gave up waiting): a start that
   /// waited for it goes ahead.
   private func finishedStopping(_ id: String) {
-    guard stopping.remove(id) != nil, startAfterStop.remove(id) != nil else { return }
-    load(id)
+    guard stopping.remove(id) != nil else { return }
+    if startAfterStop.remove(id) != nil { load(id) }
+    startSettled(id)
+  }
+
+  /// Tells whoever waits for the start of `id` that it has happened (or was called off).
+  private func startSettled(_ id: String) {
+    for started in whenStarted.removeValue(forKey: id) ?? [] { started() }
   }
 
   /// `stop(then:)` for a plugin that needs answers from elsewhere, bounded by `deadline`;

@@ -15,14 +15,18 @@ struct PluginService {
           .init("List", outputs: [.init("plugins", "aa{sv}")]) { [host] _, _ in
             [.array(element: "a{sv}", host.all.map(Self.encode))]
           },
-          .init("Reload", inputs: [.init("id", "s")]) { [host] arguments, _ throws(BusError) in
-            do {
-              try host.reload(arguments[0].stringValue ?? "")
-            } catch {
-              throw BusError(name: GrowBusAPI.ErrorName.invalidArgument, message: "\(error)")
-            }
-            return []
-          },
+          .init(
+            "Reload", inputs: [.init("id", "s")],
+            doc: "Stops plugin ID and starts it again; answers once the new instance has "
+              + "started (after the old one finished stopping), so List then shows its state.",
+            answer: { [host] call, reply in
+              do {
+                try host.reload(call.firstString ?? "") { reply.send() }
+              } catch {
+                reply.fail(
+                  BusError(name: GrowBusAPI.ErrorName.invalidArgument, message: "\(error)"))
+              }
+            }),
         ]))
   }
 

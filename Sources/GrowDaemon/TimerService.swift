@@ -250,31 +250,30 @@ final class TimerService {
 /// while it is being encoded wait for it; every other call is answered meanwhile.
 @MainActor
 final class CardsReply {
-  private typealias Respond = (Result<BusMessage, BusError>) -> Void
   private let timer: FocusTimer
   /// Where the replies go; nil for the interface file (no calls).
   private let connection: BusConnection?
   private var encoded: (generation: Int, body: BusMessage)?
   /// Calls whose reply waits for the ones before it to leave (`sendWhenRoom`).
-  private var waitingForRoom: [(call: BusMessage, respond: Respond)] = []
+  private var waitingForRoom: [(call: BusMessage, reply: PendingReply)] = []
   /// A reply is added when fewer bytes than this wait to be sent: one reply of 42,000 cards
   /// is 12 MB, and every reply queued after it (GetStatus) leaves after it; at most one such
   /// reply waits at a time, so the others wait for one, not for all a client asked for.
   static let sendQueueRoom = 1 << 20
   private var encoding: Int?
-  private var waiting: [(call: BusMessage, respond: Respond)] = []
+  private var waiting: [(call: BusMessage, reply: PendingReply)] = []
 
   init(timer: FocusTimer, connection: BusConnection?) {
     self.timer = timer
     self.connection = connection
   }
 
-  func answer(_ call: BusMessage, _ respond: @escaping (Result<BusMessage, BusError>) -> Void) {
+  func answer(_ call: BusMessage, _ reply: PendingReply) {
     if let encoded, encoded.generation == timer.deckGeneration {
-      waitingForRoom.append((call, respond))
+      waitingForRoom.append((call, reply))
       return sendWhenRoom()
     }
-    waiting.append((call, respond))
+    waiting.append((call, reply))
     encode(timer.deckGeneration)
   }
 
@@ -296,15 +295,15 @@ final class CardsReply {
     guard let connection else {
       let calls = waitingForRoom
       waitingForRoom.removeAll()
-      for (call, respond) in calls {
-        respond(Result { () throws(BusError) in try call.reply(copying: encoded.body) })
+      for (call, reply) in calls {
+        reply.respond(Result { () throws(BusError) in try call.reply(copying: encoded.body) })
       }
       return
     }
     connection.whenSendQueueBelow(Self.sendQueueRoom) { [weak self] in
       guard let self, !self.waitingForRoom.isEmpty, let body = self.encoded?.body else { return }
-      let (call, respond) = self.waitingForRoom.removeFirst()
-      respond(Result { () throws(BusError) in try call.reply(copying: body) })
+      let (call, reply) = self.waitingForRoom.removeFirst()
+      reply.respond(Result { () throws(BusError) in try call.reply(copying: body) })
       self.sendWhenRoom()
     }
   }
@@ -327,7 +326,7 @@ final class CardsReply {
       waitingForRoom += calls
       sendWhenRoom()
     case .failure(let error):
-      for (_, respond) in calls { respond(.failure(error)) }
+      for (_, reply) in calls { reply.fail(error) }
     }
   }
 }

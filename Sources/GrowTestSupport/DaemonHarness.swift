@@ -85,6 +85,32 @@ public final class DaemonHarness {
     return kib / 1024
   }
 
+  /// How many match rules the daemon's connection has on the bus, as the bus counts them
+  /// (`org.freedesktop.DBus.Debug.Stats.GetConnectionStats`).
+  public func daemonMatchRules() throws -> Int {
+    let owner = try run(
+      "busctl",
+      [
+        "--user", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+        "GetNameOwner", "s", "org.grow.Grow1",
+      ])
+    guard owner.status == 0, let name = owner.stdout.split(separator: "\"").dropFirst().first
+    else { throw HarnessError("no owner of org.grow.Grow1: \(owner)") }
+    let stats = try run(
+      "busctl",
+      [
+        "--user", "--json=short", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
+        "org.freedesktop.DBus.Debug.Stats", "GetConnectionStats", "s", String(name),
+      ])
+    guard stats.status == 0,
+      let reply = try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8))
+        as? [String: Any],
+      let fields = (reply["data"] as? [Any])?.first as? [String: Any],
+      let rules = (fields["MatchRules"] as? [String: Any])?["data"] as? Int
+    else { throw HarnessError("GetConnectionStats of \(name) gave no MatchRules: \(stats)") }
+    return rules
+  }
+
   public var configPath: String {
     bus.environment["XDG_CONFIG_HOME", default: ""] + "/grow/config.ini"
   }

@@ -169,6 +169,83 @@ import Testing
     #expect(texts == ["owner"])
   }
 
+  /// How many match rules `name` has on the bus, as the bus counts them.
+  func matchRules(of name: String) async throws -> Int64 {
+    let message = try BusMessage.methodCall(
+      destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+      interface: "org.freedesktop.DBus.Debug.Stats", member: "GetConnectionStats",
+      arguments: [.string(name)])
+    let reply = await withCheckedContinuation { continuation in
+      server.call(message, timeout: 5000) { continuation.resume(returning: $0) }
+    }
+    return try #require(reply.get().arguments.first?.vardictEntries?["MatchRules"]?.integerValue)
+  }
+
+  @Test func aCancelledSubscriptionHearsNothingMoreAndItsRuleLeavesTheBus() async throws {
+    let rule = "type='signal',sender='\(server.uniqueName)',interface='test.Echo',member='Said'"
+    var heardByCancelled: [String] = []
+    var heardByKept: [String] = []
+    let cancelled = try client.onSignal(match: rule) {
+      heardByCancelled.append($0.arguments.first?.stringValue ?? "")
+    }
+    try client.onSignal(match: rule) { heardByKept.append($0.arguments.first?.stringValue ?? "") }
+    let rules = try await matchRules(of: client.uniqueName)
+    cancelled.cancel()
+    cancelled.cancel()
+    #expect(cancelled.isCancelled)
+    object.emit("Said", on: "test.Echo", [.string("after")])
+    try await waitUntil { !heardByKept.isEmpty }
+    #expect(heardByKept == ["after"])
+    #expect(heardByCancelled.isEmpty)
+    // Removed without waiting for the bus: the count drops once the bus has read RemoveMatch.
+    let deadline = Date().addingTimeInterval(20)
+    var now = rules
+    while now != rules - 1, Date() < deadline {
+      try await Task.sleep(for: .milliseconds(10))
+      now = try await matchRules(of: client.uniqueName)
+    }
+    #expect(now == rules - 1, "match rules: \(rules) before the cancel, \(now) after")
+  }
+
+  /// A method that answers later gets a `PendingReply`. An answer after the reply expired
+  /// (here after 0.3 s rather than D-Bus's 25 s) goes nowhere, a second answer too, and one
+  /// after the caller gave up crashes nothing; a reply dropped unanswered says so at once.
+  @Test func aDeferredReplyIsSentOnceAndNotAfterItExpired() async throws {
+    var held: [PendingReply] = []
+    object.add(
+      BusInterface(
+        name: "test.Later",
+        methods: [
+          .init(
+            "Hold", outputs: [.init("n", "u")], replyTimeout: 0.3,
+            answer: { _, reply in held.append(reply) }),
+          .init("Keep", outputs: [.init("n", "u")], answer: { _, reply in held.append(reply) }),
+          .init("Drop", answer: { _, _ in }),
+        ]))
+    let expired = try await call("Hold", interface: "test.Later").failure
+    #expect(expired?.name == BusError.noReply)
+    #expect(expired?.message.hasPrefix("Hold was not answered within") == true)
+    #expect(held.count == 1 && held[0].isPending == false)
+    held[0].send([.uint32(1)])
+
+    // The caller gives up after 0.2 s; the answer comes after that.
+    let message = try BusMessage.methodCall(
+      destination: server.uniqueName, path: "/test/Echo", interface: "test.Later", member: "Keep")
+    let gaveUp = await withCheckedContinuation { continuation in
+      client.call(message, timeout: 200) { continuation.resume(returning: $0) }
+    }
+    #expect(gaveUp.failure?.name == BusError.noReply)
+    #expect(held.count == 2 && held[1].isPending)
+    held[1].send([.uint32(2)])
+    held[1].fail(BusError(name: BusError.failed, message: "a second answer"))
+    #expect(!held[1].isPending)
+
+    let dropped = try await call("Drop", interface: "test.Later").failure
+    #expect(dropped?.message == "the reply was dropped unanswered")
+    let echoed = try await call("Echo", [.variant(.string("still here"))]).get()
+    #expect(echoed.arguments.first?.unwrapped == .string("still here"))
+  }
+
   @Test func losingTheBusIsReportedNotFatal() async throws {
     var lost = false
     client.onDisconnect = { lost = true }

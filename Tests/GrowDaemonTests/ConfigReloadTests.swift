@@ -114,6 +114,32 @@ import Testing
     #expect(try harness.grow("start", "math").status == 0)
   }
 
+  /// `org.grow.Grow1.Config.Reload` answers once the file has been read and applied, with
+  /// what changed; a file with problems is answered with InvalidConfig and the problems, the
+  /// words `grow reload` prints. (Before, it answered at once with a number to poll.)
+  @Test func theReloadCallAnswersOnceTheFileIsApplied() throws {
+    let cards = "\n[card.math]\nfocus = 50m\n"
+    let harness = try DaemonHarness(
+      config: "[timer]\nfocus = 25m\n" + cards, environment: ["DISPLAY": ""])
+    let reload = [
+      "call", "--session", "-d", "org.grow.Grow1", "-o", "/org/grow/Grow1", "-m",
+      "org.grow.Grow1.Config.Reload",
+    ]
+    let same = try harness.run("gdbus", reload)
+    #expect(same.stdout == "(['nothing changed'],)\n", "\(same)")
+    try harness.writeConfig("[timer]\ndefault-card = mth\n" + cards)
+    let broken = try harness.run("gdbus", reload)
+    #expect(broken.status != 0)
+    #expect(
+      broken.stderr.contains(
+        "GDBus.Error:org.grow.Grow1.Error.InvalidConfig: config not reloaded, keeping the old one:"
+      ), "\(broken)")
+    #expect(broken.stderr.contains("\(harness.configPath):2: default-card = 'mth' in [timer]"))
+    let cli = try harness.grow("reload")
+    #expect(cli.status == 1)
+    #expect(cli.stderr.contains("config not reloaded, keeping the old one:\n"))
+  }
+
   /// Restarting the dnd plugin with new settings during focus keeps the server silenced, and
   /// it is put back when the session ends: the old instance put it back and removed its
   /// record before the new one started and silenced it again. A plugin whose section did not

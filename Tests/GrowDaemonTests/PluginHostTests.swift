@@ -190,6 +190,55 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: file))
   }
 
+  /// A reload stops a plugin's instance and starts a new one, which subscribes to its
+  /// signals again; the old instance's match rules and handlers go with it. Before, each
+  /// reload of notify and dnd left three rules behind on the daemon's connection: 304 after a
+  /// hundred, where the daemon starts with 4.
+  @Test func aHundredReloadsLeaveTheDaemonsMatchRulesAsTheyWere() throws {
+    let harness = try DaemonHarness(
+      config: "[plugins]\nenable = notify, dnd\n", environment: ["DISPLAY": ""])
+    let running = {
+      let plugins = try harness.plugins()
+      return plugins["notify"]?["state"] == "running" && plugins["dnd"]?["state"] == "running"
+    }
+    #expect(try harness.eventually(timeout: 20, running))
+    let before = try harness.daemonMatchRules()
+    let reload =
+      "busctl --user call org.grow.Grow1 /org/grow/Grow1 org.grow.Grow1.Plugins Reload s"
+    let reloads = try harness.run(
+      "/bin/sh",
+      ["-c", "for i in $(seq 100); do \(reload) notify && \(reload) dnd || exit 1; done"],
+      timeout: 300)
+    #expect(reloads.status == 0, "\(reloads.stderr)")
+    #expect(try harness.eventually(timeout: 20, running))
+    var after = before
+    let flat = try harness.eventually(timeout: 20) {
+      after = try harness.daemonMatchRules()
+      return after == before
+    }
+    #expect(flat, "the daemon's match rules: \(before) before a hundred reloads, \(after) after")
+    #expect(try harness.grow("status").status == 0)
+  }
+
+  /// `grow plugins reload ID` shows the plugin as the reload left it: the new instance starts
+  /// once the old one has exited, and the daemon answers only then. This one takes a second to
+  /// exit after SIGTERM. (Before, Reload was answered at once and the list printed right
+  /// after it showed the plugin disabled.)
+  @Test func reloadingAPluginAnswersOnceItsNewInstanceRuns() throws {
+    let harness = try DaemonHarness(startDaemon: false, environment: ["DISPLAY": ""])
+    let script = harness.bus.environment["HOME", default: ""] + "/slow-to-exit.sh"
+    try writeExecutable(
+      "#!/bin/sh\ntrap 'sleep 1; exit 0' TERM\nwhile :; do sleep 0.1; done\n", to: script)
+    try harness.writeConfig("[plugins]\nenable = slow\n\n[plugin.slow]\nexec = \(script)\n")
+    try harness.start()
+    #expect(
+      try harness.eventually(timeout: 20) { try harness.plugins()["slow"]?["state"] == "running" })
+    let reload = try harness.grow("plugins", "reload", "slow")
+    #expect(reload.status == 0, "\(reload.stderr)")
+    let line = reload.stdout.split(separator: "\n").first { $0.hasPrefix("slow ") }
+    #expect(line?.contains(" running ") == true, "\(reload.stdout)")
+  }
+
   @Test func reloadingNeedsAKnownEnabledPlugin() throws {
     let harness = try DaemonHarness(config: "[plugins]\nenable = statusbar\n")
     #expect(try harness.grow("plugins", "reload", "statusbar").status == 0)

@@ -17,7 +17,8 @@ import GrowLoop
 public final class BusConnection {
   let raw: OpaquePointer
   private var pathHandlers: [String: PathHandler] = [:]
-  private var signalHandlers: [Int: (rule: MatchRule, handler: (BusMessage) -> Void)] = [:]
+  private var signalHandlers:
+    [Int: (text: String, rule: MatchRule, handler: (BusMessage) -> Void)] = [:]
   private var nextHandlerID = 0
   /// The unique name owning each well-known name that a match rule names as its sender
   /// (absent: no owner, or not known yet). Kept from GetNameOwner and NameOwnerChanged.
@@ -266,10 +267,15 @@ public final class BusConnection {
   /// match); here the handler is also only called for signals from the name's current owner,
   /// kept from NameOwnerChanged, since a signal addressed to this connection reaches it
   /// whatever its rules say.
+  ///
+  /// The subscription lasts until it is cancelled or the connection closes, whether or not
+  /// the returned object is kept: one that ends earlier (a plugin's, when it stops) must be
+  /// cancelled, or its rule and handler stay for as long as the connection. Plugins subscribe
+  /// through `PluginContext.onSignal`, which the host cancels for them.
   /// - Throws: InvalidArgs for a rule without `sender=`, or what the bus says of a bad rule.
   @discardableResult
   public func onSignal(match rule: String, _ handler: @escaping (BusMessage) -> Void)
-    throws(BusError) -> Int
+    throws(BusError) -> SignalSubscription
   {
     let parsed = MatchRule(rule)
     guard let sender = parsed.sender else {
@@ -281,8 +287,17 @@ public final class BusConnection {
     if MatchRule.needsOwner(sender) { try track(sender) }
     try addMatch(rule)
     nextHandlerID += 1
-    signalHandlers[nextHandlerID] = (parsed, handler)
-    return nextHandlerID
+    signalHandlers[nextHandlerID] = (rule, parsed, handler)
+    return SignalSubscription(rule: rule, id: nextHandlerID, connection: self)
+  }
+
+  /// Drops a subscription's handler now and asks the bus to remove its rule without waiting
+  /// for the answer (libdbus sends RemoveMatch and ignores the reply when given no error):
+  /// the loop never waits for the bus daemon, and a signal already on its way finds no
+  /// handler. Each AddMatch counts on the bus, so each subscription removes its own.
+  fileprivate func cancelSignalHandler(_ id: Int) {
+    guard let removed = signalHandlers.removeValue(forKey: id), !isClosed else { return }
+    dbus_bus_remove_match(raw, removed.text, nil)
   }
 
   private func addMatch(_ rule: String) throws(BusError) {
@@ -346,8 +361,12 @@ public final class BusConnection {
         owners[name] = newOwner.isEmpty ? nil : newOwner
       }
     }
-    for (rule, handler) in signalHandlers.values where rule.matches(message, owners: owners) {
-      handler(message)
+    // A handler may cancel subscriptions, its own or others': a cancelled one hears no more.
+    for id in signalHandlers.keys.sorted() {
+      guard let entry = signalHandlers[id], entry.rule.matches(message, owners: owners) else {
+        continue
+      }
+      entry.handler(message)
     }
     return false
   }
@@ -443,6 +462,31 @@ public final class BusConnection {
   fileprivate func drain() {
     guard !isClosed else { return }
     while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
+  }
+}
+
+/// One `BusConnection.onSignal` subscription: `cancel()` ends it, removing its handler and its
+/// match rule. Dropping the object does not end it.
+@MainActor
+public final class SignalSubscription {
+  /// The match rule, as given.
+  public let rule: String
+  private let id: Int
+  private weak var connection: BusConnection?
+  public private(set) var isCancelled = false
+
+  fileprivate init(rule: String, id: Int, connection: BusConnection) {
+    self.rule = rule
+    self.id = id
+    self.connection = connection
+  }
+
+  /// Stops calling the handler at once and removes the rule from the bus (without waiting
+  /// for the bus). Safe to call more than once.
+  public func cancel() {
+    guard !isCancelled else { return }
+    isCancelled = true
+    connection?.cancelSignalHandler(id)
   }
 }
 

@@ -1,5 +1,7 @@
 import Dispatch
+import FoundationEssentials
 import GrowCore
+import GrowLoop
 
 /// Describes one D-Bus interface that an exported object implements.
 ///
@@ -27,20 +29,20 @@ public struct BusInterface {
     public let outputs: [Argument]
     public let doc: String
     public let handler: (_ arguments: [BusValue], _ call: BusMessage) throws(BusError) -> [BusValue]
-    /// For a method that answers later, with a reply it builds itself (`respond`): set by the
-    /// second initializer, and then `handler` is not used.
-    public let answer:
-      ((_ call: BusMessage, _ respond: @escaping (Result<BusMessage, BusError>) -> Void) -> Void)?
+    /// For a method that answers later (`reply`): set by the second initializer, and then
+    /// `handler` is not used.
+    public let answer: ((_ call: BusMessage, _ reply: PendingReply) -> Void)?
+    /// How long a reply given to `answer` waits before it expires (`PendingReply`).
+    public let replyTimeout: TimeInterval
 
-    /// A method whose reply can take time to build: `answer` gets the call (its signature
-    /// checked) and calls `respond` once, now or later, with the reply (`call.reply(...)`,
-    /// `call.reply(copying:)`) or the error. Other calls are answered meanwhile.
+    /// A method whose reply can take time: `answer` gets the call (its signature checked) and
+    /// a `PendingReply` to answer once, now or later. Other calls are answered meanwhile. After
+    /// `replyTimeout` seconds (D-Bus's usual 25 s, after which callers have given up) the
+    /// caller is told NoReply and a later answer goes nowhere.
     public init(
       _ name: String, inputs: [Argument] = [], outputs: [Argument] = [], doc: String = "",
-      answer:
-        @escaping (
-          _ call: BusMessage, _ respond: @escaping (Result<BusMessage, BusError>) -> Void
-        ) -> Void
+      replyTimeout: TimeInterval = PendingReply.defaultTimeout,
+      answer: @escaping (_ call: BusMessage, _ reply: PendingReply) -> Void
     ) {
       self.name = name
       self.inputs = inputs
@@ -48,6 +50,7 @@ public struct BusInterface {
       self.doc = doc
       self.handler = { _, _ in [] }
       self.answer = answer
+      self.replyTimeout = replyTimeout
     }
 
     public init(
@@ -61,6 +64,7 @@ public struct BusInterface {
       self.doc = doc
       self.handler = handler
       self.answer = nil
+      self.replyTimeout = PendingReply.defaultTimeout
     }
   }
 
@@ -382,15 +386,8 @@ public final class BusObject {
       }
       try expect(call, method.inputs.map(\.signature).joined())
       if let answer = method.answer {
-        answer(call) { [weak self] result in
-          guard !call.noReplyExpected else { return }
-          let reply: BusMessage?
-          switch result {
-          case .success(let message): reply = message
-          case .failure(let error): reply = call.errorReply(error)
-          }
-          if let reply { self?.connection.send(reply) }
-        }
+        answer(
+          call, PendingReply(call: call, connection: connection, timeout: method.replyTimeout))
         return nil
       }
       return try method.handler(arguments, call)
@@ -463,5 +460,73 @@ public final class BusObject {
 
       """
     return xml
+  }
+}
+
+/// The reply a method that answers later owes its caller (`BusInterface.Method(answer:)`).
+///
+/// Answer it once, now or later: `send(_:)` the values, `respond(_:)` with a reply built for
+/// the call (`call.reply(copying:)`) or an error, or `fail(_:)`; later answers are ignored.
+/// Callers wait only so long (libdbus's default is 25 s), so a reply expires after its
+/// timeout: a caller still waiting is told NoReply, the call is let go, and an answer after
+/// that goes nowhere. A reply dropped without an answer tells the caller so at once.
+@MainActor
+public final class PendingReply {
+  /// D-Bus's usual reply timeout: how long libdbus, GDBus and sd-bus callers wait by default.
+  nonisolated public static let defaultTimeout: TimeInterval = 25
+
+  /// nil once answered or expired.
+  private var call: BusMessage?
+  private weak var connection: BusConnection?
+  private var expiry: (any Alarm)?
+
+  init(
+    call: BusMessage, connection: BusConnection, timeout: TimeInterval,
+    loop: any EventLoop = MainLoop.shared
+  ) {
+    self.call = call
+    self.connection = connection
+    let member = call.member ?? "the call"
+    expiry = loop.after(seconds: timeout) { [weak self] in
+      self?.respond(
+        .failure(
+          BusError(
+            name: BusError.noReply,
+            message: "\(member) was not answered within \(DurationText.format(timeout))")))
+    }
+  }
+
+  isolated deinit {
+    respond(
+      .failure(BusError(name: BusError.failed, message: "the reply was dropped unanswered")))
+  }
+
+  /// Whether the caller still waits for this reply: neither answered nor expired.
+  public var isPending: Bool { call != nil }
+
+  /// Answers with these values.
+  public func send(_ values: [BusValue] = []) {
+    guard let call else { return }
+    respond(Result { () throws(BusError) in try call.reply(values) })
+  }
+
+  /// Answers with an error.
+  public func fail(_ error: BusError) {
+    respond(.failure(error))
+  }
+
+  /// Answers with a reply built for the call, or an error.
+  public func respond(_ result: Result<BusMessage, BusError>) {
+    guard let call else { return }
+    self.call = nil
+    expiry?.cancel()
+    expiry = nil
+    guard !call.noReplyExpected else { return }
+    let reply: BusMessage?
+    switch result {
+    case .success(let message): reply = message
+    case .failure(let error): reply = call.errorReply(error)
+    }
+    if let reply { connection?.send(reply) }
   }
 }

@@ -19,5 +19,7 @@ public enum GrowBusAPI {
     public static let unknownCard = "org.grow.Grow1.Error.UnknownCard"
     public static let invalidState = "org.grow.Grow1.Error.InvalidState"
     public static let invalidArgument = "org.grow.Grow1.Error.InvalidArgument"
+    /// `Config.Reload`: config.ini has problems; the message names each (file, line, key).
+    public static let invalidConfig = "org.grow.Grow1.Error.InvalidConfig"
   }
 }

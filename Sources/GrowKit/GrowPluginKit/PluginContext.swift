@@ -38,6 +38,9 @@ public final class PluginContext {
   public var onAvailability: ((String?) -> Void)?
 
   private let events: EventBus
+  /// What `onSignal` subscribed, ended when the plugin stops (`endSignalSubscriptions`).
+  private var signalSubscriptions: [SignalSubscription] = []
+  private var signalSubscriptionsEnded = false
 
   public init(
     id: String, config: ConfigSection, log: Logger, events: EventBus, timer: any TimerControl,
@@ -65,6 +68,38 @@ public final class PluginContext {
   /// Calls `handler` with every event, whatever its type.
   public func subscribeToAll(_ handler: @escaping (any GrowEvent) throws -> Void) {
     events.subscribeToAll(as: id, handler)
+  }
+
+  /// Calls `handler` with each signal on the session bus that matches `rule` (which must name
+  /// its sender; see `BusConnection.onSignal`), for as long as the plugin runs: when it stops,
+  /// the host cancels the subscription, removing its handler and its match rule, so a plugin
+  /// reloaded a hundred times leaves nothing behind. `cancel()` it to end it sooner.
+  /// - Throws: NoServer without a session bus, or after the plugin was stopped; what
+  ///   `BusConnection.onSignal` throws for a bad rule.
+  @discardableResult
+  public func onSignal(match rule: String, _ handler: @escaping (BusMessage) -> Void)
+    throws(BusError) -> SignalSubscription
+  {
+    guard let sessionBus else {
+      throw BusError(name: BusError.noServer, message: "the daemon has no session bus")
+    }
+    guard !signalSubscriptionsEnded else {
+      throw BusError(
+        name: BusError.noServer,
+        message: "plugin '\(id)' has stopped; a new instance subscribes for itself")
+    }
+    signalSubscriptions.removeAll { $0.isCancelled }
+    let subscription = try sessionBus.onSignal(match: rule, handler)
+    signalSubscriptions.append(subscription)
+    return subscription
+  }
+
+  /// Called by the host when the plugin stops: cancels every subscription `onSignal` made,
+  /// and refuses new ones (an answer the stopped plugin still gets must not subscribe again).
+  public func endSignalSubscriptions() {
+    signalSubscriptionsEnded = true
+    for subscription in signalSubscriptions { subscription.cancel() }
+    signalSubscriptions.removeAll()
   }
 
   /// Takes the plugin out of service from outside an event handler (its X server went away,

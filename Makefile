@@ -43,7 +43,7 @@ SOAK_SEED ?=
 SOAK_ARGS ?=
 
 .PHONY: help deps build release run test soak bench bench-deps fuzz sanitize asan tsan format lint clean \
-  install uninstall
+  install uninstall api
 
 # List the targets.
 help:
@@ -57,6 +57,7 @@ help:
 	@echo "make sanitize - the test suite under AddressSanitizer, then ThreadSanitizer (make asan, make tsan)"
 	@echo "make format  - swift format, in place"
 	@echo "make lint    - swift format lint --strict"
+	@echo "make api     - rewrite api/GrowKit.api.txt, the SDK's promised API, from the built interfaces"
 	@echo "make clean   - remove build output (also the fuzz and sanitizer builds)"
 	@echo "make install - build (release) and install into \$$DESTDIR\$$PREFIX (default /usr/local)"
 	@echo "make uninstall - remove exactly what make install installed there"
@@ -179,6 +180,19 @@ format:
 # Check the style without changing files; fails on any finding.
 lint:
 	$(SWIFT) format lint --strict --recursive $(FORMAT_DIRS)
+
+# The SDK's API listing: every public declaration of GrowKit's modules and the plugin test kit,
+# from the module interfaces the build emits (what `make install` ships to plugin authors).
+# GrowPluginKitTests fails while the build and api/GrowKit.api.txt differ; run this when the
+# change to the promise is meant, and commit the file (see docs/writing-plugins.md, "The ABI
+# promise").
+api:
+	$(SWIFT) build --target GrowPluginTesting
+	$(SWIFT) build --product grow-api
+	mkdir -p api
+	.build/debug/grow-api .build/debug/Modules > api/GrowKit.api.txt.new
+	mv api/GrowKit.api.txt.new api/GrowKit.api.txt
+	@echo "api/GrowKit.api.txt: $$(wc -l < api/GrowKit.api.txt) declarations"
 
 # Remove build output (SwiftPM's .build, including the local GrowKit package's, and the fuzz
 # and sanitizer builds).

@@ -87,6 +87,10 @@ let package = Package(
     // (built with -DGROW_LIBFUZZER), a replay of saved inputs otherwise.
     .target(name: "GrowFuzz", dependencies: [kit, "GrowDaemon"], path: "Tools/GrowFuzz"),
     .executableTarget(name: "grow-fuzz", dependencies: ["GrowFuzz"], path: "Tools/grow-fuzz"),
+    // The SDK's API listing (api/GrowKit.api.txt) from the built module interfaces: `make api`
+    // writes it, GrowPluginKitTests compares the build with it.
+    .target(name: "GrowAPI", path: "Tools/GrowAPI"),
+    .executableTarget(name: "grow-api", dependencies: ["GrowAPI"], path: "Tools/grow-api"),
 
     // Test-only helpers: a private session bus, running commands and the daemon, and the
     // broken plugins of Tests/Fixtures (a package of their own, built on first use against
@@ -106,7 +110,7 @@ let package = Package(
     .testTarget(name: "ExamplesTests", dependencies: ["GrowTestSupport"]),
     .testTarget(
       name: "GrowSoakTests", dependencies: [kit, "GrowSoak", "GrowHistory", "GrowTestSupport"]),
-    .testTarget(name: "GrowPluginKitTests", dependencies: [kit]),
+    .testTarget(name: "GrowPluginKitTests", dependencies: [kit, "GrowAPI"]),
     .testTarget(name: "GrowFuzzTests", dependencies: [kit, "GrowFuzz"]),
     // The notify plugin's wording and lifecycle against a recording server (fast); the real
     // servers are in GrowDaemonTests.

@@ -85,7 +85,7 @@ let package = Package(
     .executableTarget(name: "grow-soak", dependencies: ["GrowSoak"], path: "Tools/grow-soak"),
     // The parsers' promises under hostile input, and their driver: libFuzzer for `make fuzz`
     // (built with -DGROW_LIBFUZZER), a replay of saved inputs otherwise.
-    .target(name: "GrowFuzz", dependencies: [kit, "GrowDaemon"], path: "Tools/GrowFuzz"),
+    .target(name: "GrowFuzz", dependencies: [kit, testKit, "GrowDaemon"], path: "Tools/GrowFuzz"),
     .executableTarget(name: "grow-fuzz", dependencies: ["GrowFuzz"], path: "Tools/grow-fuzz"),
     // The SDK's API listing (api/GrowKit.api.txt) from the built module interfaces: `make api`
     // writes it, GrowPluginKitTests compares the build with it.
@@ -98,7 +98,7 @@ let package = Package(
     .target(name: "GrowTestSupport", dependencies: [kit, "CX11"]),
 
     // Tests mirror Sources/ and Plugins/.
-    .testTarget(name: "GrowCoreTests", dependencies: [kit]),
+    .testTarget(name: "GrowCoreTests", dependencies: [kit, testKit]),
     .testTarget(name: "GrowTestSupportTests", dependencies: ["GrowTestSupport"]),
     .testTarget(name: "GrowLoopTests", dependencies: [kit, testKit]),
     .testTarget(name: "GrowDBusTests", dependencies: [kit, "GrowTestSupport"]),
@@ -106,7 +106,8 @@ let package = Package(
       name: "GrowDaemonTests", dependencies: [kit, "GrowDaemon", "GrowHistory", "GrowTestSupport"]),
     .testTarget(name: "GrowCLITests", dependencies: ["GrowTestSupport", "GrowHistory"]),
     .testTarget(name: "GrowConfigTests", dependencies: [kit]),
-    .testTarget(name: "GrowHistoryTests", dependencies: [kit, "GrowHistory", "GrowTestSupport"]),
+    .testTarget(
+      name: "GrowHistoryTests", dependencies: [kit, testKit, "GrowHistory", "GrowTestSupport"]),
     .testTarget(name: "ExamplesTests", dependencies: ["GrowTestSupport"]),
     .testTarget(
       name: "GrowSoakTests", dependencies: [kit, "GrowSoak", "GrowHistory", "GrowTestSupport"]),

@@ -4,7 +4,7 @@ import GrowConfig
 import GrowCore
 import GrowDBus
 import GrowLoop
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// When a card silences the desktop.
 enum DndPolicy: String, CaseIterable {

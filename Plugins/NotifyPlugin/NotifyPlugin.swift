@@ -1,10 +1,10 @@
 import FoundationEssentials
 import Glibc
-import GrowConfig
+@_spi(GrowBuiltIn) import GrowConfig
 import GrowCore
 import GrowDBus
 import GrowLoop
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// Tells the person what they need and nothing more, through the desktop's notification
 /// server: focus over, break over, long break due, a distraction, and optionally a warning

@@ -3,7 +3,7 @@ import Glibc
 import GrowConfig
 import GrowCore
 import GrowLoop
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// The Wayland desktop monitor: flags distracting windows during focus and pauses when nobody
 /// is there, like the x11 plugin, through the same `DistractionWatch`. It runs when

@@ -4,7 +4,7 @@ import GrowConfig
 import GrowCore
 import GrowDBus
 import GrowLoop
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// The X11 idle and active-window monitor: flags distracting windows during focus, pauses
 /// focus when nobody is there. Event-driven: PropertyNotify for the active window and its

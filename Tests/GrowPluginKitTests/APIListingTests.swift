@@ -55,4 +55,27 @@ import Testing
       @_spi(GrowBuiltIn).
       """)
   }
+
+  /// What the daemon wires into a plugin's context and the helpers only the host and the
+  /// built-in plugins use are not something a plugin can call or overwrite.
+  @Test func hostHooksAndHostHelpersAreNotPluginAPI() throws {
+    let built = try Self.builtListing()
+    let hostOnly = [
+      "PluginContext  @MainActor final var onDisable", "PluginContext  @MainActor final var onNote",
+      "PluginContext  @MainActor final var onEmergencyAction",
+      "PluginContext  @MainActor final var onAvailability", "GrowCore  enum PathText",
+      "GrowCore  enum BackgroundThread", "GrowCore  func sleepThread", "GrowCore  func writeAll",
+      "GrowCore  func shown(", "GrowCore  func shortened(", "GrowCore  func closestMatch(",
+      "GrowPluginKit  @MainActor final class DistractionWatch",
+      "GrowPluginKit  enum DoNotDisturbBackend", "GrowPluginKit  struct DoNotDisturbRestore",
+      "GrowConfig  struct MakoConfig", "GrowPluginKit  let builtInPluginIDs",
+      "GrowCore  final class ManualTimeSource",
+    ]
+    for declaration in hostOnly {
+      let found = built.filter { $0.contains(declaration) }
+      #expect(found.isEmpty, "a plugin sees \(found)")
+    }
+    // The test double is the test kit's.
+    #expect(built.contains { $0.hasPrefix("GrowPluginTesting  final class ManualTimeSource") })
+  }
 }

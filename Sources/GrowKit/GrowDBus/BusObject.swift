@@ -1,5 +1,5 @@
 import Dispatch
-import GrowCore
+@_spi(GrowHost) import GrowCore
 
 /// Describes one D-Bus interface that an exported object implements.
 ///

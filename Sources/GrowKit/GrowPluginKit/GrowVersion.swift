@@ -5,4 +5,4 @@
 public let growVersion = "0.1.0"
 
 /// The plugins that ship with Grow (`libgrow-plugin-ID.so` next to `grow`).
-public let builtInPluginIDs = ["notify", "dnd", "x11", "wayland", "statusbar"]
+@_spi(GrowHost) public let builtInPluginIDs = ["notify", "dnd", "x11", "wayland", "statusbar"]

@@ -71,8 +71,9 @@ deps:
 # test fixtures (Tests/Fixtures, a package of its own).
 # GrowPluginTesting is a target: SwiftPM builds everything for `--product` of an automatic
 # library product.
-PRODUCTS := grow grow-plugin-notify grow-plugin-dnd grow-plugin-x11 grow-plugin-wayland \
-  grow-plugin-statusbar
+# The built-in plugins' ids, from their one list in Package.swift.
+BUILT_IN_PLUGINS := $(shell scripts/built-in-plugins)
+PRODUCTS := grow $(addprefix grow-plugin-,$(BUILT_IN_PLUGINS))
 # $(call build_product,CONFIGURATION)
 build_product = for product in $(PRODUCTS); do \
 	  $(SWIFT) build -c $(1) --product $$product || exit 1; done; \
@@ -128,7 +129,7 @@ bench: deps bench-deps
 	$(SWIFT) build -c release --product grow-bench
 	$(SWIFT) build -c release --product grow  # grow-bench times `grow stats --year` as a process
 	# compare runs `grow daemon` with the built-in plugins, found next to `grow`
-	for plugin in notify dnd x11 wayland statusbar; do \
+	for plugin in $(BUILT_IN_PLUGINS); do \
 	  $(SWIFT) build -c release --product grow-plugin-$$plugin || exit 1; \
 	done
 	# The floors the lean section measures Grow against (bench/floors).

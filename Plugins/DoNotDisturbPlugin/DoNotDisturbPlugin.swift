@@ -644,5 +644,6 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   }
 }
 
-@_cdecl("grow_plugin")
+// `grow_plugin_ID`, not `grow_plugin`: the built-in plugins link into one test binary.
+@_cdecl("grow_plugin_dnd")
 public func growPlugin() -> UnsafeRawPointer { growPluginDescriptor(DoNotDisturbPlugin.self) }

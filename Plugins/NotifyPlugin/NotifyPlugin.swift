@@ -535,5 +535,6 @@ public final class NotifyPlugin: GrowPlugin {
   }
 }
 
-@_cdecl("grow_plugin")
+// `grow_plugin_ID`, not `grow_plugin`: the built-in plugins link into one test binary.
+@_cdecl("grow_plugin_notify")
 public func growPlugin() -> UnsafeRawPointer { growPluginDescriptor(NotifyPlugin.self) }

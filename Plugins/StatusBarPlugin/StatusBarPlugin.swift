@@ -118,5 +118,6 @@ public final class StatusBarPlugin: GrowPlugin {
   }
 }
 
-@_cdecl("grow_plugin")
+// `grow_plugin_ID`, not `grow_plugin`: the built-in plugins link into one test binary.
+@_cdecl("grow_plugin_statusbar")
 public func growPlugin() -> UnsafeRawPointer { growPluginDescriptor(StatusBarPlugin.self) }

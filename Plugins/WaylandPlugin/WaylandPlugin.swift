@@ -238,5 +238,6 @@ struct CompositorSession {
   }
 }
 
-@_cdecl("grow_plugin")
+// `grow_plugin_ID`, not `grow_plugin`: the built-in plugins link into one test binary.
+@_cdecl("grow_plugin_wayland")
 public func growPlugin() -> UnsafeRawPointer { growPluginDescriptor(WaylandPlugin.self) }

@@ -465,5 +465,6 @@ extension WindowInfo {
   }
 }
 
-@_cdecl("grow_plugin")
+// `grow_plugin_ID`, not `grow_plugin`: the built-in plugins link into one test binary.
+@_cdecl("grow_plugin_x11")
 public func growPlugin() -> UnsafeRawPointer { growPluginDescriptor(X11Plugin.self) }

@@ -46,9 +46,10 @@ public final class PluginTestBed {
     let context = PluginContext(
       id: id, config: section, log: logs.logger(label: id), events: events,
       timer: timer ?? self.timer, sessionBus: sessionBus, environment: environment, loop: loop)
-    context.onNote = { [unowned self] in notes.append($0) }
-    context.onAvailability = { [unowned self] in availability.append($0) }
-    context.onDisable = { [unowned self] in disabled.append($0) }
+    // Weak: a plugin (and its context) may outlive the bed in a test.
+    context.onNote = { [weak self] in self?.notes.append($0) }
+    context.onAvailability = { [weak self] in self?.availability.append($0) }
+    context.onDisable = { [weak self] in self?.disabled.append($0) }
     return context
   }
 

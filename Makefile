@@ -43,7 +43,7 @@ SOAK_SEED ?=
 SOAK_ARGS ?=
 
 .PHONY: help deps build release run test soak bench bench-deps fuzz sanitize asan tsan format lint clean \
-  install uninstall
+  install uninstall api
 
 # List the targets.
 help:
@@ -57,6 +57,7 @@ help:
 	@echo "make sanitize - the test suite under AddressSanitizer, then ThreadSanitizer (make asan, make tsan)"
 	@echo "make format  - swift format, in place"
 	@echo "make lint    - swift format lint --strict"
+	@echo "make api     - rewrite api/GrowKit.api.txt, the SDK's promised API, from the built interfaces"
 	@echo "make clean   - remove build output (also the fuzz and sanitizer builds)"
 	@echo "make install - build (release) and install into \$$DESTDIR\$$PREFIX (default /usr/local)"
 	@echo "make uninstall - remove exactly what make install installed there"
@@ -70,8 +71,9 @@ deps:
 # test fixtures (Tests/Fixtures, a package of its own).
 # GrowPluginTesting is a target: SwiftPM builds everything for `--product` of an automatic
 # library product.
-PRODUCTS := grow grow-plugin-notify grow-plugin-dnd grow-plugin-x11 grow-plugin-wayland \
-  grow-plugin-statusbar
+# The built-in plugins' ids, from their one list in Package.swift.
+BUILT_IN_PLUGINS := $(shell scripts/built-in-plugins)
+PRODUCTS := grow $(addprefix grow-plugin-,$(BUILT_IN_PLUGINS))
 # $(call build_product,CONFIGURATION)
 build_product = for product in $(PRODUCTS); do \
 	  $(SWIFT) build -c $(1) --product $$product || exit 1; done; \
@@ -127,7 +129,7 @@ bench: deps bench-deps
 	$(SWIFT) build -c release --product grow-bench
 	$(SWIFT) build -c release --product grow  # grow-bench times `grow stats --year` as a process
 	# compare runs `grow daemon` with the built-in plugins, found next to `grow`
-	for plugin in notify dnd x11 wayland statusbar; do \
+	for plugin in $(BUILT_IN_PLUGINS); do \
 	  $(SWIFT) build -c release --product grow-plugin-$$plugin || exit 1; \
 	done
 	# The floors the lean section measures Grow against (bench/floors).
@@ -179,6 +181,19 @@ format:
 # Check the style without changing files; fails on any finding.
 lint:
 	$(SWIFT) format lint --strict --recursive $(FORMAT_DIRS)
+
+# The SDK's API listing: every public declaration of GrowKit's modules and the plugin test kit,
+# from the module interfaces the build emits (what `make install` ships to plugin authors).
+# GrowPluginKitTests fails while the build and api/GrowKit.api.txt differ; run this when the
+# change to the promise is meant, and commit the file (see docs/writing-plugins.md, "The ABI
+# promise").
+api:
+	$(SWIFT) build --target GrowPluginTesting
+	$(SWIFT) build --product grow-api
+	mkdir -p api
+	.build/debug/grow-api .build/debug/Modules > api/GrowKit.api.txt.new
+	mv api/GrowKit.api.txt.new api/GrowKit.api.txt
+	@echo "api/GrowKit.api.txt: $$(wc -l < api/GrowKit.api.txt) declarations"
 
 # Remove build output (SwiftPM's .build, including the local GrowKit package's, and the fuzz
 # and sanitizer builds).

@@ -10,21 +10,52 @@ import PackageDescription
 let kit = Target.Dependency.product(name: "GrowKit", package: "GrowKit")
 /// The plugin test kit (GrowPluginTesting): manual loop, recording timer, log capture.
 let testKit = Target.Dependency.product(name: "GrowPluginTesting", package: "GrowKit")
-/// See the plugins' test targets below.
-let onePluginEntry: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--allow-multiple-definition"])]
+
+/// A built-in plugin: the target `name` in Plugins/NAME, the library `libgrow-plugin-ID.so`
+/// (found next to `grow` and loaded at run time only when the config enables it, see
+/// PluginHost) and the test target NAMETests on the plugin test kit.
+struct BuiltInPlugin {
+  let id: String
+  let name: String
+  var dependencies: [Target.Dependency] = []
+  var testDependencies: [Target.Dependency] = []
+}
+
+func builtIn(
+  _ id: String, _ name: String, dependencies: [Target.Dependency] = [],
+  testDependencies: [Target.Dependency] = []
+) -> BuiltInPlugin {
+  BuiltInPlugin(
+    id: id, name: name, dependencies: dependencies, testDependencies: testDependencies)
+}
+
+/// The built-in plugins, in the order `grow plugins` lists them: the one list to extend when
+/// adding one (the Makefile and scripts/install-grow read the ids from these lines with
+/// scripts/built-in-plugins; `builtInPluginIDs` in GrowPluginKit, which the daemon and the CLI
+/// use, must name the same ids: BuiltInPluginsTests says so if not). Each exports its entry
+/// point as `grow_plugin_ID`, so the plugins' test targets link into one test binary without
+/// clashing symbols.
+let builtInPlugins = [
+  builtIn("notify", "NotifyPlugin"),
+  builtIn("dnd", "DoNotDisturbPlugin", dependencies: ["CNotify"]),
+  builtIn("x11", "X11Plugin", dependencies: ["CX11"]),
+  // Wayland sessions: the compositors' window sources (sway/i3 IPC, Hyprland) and idle
+  // protocols feeding the kit's DistractionWatch, as the x11 plugin does under X. Its tests
+  // run the sources against real i3 (Xvfb) and a Hyprland stand-in.
+  builtIn(
+    "wayland", "WaylandPlugin", dependencies: ["CWaylandProtocols"],
+    testDependencies: ["GrowTestSupport"]),
+  builtIn("statusbar", "StatusBarPlugin"),
+]
 
 let package = Package(
   name: "Grow",
   products: [
-    .executable(name: "grow", targets: ["grow"]),
-    // Built-in plugins: each its own shared library, found next to `grow` and loaded at run
-    // time only when the config enables it (see PluginHost). libgrow-plugin-ID.so.
-    .library(name: "grow-plugin-notify", type: .dynamic, targets: ["NotifyPlugin"]),
-    .library(name: "grow-plugin-dnd", type: .dynamic, targets: ["DoNotDisturbPlugin"]),
-    .library(name: "grow-plugin-x11", type: .dynamic, targets: ["X11Plugin"]),
-    .library(name: "grow-plugin-statusbar", type: .dynamic, targets: ["StatusBarPlugin"]),
-    .library(name: "grow-plugin-wayland", type: .dynamic, targets: ["WaylandPlugin"]),
-  ],
+    .executable(name: "grow", targets: ["grow"])
+  ]
+    + builtInPlugins.map {
+      Product.library(name: "grow-plugin-" + $0.id, type: .dynamic, targets: [$0.name])
+    },
   dependencies: [
     .package(path: "Sources/GrowKit")
   ],
@@ -59,19 +90,6 @@ let package = Package(
       name: "grow", dependencies: ["GrowCLI"],
       linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/grow"])]),
 
-    // Built-in plugins, in Plugins/ (run-time plugins, not SwiftPM package plugins).
-    .target(name: "NotifyPlugin", dependencies: [kit], path: "Plugins/NotifyPlugin"),
-    .target(
-      name: "DoNotDisturbPlugin", dependencies: [kit, "CNotify"], path: "Plugins/DoNotDisturbPlugin"
-    ),
-    .target(name: "X11Plugin", dependencies: [kit, "CX11"], path: "Plugins/X11Plugin"),
-    .target(name: "StatusBarPlugin", dependencies: [kit], path: "Plugins/StatusBarPlugin"),
-    // Wayland sessions: the compositors' window sources (sway/i3 IPC, Hyprland) and idle
-    // protocols feeding the kit's DistractionWatch, as the x11 plugin does under X.
-    .target(
-      name: "WaylandPlugin", dependencies: [kit, "CWaylandProtocols"], path: "Plugins/WaylandPlugin"
-    ),
-
     // Tools, in Tools/: never part of the product (`make build` and `make install` build only
     // `grow` and the plugins), built by `swift build --build-tests` for their tests.
     // Benchmarks (make bench): prints figures, asserts nothing.
@@ -85,8 +103,12 @@ let package = Package(
     .executableTarget(name: "grow-soak", dependencies: ["GrowSoak"], path: "Tools/grow-soak"),
     // The parsers' promises under hostile input, and their driver: libFuzzer for `make fuzz`
     // (built with -DGROW_LIBFUZZER), a replay of saved inputs otherwise.
-    .target(name: "GrowFuzz", dependencies: [kit, "GrowDaemon"], path: "Tools/GrowFuzz"),
+    .target(name: "GrowFuzz", dependencies: [kit, testKit, "GrowDaemon"], path: "Tools/GrowFuzz"),
     .executableTarget(name: "grow-fuzz", dependencies: ["GrowFuzz"], path: "Tools/grow-fuzz"),
+    // The SDK's API listing (api/GrowKit.api.txt) from the built module interfaces: `make api`
+    // writes it, GrowPluginKitTests compares the build with it.
+    .target(name: "GrowAPI", path: "Tools/GrowAPI"),
+    .executableTarget(name: "grow-api", dependencies: ["GrowAPI"], path: "Tools/grow-api"),
 
     // Test-only helpers: a private session bus, running commands and the daemon, and the
     // broken plugins of Tests/Fixtures (a package of their own, built on first use against
@@ -94,7 +116,7 @@ let package = Package(
     .target(name: "GrowTestSupport", dependencies: [kit, "CX11"]),
 
     // Tests mirror Sources/ and Plugins/.
-    .testTarget(name: "GrowCoreTests", dependencies: [kit]),
+    .testTarget(name: "GrowCoreTests", dependencies: [kit, testKit]),
     .testTarget(name: "GrowTestSupportTests", dependencies: ["GrowTestSupport"]),
     .testTarget(name: "GrowLoopTests", dependencies: [kit, testKit]),
     .testTarget(name: "GrowDBusTests", dependencies: [kit, "GrowTestSupport"]),
@@ -103,35 +125,25 @@ let package = Package(
       dependencies: [kit, testKit, "GrowDaemon", "GrowHistory", "GrowTestSupport"]),
     .testTarget(name: "GrowCLITests", dependencies: ["GrowTestSupport", "GrowHistory"]),
     .testTarget(name: "GrowConfigTests", dependencies: [kit]),
-    .testTarget(name: "GrowHistoryTests", dependencies: [kit, "GrowHistory", "GrowTestSupport"]),
+    .testTarget(
+      name: "GrowHistoryTests", dependencies: [kit, testKit, "GrowHistory", "GrowTestSupport"]),
     .testTarget(name: "ExamplesTests", dependencies: ["GrowTestSupport"]),
     .testTarget(
       name: "GrowSoakTests", dependencies: [kit, "GrowSoak", "GrowHistory", "GrowTestSupport"]),
-    .testTarget(name: "GrowPluginKitTests", dependencies: [kit]),
+    .testTarget(name: "GrowPluginKitTests", dependencies: [kit, "GrowAPI"]),
     .testTarget(name: "GrowFuzzTests", dependencies: [kit, "GrowFuzz"]),
-    // The notify plugin's wording and lifecycle against a recording server (fast); the real
-    // servers are in GrowDaemonTests.
-    // The other plugins' logic on the test kit's manual loop, in milliseconds: x11 against a
-    // scripted X11Connection, dnd against a scripted DndBackend; end to end (Xvfb, real
-    // servers) in GrowDaemonTests. SwiftPM links every test target into one binary, where the
-    // plugins' `grow_plugin` entry points (one per plugin library, for dlsym) meet: the first
-    // is kept; the tests make their plugins directly and never look it up.
-    .testTarget(
-      name: "NotifyPluginTests", dependencies: [kit, testKit, "NotifyPlugin"],
-      linkerSettings: onePluginEntry),
-    .testTarget(
-      name: "X11PluginTests", dependencies: [kit, testKit, "X11Plugin"],
-      linkerSettings: onePluginEntry),
-    // The wayland plugin's sources against real i3 (Xvfb) and a Hyprland stand-in; sway under
-    // GrowDaemonTests.
-    .testTarget(
-      name: "WaylandPluginTests", dependencies: [kit, testKit, "WaylandPlugin", "GrowTestSupport"],
-      linkerSettings: onePluginEntry),
-    .testTarget(
-      name: "DoNotDisturbPluginTests", dependencies: [kit, testKit, "DoNotDisturbPlugin"],
-      linkerSettings: onePluginEntry),
-    .testTarget(
-      name: "StatusBarPluginTests", dependencies: [kit, testKit, "StatusBarPlugin"],
-      linkerSettings: onePluginEntry),
   ]
+    // Built-in plugins, in Plugins/ (run-time plugins, not SwiftPM package plugins).
+    + builtInPlugins.map {
+      Target.target(
+        name: $0.name, dependencies: [kit] + $0.dependencies, path: "Plugins/" + $0.name)
+    }
+    // Each plugin's logic on the test kit's manual loop, in milliseconds, against a scripted
+    // stand-in for its C or D-Bus side; end to end (Xvfb, sway, real servers) in
+    // GrowDaemonTests.
+    + builtInPlugins.map {
+      Target.testTarget(
+        name: $0.name + "Tests",
+        dependencies: [kit, testKit, .target(name: $0.name)] + $0.testDependencies)
+    }
 )

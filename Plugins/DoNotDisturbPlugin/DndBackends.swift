@@ -1,5 +1,5 @@
 import GrowDBus
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// One notification server's own Do-Not-Disturb switch; each class below names the D-Bus
 /// property or method its server offers for it and how the server tells of a change.

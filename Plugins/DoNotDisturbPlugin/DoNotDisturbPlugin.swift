@@ -4,7 +4,7 @@ import GrowConfig
 import GrowCore
 import GrowDBus
 import GrowLoop
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// When a card silences the desktop.
 enum DndPolicy: String, CaseIterable {
@@ -687,5 +687,6 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   }
 }
 
-@_cdecl("grow_plugin")
+// `grow_plugin_ID`, not `grow_plugin`: the built-in plugins link into one test binary.
+@_cdecl("grow_plugin_dnd")
 public func growPlugin() -> UnsafeRawPointer { growPluginDescriptor(DoNotDisturbPlugin.self) }

@@ -1,4 +1,4 @@
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 // The record and its file live in the kit (DoNotDisturbRestore.swift): `grow dnd restore` and
 // the daemon's start read the same file, outside this plugin's life.

@@ -1,4 +1,4 @@
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// Grow's own Do-Not-Disturb as the dnd plugin announces it, and what it means for a
 /// notification of Grow's: one sent while it silences the server (during focus, by default)

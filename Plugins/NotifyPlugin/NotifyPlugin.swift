@@ -1,10 +1,10 @@
 import FoundationEssentials
 import Glibc
-import GrowConfig
+@_spi(GrowBuiltIn) import GrowConfig
 import GrowCore
 import GrowDBus
 import GrowLoop
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// Tells the person what they need and nothing more, through the desktop's notification
 /// server: focus over, break over, long break due, a distraction, and optionally a warning
@@ -535,5 +535,6 @@ public final class NotifyPlugin: GrowPlugin {
   }
 }
 
-@_cdecl("grow_plugin")
+// `grow_plugin_ID`, not `grow_plugin`: the built-in plugins link into one test binary.
+@_cdecl("grow_plugin_notify")
 public func growPlugin() -> UnsafeRawPointer { growPluginDescriptor(NotifyPlugin.self) }

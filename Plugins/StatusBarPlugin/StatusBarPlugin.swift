@@ -3,7 +3,7 @@ import Glibc
 import GrowConfig
 import GrowCore
 import GrowLoop
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// Keeps the timer's status in `$XDG_RUNTIME_DIR/grow/` for bars and scripts that read
 /// files: `status.json` (the shape of `grow status --json`) and `status.txt` (the line
@@ -118,5 +118,6 @@ public final class StatusBarPlugin: GrowPlugin {
   }
 }
 
-@_cdecl("grow_plugin")
+// `grow_plugin_ID`, not `grow_plugin`: the built-in plugins link into one test binary.
+@_cdecl("grow_plugin_statusbar")
 public func growPlugin() -> UnsafeRawPointer { growPluginDescriptor(StatusBarPlugin.self) }

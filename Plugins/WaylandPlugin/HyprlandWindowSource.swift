@@ -2,7 +2,7 @@ import FoundationEssentials
 import Glibc
 import GrowCore
 import GrowLoop
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// The focused window on Hyprland, from its event socket (`.socket2.sock`: one `EVENT>>DATA`
 /// line per event): `activewindow>>CLASS,TITLE` then `activewindowv2>>ADDRESS` say which
@@ -83,7 +83,7 @@ final class HyprlandWindowSource: WindowSource {
     request("dispatch movetoworkspacesilent special:grow,address:0x\(window.id)") {
       [weak self] reply in
       guard let self else { return }
-      if reply?.trimming(while: \.isWhitespace) == "ok" {
+      if reply?.split(whereSeparator: \.isWhitespace) == ["ok"] {
         log.info("moved \(window.app) to the special workspace 'grow' (block = minimize)")
       } else {
         log.warning("Hyprland did not move \(window.app) away: \(reply ?? "no answer")")

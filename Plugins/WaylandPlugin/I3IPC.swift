@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// The i3 IPC wire format, which sway speaks too: `"i3-ipc"`, a u32 payload length, a u32
 /// message type (both in the machine's byte order), then the JSON payload. Events have the

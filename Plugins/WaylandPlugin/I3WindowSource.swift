@@ -2,7 +2,7 @@ import FoundationEssentials
 import Glibc
 import GrowCore
 import GrowLoop
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// What a window source tells the wayland plugin, on the loop.
 @MainActor

@@ -3,7 +3,7 @@ import FoundationEssentials
 import Glibc
 import GrowCore
 import GrowLoop
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// Why the Wayland display cannot be used.
 enum WaylandError: Error, Equatable, CustomStringConvertible {

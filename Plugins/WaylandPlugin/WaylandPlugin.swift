@@ -3,7 +3,7 @@ import Glibc
 import GrowConfig
 import GrowCore
 import GrowLoop
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// The Wayland desktop monitor: flags distracting windows during focus and pauses when nobody
 /// is there, like the x11 plugin, through the same `DistractionWatch`. It runs when
@@ -238,5 +238,6 @@ struct CompositorSession {
   }
 }
 
-@_cdecl("grow_plugin")
+// `grow_plugin_ID`, not `grow_plugin`: the built-in plugins link into one test binary.
+@_cdecl("grow_plugin_wayland")
 public func growPlugin() -> UnsafeRawPointer { growPluginDescriptor(WaylandPlugin.self) }

@@ -4,7 +4,7 @@ import GrowConfig
 import GrowCore
 import GrowDBus
 import GrowLoop
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// The X11 idle and active-window monitor: flags distracting windows during focus, pauses
 /// focus when nobody is there. Event-driven: PropertyNotify for the active window and its
@@ -465,5 +465,6 @@ extension WindowInfo {
   }
 }
 
-@_cdecl("grow_plugin")
+// `grow_plugin_ID`, not `grow_plugin`: the built-in plugins link into one test binary.
+@_cdecl("grow_plugin_x11")
 public func growPlugin() -> UnsafeRawPointer { growPluginDescriptor(X11Plugin.self) }

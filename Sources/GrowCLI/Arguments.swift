@@ -1,4 +1,4 @@
-import GrowCore
+@_spi(GrowHost) import GrowCore
 
 /// A command line split into positional words and `--option value` pairs.
 ///

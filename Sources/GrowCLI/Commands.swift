@@ -1,11 +1,11 @@
 import FoundationEssentials
 import Glibc
 import GrowConfig
-import GrowCore
+@_spi(GrowHost) import GrowCore
 import GrowDBus
 import GrowDaemon
 import GrowHistory
-import GrowPluginKit
+@_spi(GrowBuiltIn) @_spi(GrowHost) import GrowPluginKit
 
 /// One `grow` subcommand. The table of these is the single source of truth for dispatch,
 /// `grow help`, the man page (`grow manpage 1`) and the shell completions.

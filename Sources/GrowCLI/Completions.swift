@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
-import GrowCore
-import GrowPluginKit
+@_spi(GrowHost) import GrowCore
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// What shell completion needs to know about a command, read from the same synopsis and
 /// details `grow help` prints, so completions cannot drift from the help.

@@ -4,7 +4,7 @@ import Glibc
 import GrowConfig
 import GrowCore
 import GrowDaemon
-import GrowPluginKit
+@_spi(GrowHost) import GrowPluginKit
 
 extension Commands {
   /// A real daemon on the session bus running a cycle measured in seconds, printed live.

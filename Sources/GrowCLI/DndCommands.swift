@@ -3,7 +3,7 @@ import Glibc
 import GrowCore
 import GrowDBus
 import GrowDaemon
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// `grow dnd`: the dnd plugin's org.grow.Grow1.DoNotDisturb interface from the command line.
 extension Commands {

@@ -1,11 +1,11 @@
 import FoundationEssentials
 import Glibc
-import GrowConfig
-import GrowCore
+@_spi(GrowBuiltIn) import GrowConfig
+@_spi(GrowHost) import GrowCore
 import GrowDBus
 import GrowDaemon
 import GrowHistory
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// One line of `grow doctor`.
 struct DoctorCheck: Encodable, Equatable {

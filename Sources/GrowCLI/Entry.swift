@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import GrowCore
+@_spi(GrowHost) import GrowCore
 
 /// Runs `grow` with `arguments` (without the program name) and returns the exit status.
 @MainActor

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
 import GrowConfig
-import GrowCore
+@_spi(GrowHost) import GrowCore
 import GrowHistory
 import GrowPluginKit
 

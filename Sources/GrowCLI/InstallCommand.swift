@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import GrowCore
+@_spi(GrowHost) import GrowCore
 
 /// Where `grow install --user` writes, from the XDG base directories of this environment.
 struct UserInstallPaths {

@@ -1,8 +1,8 @@
 import FoundationEssentials
 import Glibc
-import GrowCore
+@_spi(GrowHost) import GrowCore
 import GrowDaemon
-import GrowPluginKit
+@_spi(GrowHost) import GrowPluginKit
 
 /// `grow logs`: the daemon's log, wherever it went. A daemon that systemd runs logs to the
 /// journal, so that is asked (journalctl); any other daemon writes `LogFile.standardPath()`.

@@ -1,6 +1,6 @@
 import GrowConfig
 import GrowDaemon
-import GrowPluginKit
+@_spi(GrowHost) import GrowPluginKit
 
 /// grow(1) and grow.ini(5) in roff (man(7) macros), generated from the command table and the
 /// config schema so that `man grow` says exactly what `grow help` says.

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
 import GrowConfig
-import GrowCore
+@_spi(GrowHost) import GrowCore
 
 /// The languages `grow plugin new` writes a plugin in.
 enum PluginLanguage: String, CaseIterable {

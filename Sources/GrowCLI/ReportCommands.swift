@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import GrowCore
+@_spi(GrowHost) import GrowCore
 import GrowHistory
 
 extension Commands {

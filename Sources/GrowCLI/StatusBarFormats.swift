@@ -1,8 +1,8 @@
 import FoundationEssentials
 import Glibc
-import GrowCore
+@_spi(GrowHost) import GrowCore
 import GrowDBus
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// The status-bar protocols `grow status --format` speaks, each exactly as the bar reads it.
 enum StatusBarFormat: String, CaseIterable {

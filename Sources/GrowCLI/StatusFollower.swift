@@ -1,9 +1,9 @@
 import FoundationEssentials
 import Glibc
-import GrowCore
+@_spi(GrowHost) import GrowCore
 import GrowDBus
 import GrowLoop
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// `grow status --follow`: one line per change for a bar that reads a never-ending script.
 ///

@@ -2,11 +2,11 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import GrowConfig
-import GrowCore
+@_spi(GrowHost) import GrowCore
 import GrowDBus
 import GrowHistory
 import GrowLoop
-import GrowPluginKit
+@_spi(GrowBuiltIn) @_spi(GrowHost) import GrowPluginKit
 
 /// Why the daemon could not start.
 public enum DaemonError: Error, CustomStringConvertible {

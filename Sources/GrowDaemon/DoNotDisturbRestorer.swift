@@ -2,7 +2,7 @@ import FoundationEssentials
 import Glibc
 import GrowCore
 import GrowDBus
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// Puts the notification server back from the DND restore record, outside the dnd plugin's
 /// life: `grow dnd restore` (systemd's ExecStopPost= after the daemon exited, or by hand) and
@@ -13,7 +13,7 @@ import GrowPluginKit
 /// Idempotent: the record goes once the server is back (or was put back by hand); without a
 /// record there is nothing to do. A server that does not answer keeps the record.
 public struct DoNotDisturbRestorer: Sendable {
-  public let file: DoNotDisturbRestoreFile
+  package let file: DoNotDisturbRestoreFile
   /// Each call to the server waits at most this long (read, then write).
   public let timeout: Int32
 

@@ -2,7 +2,7 @@ import FoundationEssentials
 import Glibc
 import GrowCore
 import GrowLoop
-import GrowPluginKit
+@_spi(GrowHost) import GrowPluginKit
 
 /// A plugin in its own process, in any language: it gets every event as a JSON line on stdin
 /// and may send commands as JSON lines on stdout (docs/plugin-protocol.md).

@@ -1,9 +1,9 @@
 import FoundationEssentials
 import Glibc
 import GrowConfig
-import GrowCore
+@_spi(GrowHost) import GrowCore
 import GrowLoop
-import GrowPluginKit
+@_spi(GrowHost) import GrowPluginKit
 
 /// Where plugin libraries are looked for, in order.
 public struct PluginDirectories: Sendable, Equatable {
@@ -109,7 +109,7 @@ public final class PluginHost {
   public var onChange: (() -> Void)?
 
   /// What running plugins must undo if the daemon leaves while its loop is stuck.
-  public let emergencyActions = EmergencyExitActions()
+  package let emergencyActions = EmergencyExitActions()
 
   /// How long the host waits for a plugin's `stop(then:)` before going on without it.
   public static let stopGrace: TimeInterval = 2.5

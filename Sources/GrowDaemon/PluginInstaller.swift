@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import GrowCore
+@_spi(GrowHost) import GrowCore
 import GrowPluginKit
 
 /// Why `grow plugin install` installed nothing. Each message names the path and what to do.

@@ -64,13 +64,25 @@ enum PluginLibrary {
     return ConfigSchema.isValidName(id) ? id : nil
   }
 
-  /// Opens the library at `path` and returns the plugin type it describes.
+  /// `grow_plugin_ID`: the entry point a library may export instead of `grow_plugin`, so that
+  /// several plugins can link into one program (the built-in plugins' test binary) without
+  /// clashing symbols. Characters a C name cannot hold become `_`.
+  static func entrySymbol(for id: String) -> String {
+    GrowPluginAPI.entrySymbol + "_"
+      + String(id.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
+  }
+
+  /// Opens the library at `path` and returns the plugin type it describes: its entry point is
+  /// `grow_plugin_ID` if it has one, else `grow_plugin`.
   @MainActor
   static func load(path: String, expectedID: String) throws(PluginLoadError)
     -> any GrowPlugin.Type
   {
     let handle = try open(path)
-    guard let symbol = dlsym(handle, GrowPluginAPI.entrySymbol) else {
+    guard
+      let symbol = dlsym(handle, entrySymbol(for: expectedID))
+        ?? dlsym(handle, GrowPluginAPI.entrySymbol)
+    else {
       throw .notAGrowPlugin(path: path)
     }
     typealias Entry = @convention(c) () -> UnsafeRawPointer?

@@ -1,8 +1,8 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
-import GrowCore
-import GrowPluginKit
+@_spi(GrowHost) import GrowCore
+@_spi(GrowHost) import GrowPluginKit
 import Synchronization
 
 /// The write end of the pipe that SIGTERM and SIGINT are passed through; set once, before the

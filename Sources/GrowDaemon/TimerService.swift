@@ -1,9 +1,10 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
-import GrowCore
+@_spi(GrowHost) import GrowCore
 import GrowDBus
 import GrowHistory
+import GrowLoop
 import GrowPluginKit
 
 /// Serves the timer as `org.grow.Grow1.Timer` on `/org/grow/Grow1`.
@@ -335,10 +336,10 @@ final class CardsReply {
 /// (`grow generate dbus-interface`): the very description the daemon serves.
 @MainActor
 public enum GrowBusInterfaceFiles {
-  /// `org.grow.Grow1.Timer.xml`. Built around a timer that never runs: only the names, types,
-  /// annotations and docs are read.
+  /// `org.grow.Grow1.Timer.xml`. Built around a timer that never runs (so nothing is ever
+  /// scheduled on its loop): only the names, types, annotations and docs are read.
   public static var timer: String {
-    let idle = FocusTimer(deck: .standard, bus: EventBus(), time: ManualTimeSource())
+    let idle = FocusTimer(deck: .standard, bus: EventBus(), time: MainLoop())
     return TimerService.interface(
       timer: idle, streak: { Streak(current: 0, longest: 0) },
       cards: CardsReply(timer: idle, connection: nil)

@@ -1,4 +1,4 @@
-import GrowCore
+@_spi(GrowHost) import GrowCore
 
 /// What a focus phase leaves in the garden.
 public enum Plant: String, Sendable, Equatable, Codable, CaseIterable {

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import GrowCore
+@_spi(GrowHost) import GrowCore
 
 /// The phase history: a SQLite database, by default `$XDG_DATA_HOME/grow/history.sqlite`.
 ///

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GrowCore
+@_spi(GrowHost) import GrowCore
 
 /// A calendar day as the person lived it: the date on the wall clock where they were.
 ///

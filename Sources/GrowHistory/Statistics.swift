@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import GrowCore
+@_spi(GrowHost) import GrowCore
 
 /// Current and longest run of consecutive days that counted.
 public struct Streak: Sendable, Equatable, Codable {

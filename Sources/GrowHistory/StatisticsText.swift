@@ -1,4 +1,4 @@
-import GrowCore
+@_spi(GrowHost) import GrowCore
 
 extension HistoryStatistics {
   /// Width of the longest bar, in terminal cells.

@@ -1,5 +1,5 @@
 import Foundation
-import GrowPluginKit
+@_spi(GrowHost) import GrowPluginKit
 import GrowTestSupport
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import GrowConfig
+@_spi(GrowBuiltIn) import GrowConfig
 import Testing
 
 /// What Grow reads from a mako config: the do-not-disturb mode it switches, and whether that

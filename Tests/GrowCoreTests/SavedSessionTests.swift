@@ -1,5 +1,6 @@
 import Foundation
 import GrowCore
+import GrowPluginTesting
 import Testing
 
 /// A session saved by one daemon and taken up by the next (after a crash or kill -9).

@@ -1,5 +1,6 @@
 import Foundation
 import GrowCore
+import GrowPluginTesting
 
 /// Records every event published on a bus, in delivery order.
 final class EventLog {

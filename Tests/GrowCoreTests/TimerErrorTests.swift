@@ -1,4 +1,4 @@
-import GrowCore
+@_spi(GrowHost) import GrowCore
 import Testing
 
 @Suite("TimerError")

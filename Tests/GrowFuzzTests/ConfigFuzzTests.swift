@@ -1,6 +1,6 @@
 import Foundation
 import GrowConfig
-import GrowCore
+@_spi(GrowHost) import GrowCore
 import GrowFuzz
 import Testing
 

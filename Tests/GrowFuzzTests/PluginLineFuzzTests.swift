@@ -1,7 +1,7 @@
 import Foundation
 import GrowCore
 import GrowFuzz
-import GrowPluginKit
+@_spi(GrowHost) import GrowPluginKit
 import Testing
 
 /// Garbage from an external plugin's stdout, through the daemon's own line splitting and

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(GrowHost) import GrowCore
 import GrowFuzz
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import GrowCore
+import GrowPluginTesting
 import GrowTestSupport
 import Testing
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @testable import GrowCore
-@testable import GrowPluginKit
+@_spi(GrowHost) @testable import GrowPluginKit
 
 /// The JSON-lines protocol v1 that external plugins parse: its exact shape is a promise to
 /// plugin authors (docs/plugin-protocol.md), so these tests pin it down.

@@ -1,5 +1,5 @@
 import Foundation
-import GrowPluginKit
+@_spi(GrowHost) import GrowPluginKit
 import Testing
 
 /// The daemon's log file: owner-only, capped, rotated once.

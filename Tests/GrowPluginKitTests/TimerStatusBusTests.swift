@@ -1,7 +1,7 @@
 import Foundation
-import GrowCore
+@_spi(GrowHost) import GrowCore
 import GrowDBus
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 import Testing
 
 /// The D-Bus encoding of the status is written once (`TimerStatus.busValues`, which the

@@ -1,6 +1,6 @@
 import Foundation
 import GrowLoop
-import GrowPluginKit
+@_spi(GrowBuiltIn) @_spi(GrowHost) import GrowPluginKit
 import GrowTestSupport
 import Testing
 

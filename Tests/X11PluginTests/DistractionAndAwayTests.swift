@@ -158,19 +158,17 @@ import Testing
   /// A server that stops answering (a stopped Xvfb) is shown as unavailable once a question
   /// has waited out the reply deadline; answering again puts the plugin back.
   @Test func aSilentServerIsReportedUnavailableAndBackWhenItAnswers() throws {
-    var availability: [String?] = []
     let context = try bed.context(
       "x11", environment: ["DISPLAY": ":99"], timer: timer)
-    context.onAvailability = { availability.append($0) }
     let plugin = try X11Plugin(context: context) { [display] _, _ in display }
     defer { plugin.stop() }
     turn()
     display.answering = false
     display.onAnsweringChanged?(false)
-    #expect(availability.last??.contains("not answering") == true)
+    #expect(bed.availability.last??.contains("not answering") == true)
     display.answering = true
     display.onAnsweringChanged?(true)
-    #expect(availability.last == .some(nil))
+    #expect(bed.availability.last == .some(nil))
   }
 }
 

@@ -2,7 +2,8 @@ import Foundation
 import GrowConfig
 import GrowCore
 import GrowDaemon
-import GrowPluginKit
+@_spi(GrowHost) import GrowPluginKit
+import GrowPluginTesting
 
 /// The parsers that read bytes from outside, each with the promise it keeps whatever the bytes:
 /// no crash, and either a value that makes sense or a typed error a person can act on.

@@ -1,4 +1,4 @@
-import GrowCore
+@_spi(GrowHost) import GrowCore
 
 /// Everything wrong with a config file, found in one pass, so `grow config check` can show
 /// every problem at once. Its description is one problem per line.

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GrowCore
+@_spi(GrowHost) import GrowCore
 
 /// The kinds of section config.ini has.
 @frozen public enum ConfigSectionKind: String, Sendable, CaseIterable {

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import GrowCore
+@_spi(GrowHost) import GrowCore
 
 /// The settings in config.ini: the cards, and which plugins to load with what settings.
 ///

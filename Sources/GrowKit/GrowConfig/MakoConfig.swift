@@ -1,13 +1,14 @@
 import FoundationEssentials
 import Glibc
-import GrowCore
+@_spi(GrowHost) import GrowCore
 
 /// What Grow needs from a mako config: whether its `do-not-disturb` mode hides anything, and
 /// whether it still shows critical notifications. Grow's DND for mako adds that mode
 /// (Plugins/DoNotDisturbPlugin/DndBackends.swift), which does nothing unless the config gives
 /// it `invisible=1`; `grow doctor` says so, and the notify plugin sends its own notifications
-/// during focus as critical only where a section lets critical ones through.
-public struct MakoConfig: Equatable, Sendable {
+/// during focus as critical only where a section lets critical ones through. The built-in
+/// plugins' and `grow doctor`'s (`@_spi(GrowBuiltIn)`), not part of the plugin API.
+@_spi(GrowBuiltIn) public struct MakoConfig: Equatable, Sendable {
   /// mako configs are a few lines; a larger file is not read (the notify plugin reads it on
   /// the daemon's loop).
   public static let maximumFileSize = 256 * 1024

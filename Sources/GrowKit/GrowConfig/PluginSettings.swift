@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GrowCore
+@_spi(GrowHost) import GrowCore
 
 /// One key a plugin takes in its `[plugin.ID]` section, declared by the plugin itself
 /// (`GrowPlugin.settings`). From these declarations `grow config check` and the daemon check

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GrowCore
+@_spi(GrowHost) import GrowCore
 
 /// Why a window pattern cannot be used; the message says how to write it.
 public enum WindowPatternError: Error, Equatable, CustomStringConvertible {

@@ -103,7 +103,7 @@ public enum DurationText {
 /// Focus time and cut-short focus (`PhaseOutcome.countsAsFocus`) as every command, bar and
 /// the report word them, so the same seconds read the same everywhere: whole seconds, written
 /// by `DurationText.format` (seconds shown below a minute).
-public enum FocusFigures {
+@_spi(GrowHost) public enum FocusFigures {
   /// `45s focus, 7s cut short`; the cut-short part only when there is some.
   public static func focus(_ focus: TimeInterval, cutShort: TimeInterval) -> String {
     var text = "\(DurationText.format(focus)) focus"

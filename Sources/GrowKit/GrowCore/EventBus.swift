@@ -30,10 +30,11 @@ public final class EventBus {
   }
 
   /// Called with the subscriber's name and its error when a handler throws.
-  public var onSubscriberFailure: (_ subscriber: String, _ error: any Error) -> Void = { _, _ in }
+  @_spi(GrowHost) public var onSubscriberFailure:
+    (_ subscriber: String, _ error: any Error) -> Void = { _, _ in }
 
   /// Told when each handler starts and returns, so a handler that never returns is noticed.
-  public var watchdog: HandlerWatchdog?
+  @_spi(GrowHost) public var watchdog: HandlerWatchdog?
 
   private var byType: [ObjectIdentifier: [Entry]] = [:]
   private var everything: [Entry] = []

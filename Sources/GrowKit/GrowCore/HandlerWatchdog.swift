@@ -13,7 +13,7 @@ import Synchronization
 /// starts. `handlerStarted` stores the handler and signals only when the thread sleeps for
 /// good; the thread then waits `limit`, and a handler that finishes before that is noticed at
 /// the deadline, with no signal from `handlerFinished`.
-public final class HandlerWatchdog: Sendable {
+@_spi(GrowHost) public final class HandlerWatchdog: Sendable {
   /// One handler call that is running.
   public struct Running: Sendable, Equatable {
     public var subscriber: String

@@ -4,16 +4,18 @@ import Glibc
 // Text and path helpers that FoundationEssentials leaves out (it has no NSString and no
 // String(format:)). Grow's shipped modules import FoundationEssentials only, so that the
 // processes never load ICU; everything here is plain Swift over the standard library.
+// The daemon's and the CLI's (`@_spi(GrowHost)`), not part of the plugin API: a plugin that
+// needs one keeps its own copy, and the SDK is free to change these.
 
 extension StringProtocol {
   /// Without leading and trailing spaces and tabs (Unicode spaces too; not line breaks), as
   /// Foundation's `trimmingCharacters(in: .whitespaces)`.
-  public func trimmingWhitespace() -> String {
+  @_spi(GrowHost) public func trimmingWhitespace() -> String {
     trimming { $0.isWhitespace && !$0.isNewline }
   }
 
   /// Without leading and trailing characters for which `isTrimmed` holds.
-  public func trimming(while isTrimmed: (Character) -> Bool) -> String {
+  @_spi(GrowHost) public func trimming(while isTrimmed: (Character) -> Bool) -> String {
     guard let first = firstIndex(where: { !isTrimmed($0) }),
       let last = lastIndex(where: { !isTrimmed($0) })
     else { return "" }
@@ -22,7 +24,7 @@ extension StringProtocol {
 
   /// Exactly `width` characters: cut, or padded with spaces on the right (as Foundation's
   /// `padding(toLength:withPad:" ",startingAt:0)`).
-  public func fitted(toWidth width: Int) -> String {
+  @_spi(GrowHost) public func fitted(toWidth width: Int) -> String {
     let count = self.count
     if count >= width { return String(prefix(width)) }
     return String(self) + String(repeating: " ", count: width - count)
@@ -32,7 +34,7 @@ extension StringProtocol {
 extension BinaryInteger {
   /// The decimal digits, with leading zeros up to `width` (`7.zeroPadded(2)` is "07"); a
   /// minus sign comes first.
-  public func zeroPadded(_ width: Int) -> String {
+  @_spi(GrowHost) public func zeroPadded(_ width: Int) -> String {
     let digits = String(self.magnitude)
     let padded = String(repeating: "0", count: max(0, width - digits.count)) + digits
     return self < 0 ? "-" + padded : padded
@@ -40,7 +42,7 @@ extension BinaryInteger {
 }
 
 /// File-system paths as text, as NSString's path methods treat them.
-public enum PathText {
+@_spi(GrowHost) public enum PathText {
   /// `/a/b` → `/a`, `/a` → `/`, `a` → `` (no directory part).
   public static func directory(of path: String) -> String {
     let trimmed = withoutTrailingSlashes(path)
@@ -95,7 +97,7 @@ public enum PathText {
 
 /// A thread of its own, for work that must not run on the event loop (a watchdog, a
 /// launcher); Foundation's `Thread` is not in FoundationEssentials.
-public enum BackgroundThread {
+@_spi(GrowHost) public enum BackgroundThread {
   private final class Start {
     let name: String
     let body: @Sendable () -> Void
@@ -124,7 +126,7 @@ public enum BackgroundThread {
 }
 
 /// Sleeps the calling thread (never the event loop's) for `seconds`.
-public func sleepThread(seconds: Double) {
+@_spi(GrowHost) public func sleepThread(seconds: Double) {
   guard seconds > 0 else { return }
   var request = timespec(
     tv_sec: Int(seconds.rounded(.down)),
@@ -135,7 +137,7 @@ public func sleepThread(seconds: Double) {
 
 /// Writes all of `text` to `descriptor` (e.g. `STDERR_FILENO`), retrying short writes and
 /// interruptions; false when the descriptor refused (closed, EPIPE).
-@discardableResult
+@_spi(GrowHost) @discardableResult
 public func writeAll(_ text: String, to descriptor: Int32) -> Bool {
   var bytes = Array(text.utf8)[...]
   while !bytes.isEmpty {
@@ -152,7 +154,7 @@ public func writeAll(_ text: String, to descriptor: Int32) -> Bool {
 /// What went wrong, for a message: FileManager's errors carry the system's reason
 /// (`Permission denied`) as their underlying error; others describe themselves.
 /// (FoundationEssentials has no `localizedDescription`.)
-public func failureReason(_ error: any Error) -> String {
+@_spi(GrowHost) public func failureReason(_ error: any Error) -> String {
   if let cocoa = error as? CocoaError,
     let posix = cocoa.userInfo["NSUnderlyingError"] as? POSIXError
   {

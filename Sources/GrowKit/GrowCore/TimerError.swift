@@ -21,7 +21,7 @@ public enum TimerError: Error, Equatable, CustomStringConvertible {
 /// `text` as an error message may echo it: cut as `shortened` cuts it, with control characters
 /// written as escapes (`escapingControls`). For anything a caller sent (a card name, a D-Bus
 /// option, a command-line word).
-public func shown(_ text: String, limit: Int = 64) -> String {
+@_spi(GrowHost) public func shown(_ text: String, limit: Int = 64) -> String {
   escapingControls(shortened(text, to: limit))
 }
 
@@ -29,7 +29,9 @@ public func shown(_ text: String, limit: Int = 64) -> String {
 /// escape instead: control characters (ESC is `\u{1B}`; `\n`, `\r`, `\t`), U+2028 and U+2029,
 /// and the bidirectional overrides that reorder what a reader sees. `keepingNewlines` leaves
 /// `\n` alone, for a message of several lines of our own.
-public func escapingControls(_ text: String, keepingNewlines: Bool = false) -> String {
+@_spi(GrowHost) public func escapingControls(_ text: String, keepingNewlines: Bool = false)
+  -> String
+{
   func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.properties.generalCategory {
     case .control, .lineSeparator, .paragraphSeparator: return true
@@ -60,14 +62,14 @@ public func escapingControls(_ text: String, keepingNewlines: Bool = false) -> S
 /// `text` cut to `limit` Unicode scalars and an ellipsis: a message can show what it refused
 /// without echoing back megabytes of it. Scalars, not characters: one character can carry any
 /// number of combining marks.
-public func shortened(_ text: String, to limit: Int = 64) -> String {
+func shortened(_ text: String, to limit: Int = 64) -> String {
   let head = text.unicodeScalars.prefix(limit + 1)
   guard head.count > limit else { return text }
   return String(String.UnicodeScalarView(head.prefix(limit))) + "…"
 }
 
 /// The candidate nearest to `word` by edit distance, if it is close enough to be a typo.
-public func closestMatch(to word: String, in candidates: [String]) -> String? {
+@_spi(GrowHost) public func closestMatch(to word: String, in candidates: [String]) -> String? {
   // The distance is at least the difference in length, so a word over twice as long as every
   // candidate is never close. Counted on a prefix: a name of megabytes (over D-Bus, say) costs
   // nothing, where the distance table would take gigabytes.

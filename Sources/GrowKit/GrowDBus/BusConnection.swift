@@ -2,6 +2,7 @@ internal import CDBus
 import Dispatch
 import FoundationEssentials
 import Glibc
+@_spi(GrowHost) import GrowCore
 import GrowLoop
 
 /// A private connection to a message bus, driven by the event loop (the main queue).

@@ -1,6 +1,6 @@
 import Dispatch
 import FoundationEssentials
-import GrowCore
+@_spi(GrowHost) import GrowCore
 import GrowLoop
 
 /// Describes one D-Bus interface that an exported object implements.

@@ -2,7 +2,7 @@ internal import CLinux
 import Dispatch
 import FoundationEssentials
 import Glibc
-import GrowCore
+@_spi(GrowHost) import GrowCore
 
 /// Descriptors that stand for a process.
 public enum ProcessDescriptor {

@@ -7,7 +7,7 @@ import GrowDBus
 /// A window as a desktop source sees it: X11 (WM_CLASS), sway or i3 (IPC), Hyprland, or a
 /// wlroots compositor's toplevel list. What the distraction rules match and what the history
 /// keeps.
-public struct DesktopWindow: Equatable, Sendable {
+@_spi(GrowBuiltIn) public struct DesktopWindow: Equatable, Sendable {
   /// What tells two windows apart within one source (an X window id, a sway con_id, a
   /// Hyprland address): a window that keeps its id is the same distraction.
   public var id: String
@@ -57,10 +57,13 @@ public struct DesktopWindow: Equatable, Sendable {
 ///
 /// It lives in the kit rather than in one plugin so that each source stays a plugin of its own
 /// (one links XCB, the other libwayland-client, and each says in `grow plugins` why it runs
-/// or stands down), while the behaviour a person sees is the same whichever one runs.
+/// or stands down), while the behaviour a person sees is the same whichever one runs. It is
+/// the built-in plugins' (`@_spi(GrowBuiltIn)`), not part of the plugin API: SwiftPM's
+/// `package` access does not reach the plugins' package, and what it decides is product
+/// policy a third-party plugin should not freeze.
 /// Everything runs on `context.loop`; nothing here waits.
 @MainActor
-public final class DistractionWatch {
+@_spi(GrowBuiltIn) public final class DistractionWatch {
   /// The settings every source plugin offers, under its own section (`[plugin.x11]`,
   /// `[plugin.wayland]`).
   public static let settings = [

@@ -2,10 +2,12 @@ import GrowCore
 
 // Grow's Do-Not-Disturb as one plugin (dnd) tells the others (notify) and the CLI (`grow
 // doctor`): the event and the backend table live here, once, so that no two copies drift.
+// The table is the built-in plugins' (`@_spi(GrowBuiltIn)`), not part of the plugin API; the
+// event is.
 
 /// A notification server's own Do-Not-Disturb switch that the dnd plugin drives; the raw
 /// value is what `org.grow.Grow1.DoNotDisturb.Backend` and `dnd-changed` show.
-public enum DoNotDisturbBackend: String, CaseIterable, Sendable {
+@_spi(GrowBuiltIn) public enum DoNotDisturbBackend: String, CaseIterable, Sendable {
   case dunst
   case xfce = "xfce4-notifyd"
   case swaync

@@ -6,12 +6,13 @@ import GrowDBus
 // The DND restore record and the calls that put a notification server back, in one place:
 // the dnd plugin writes the record and uses the calls on its loop; `grow dnd restore` (run by
 // systemd's ExecStopPost=, or by hand) and the daemon's start, before any plugin loads, put
-// the server back from outside the plugin's life with the same calls.
+// the server back from outside the plugin's life with the same calls. The dnd plugin's and the
+// host's (`@_spi(GrowBuiltIn)`), not part of the plugin API.
 
 /// What Grow changed on the notification server, kept on disk while it is changed, so that a
 /// daemon that died without putting it back (SIGKILL, a crash, SIGTERM while the server did
 /// not answer) can be undone later.
-public struct DoNotDisturbRestoreRecord: Codable, Equatable, Sendable {
+@_spi(GrowBuiltIn) public struct DoNotDisturbRestoreRecord: Codable, Equatable, Sendable {
   /// The backend that was switched (`DoNotDisturbBackend.rawValue`: `dunst`, …).
   public var backend: String
   /// The server's DND state before Grow switched it.
@@ -27,7 +28,7 @@ public struct DoNotDisturbRestoreRecord: Codable, Equatable, Sendable {
 }
 
 /// `$XDG_STATE_HOME/grow/dnd-restore.json`, mode 0600, replaced atomically.
-public struct DoNotDisturbRestoreFile: Sendable {
+@_spi(GrowBuiltIn) public struct DoNotDisturbRestoreFile: Sendable {
   public let path: String
 
   public init(environment: [String: String]) {
@@ -166,7 +167,7 @@ extension DoNotDisturbBackend {
 // MARK: Putting a server back from outside the plugin
 
 /// What putting a record back did.
-public enum DoNotDisturbPutBack: Equatable, Sendable {
+@_spi(GrowBuiltIn) public enum DoNotDisturbPutBack: Equatable, Sendable {
   /// The server confirmed the switch back.
   case restored
   /// The server's switch is no longer what Grow set (changed by hand, or the server restarted

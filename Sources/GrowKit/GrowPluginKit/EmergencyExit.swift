@@ -9,7 +9,7 @@ import Synchronization
 /// daemon's signal thread, never on the loop, so it must not touch the plugin's main-actor
 /// state: it works from what the plugin keeps on disk (the dnd plugin's restore record) and
 /// its own short, bounded calls (`BusConnection.callOnce`). The process exits right after.
-public final class EmergencyExitActions: Sendable {
+@_spi(GrowHost) public final class EmergencyExitActions: Sendable {
   private let actions = Mutex<[String: @Sendable () -> Void]>([:])
 
   public init() {}

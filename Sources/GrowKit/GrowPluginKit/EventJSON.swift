@@ -91,7 +91,7 @@ public protocol JSONLineEvent: GrowEvent {
 
 /// Encodes the lines the daemon writes to an external plugin: one JSON object per line, keys
 /// sorted, no embedded newlines.
-public enum EventJSON {
+@_spi(GrowHost) public enum EventJSON {
   /// The protocol version, sent as `"v"` in every line.
   public static let version = 1
 

@@ -96,7 +96,9 @@ public enum GrowPluginAPI {
   @_alwaysEmitIntoClient
   public static var version: UInt32 { 2 }
 
-  /// The name of the C symbol every plugin library exports.
+  /// The name of the C symbol every plugin library exports. A library may name it
+  /// `grow_plugin_ID` instead (the built-in plugins do, to link into one test binary); the
+  /// daemon looks for that first.
   public static let entrySymbol = "grow_plugin"
 
   /// Marks a descriptor as Grow's ("GROW").

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import GrowCore
+@_spi(GrowHost) import GrowCore
 import Synchronization
 
 /// The daemon's own log file, `$XDG_STATE_HOME/grow/grow.log`, for a daemon whose standard
@@ -11,7 +11,7 @@ import Synchronization
 /// past `limit` bytes the file becomes `grow.log.1` (replacing the one before) and a new one
 /// starts, so the log never holds more than twice the limit. A write that fails (a full disk)
 /// is dropped: the log must never stop the timer.
-public final class LogFile: Sendable {
+@_spi(GrowHost) public final class LogFile: Sendable {
   public let path: String
   public let limit: Int
   private let state = Mutex<(descriptor: Int32, size: Int)>((-1, 0))
@@ -62,7 +62,7 @@ public final class LogFile: Sendable {
 }
 
 /// Where log lines go: standard error, a `LogFile`, or both.
-public struct LogDestination: Sendable {
+@_spi(GrowHost) public struct LogDestination: Sendable {
   public var standardError: Bool
   public var file: LogFile?
   /// Gets every line as written (without the time stamp), in process: a plugin's tests read

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import GrowCore
+@_spi(GrowHost) import GrowCore
 
 /// Writes one line per message to standard error, which systemd's journal and a terminal both
 /// read, and to the daemon's log file where nobody reads its standard error
@@ -23,11 +23,11 @@ public struct Logger: Sendable {
   /// Who is speaking: `daemon`, or a plugin id.
   public let label: String
   public let minimumLevel: Level
-  public let destination: LogDestination
+  @_spi(GrowHost) public let destination: LogDestination
 
   /// - Parameter minimumLevel: defaults to `GROW_LOG` (`debug`, `info`, `warning`, `error`),
   ///   else `info`.
-  public init(
+  @_spi(GrowHost) public init(
     label: String, minimumLevel: Level? = nil, destination: LogDestination = .standardError
   ) {
     self.label = label
@@ -76,7 +76,8 @@ public struct Logger: Sendable {
   /// (from a plugin's `log` command, say) cannot pass for a line of the daemon or another
   /// plugin. Other control characters, a terminal's escape sequences among them, are written as
   /// `\u{1B}`.
-  public static func lines(label: String, level: Level, _ message: String) -> String {
+  @_spi(GrowHost) public static func lines(label: String, level: Level, _ message: String) -> String
+  {
     let prefix = "grow[\(label)] \(level.label): "
     // Split by scalars, not Characters: "\r\n" is one Character, yet a newline to a reader.
     return message.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)

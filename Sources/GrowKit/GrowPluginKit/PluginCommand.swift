@@ -2,8 +2,9 @@ import FoundationEssentials
 
 /// One command an external plugin sends on its stdout: a JSON object on one line, such as
 /// `{"command":"extend","seconds":300}` (protocol v1, docs/plugin-protocol.md).
-/// Frozen: a new command is a new plugin API version (docs/writing-plugins.md, "The ABI promise").
-@frozen public enum PluginCommand: Equatable, Sendable {
+/// The daemon's reading of executable plugins' lines (`@_spi(GrowHost)`): what they may send is
+/// the line protocol's promise, versioned by the protocol, not part of the Swift plugin API.
+@_spi(GrowHost) @frozen public enum PluginCommand: Equatable, Sendable {
   case pause, resume, toggle, skip, stop
   /// `{"command":"start","card":"math"}`; without `card`, the default card.
   case start(card: String?)
@@ -82,7 +83,7 @@ import FoundationEssentials
 }
 
 /// Why a command line was refused; the message goes back to the plugin in its reply.
-public enum PluginCommandError: Error, Equatable, CustomStringConvertible {
+@_spi(GrowHost) public enum PluginCommandError: Error, Equatable, CustomStringConvertible {
   case lineTooLong(bytes: Int, limit: Int)
   case notJSON
   case notAnObject

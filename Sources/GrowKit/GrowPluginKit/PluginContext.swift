@@ -27,22 +27,27 @@ public final class PluginContext {
   /// `ManualLoop` (GrowPluginTesting).
   public let loop: any EventLoop
 
+  // The host's side: what the calls below reach in the daemon. Behind SPI so that a plugin can
+  // neither see nor replace them; the daemon and the test kit import GrowPluginKit with
+  // `@_spi(GrowHost)`.
+
   /// Set by the host: takes the plugin out of service with `error` as the reason.
-  public var onDisable: ((PluginError) -> Void)?
+  @_spi(GrowHost) public var onDisable: ((PluginError) -> Void)?
   /// Set by the host: shows a note next to a running plugin in `grow plugins`.
-  public var onNote: ((String?) -> Void)?
+  @_spi(GrowHost) public var onNote: ((String?) -> Void)?
   /// Set by the host: keeps the plugin's emergency-exit action (see `onEmergencyExit`).
-  public var onEmergencyAction: ((@Sendable () -> Void)?) -> Void = { _ in }
+  @_spi(GrowHost) public var onEmergencyAction: ((@Sendable () -> Void)?) -> Void = { _ in }
   /// Set by the host: shows the plugin as unavailable for the reason given, or running again
   /// for nil, while it stays loaded.
-  public var onAvailability: ((String?) -> Void)?
+  @_spi(GrowHost) public var onAvailability: ((String?) -> Void)?
 
   private let events: EventBus
   /// What `onSignal` subscribed, ended when the plugin stops (`endSignalSubscriptions`).
   private var signalSubscriptions: [SignalSubscription] = []
   private var signalSubscriptionsEnded = false
 
-  public init(
+  /// Made by the host for each plugin it starts (and by the test kit's `PluginTestBed`).
+  @_spi(GrowHost) public init(
     id: String, config: ConfigSection, log: Logger, events: EventBus, timer: any TimerControl,
     sessionBus: BusConnection? = nil, growObject: BusObject? = nil,
     environment: [String: String] = ProcessInfo.processInfo.environment,

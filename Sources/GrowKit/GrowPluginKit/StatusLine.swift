@@ -1,9 +1,13 @@
 import FoundationEssentials
-import GrowCore
+@_spi(GrowHost) import GrowCore
+
+// What `grow status` and the statusbar plugin show, made once for both: the built-in
+// plugins' (`@_spi(GrowBuiltIn)`), not part of the plugin API, so its words and fields can
+// change without breaking a plugin.
 
 /// Everything a status bar line is made from: the timer's status (nil when no daemon runs)
 /// and what other parts of Grow add to it.
-public struct StatusSnapshot: Sendable, Equatable {
+@_spi(GrowBuiltIn) public struct StatusSnapshot: Sendable, Equatable {
   /// nil: no daemon owns `org.grow.Grow1`; the line shows "off".
   public var status: TimerStatus?
   /// `org.grow.Grow1.DoNotDisturb.Enabled` when that interface exists; nil otherwise.
@@ -48,7 +52,7 @@ public struct StatusSnapshot: Sendable, Equatable {
 }
 
 /// The states a bar tells apart, each with its own icon, text and (for waybar) CSS class.
-@frozen public enum DisplayState: String, Sendable, CaseIterable {
+@_spi(GrowBuiltIn) @frozen public enum DisplayState: String, Sendable, CaseIterable {
   case focus
   case shortBreak = "short-break"
   case longBreak = "long-break"
@@ -116,7 +120,7 @@ public struct StatusSnapshot: Sendable, Equatable {
 }
 
 /// Which glyphs `{icon}` draws: `icons = ascii | unicode | nerd` (`grow status --icons`).
-public enum IconSet: String, Sendable, CaseIterable {
+@_spi(GrowBuiltIn) public enum IconSet: String, Sendable, CaseIterable {
   /// Plain ASCII, for any font.
   case ascii
   /// Shapes that the fonts of a stock desktop (fonts-dejavu-core) have: the default.
@@ -128,7 +132,7 @@ public enum IconSet: String, Sendable, CaseIterable {
 }
 
 /// What `--template` can show.
-public enum StatusField: String, Sendable, CaseIterable {
+@_spi(GrowBuiltIn) public enum StatusField: String, Sendable, CaseIterable {
   case icon, state, card, remaining
   case remainingMinutes = "remaining_min"
   case progress, cycle, today, goal, dnd, distraction, intention
@@ -148,7 +152,7 @@ public enum StatusField: String, Sendable, CaseIterable {
 }
 
 /// How often a line must be redrawn while a phase runs. Paused or idle: never.
-public enum StatusClock: Int, Sendable, Comparable {
+@_spi(GrowBuiltIn) public enum StatusClock: Int, Sendable, Comparable {
   case never, everyMinute, everyPercent, everySecond
 
   public static func < (lhs: StatusClock, rhs: StatusClock) -> Bool { lhs.rawValue < rhs.rawValue }
@@ -180,7 +184,7 @@ public enum StatusClock: Int, Sendable, Comparable {
 }
 
 /// Why a `--template` cannot be used.
-public enum StatusTemplateError: Error, Equatable, CustomStringConvertible {
+@_spi(GrowBuiltIn) public enum StatusTemplateError: Error, Equatable, CustomStringConvertible {
   case unknownField(String)
   case unclosedBrace(String)
 
@@ -196,7 +200,7 @@ public enum StatusTemplateError: Error, Equatable, CustomStringConvertible {
 }
 
 /// A line with `{field}` placeholders, e.g. `{icon} {remaining} {card}`.
-public struct StatusTemplate: Sendable, Equatable {
+@_spi(GrowBuiltIn) public struct StatusTemplate: Sendable, Equatable {
   enum Piece: Sendable, Equatable {
     case text(String)
     case field(StatusField)

@@ -1,4 +1,4 @@
-import GrowPluginKit
+@_spi(GrowHost) import GrowPluginKit
 import Synchronization
 
 /// A plugin's log, kept in memory: give the plugin `logger(label:)` and read `lines`.

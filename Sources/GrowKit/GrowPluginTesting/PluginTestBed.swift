@@ -2,7 +2,7 @@ import FoundationEssentials
 import GrowConfig
 import GrowCore
 import GrowDBus
-import GrowPluginKit
+@_spi(GrowHost) import GrowPluginKit
 
 /// Everything a plugin's fast test needs, wired together: a manual loop, a recording timer,
 /// an event bus with a recorder on it and a captured log; `context` makes the plugin's
@@ -19,6 +19,11 @@ public final class PluginTestBed {
   public let recorder: EventRecorder
   public let timer: RecordingTimer
   public let logs = LogCapture()
+  /// What the plugins' contexts told the host, in order, as `grow plugins` would show it:
+  /// `setNote` (nil clears), `setUnavailable` (nil: `setAvailable`), `disable(because:)`.
+  public private(set) var notes: [String?] = []
+  public private(set) var availability: [String?] = []
+  public private(set) var disabled: [PluginError] = []
 
   public init(loop: ManualLoop = ManualLoop(), timer: RecordingTimer = RecordingTimer()) {
     self.loop = loop
@@ -38,9 +43,14 @@ public final class PluginTestBed {
       lines.isEmpty
       ? ConfigSection(name: "plugin.\(id)", path: "test.ini", line: 1)
       : try PluginSettings.section(id, lines)
-    return PluginContext(
+    let context = PluginContext(
       id: id, config: section, log: logs.logger(label: id), events: events,
       timer: timer ?? self.timer, sessionBus: sessionBus, environment: environment, loop: loop)
+    // Weak: a plugin (and its context) may outlive the bed in a test.
+    context.onNote = { [weak self] in self?.notes.append($0) }
+    context.onAvailability = { [weak self] in self?.availability.append($0) }
+    context.onDisable = { [weak self] in self?.disabled.append($0) }
+    return context
   }
 
   /// Publishes `event` as the daemon would.

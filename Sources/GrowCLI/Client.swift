@@ -1,6 +1,6 @@
 import GrowCore
 import GrowDBus
-import GrowPluginKit
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// Talks to a running daemon over its D-Bus API: the commands one blocking call at a time,
 /// `grow status --follow` with calls answered on the loop. The status is read through

@@ -1,7 +1,7 @@
 import FoundationEssentials
 @_spi(GrowHost) import GrowCore
 import GrowDBus
-@_spi(GrowBuiltIn) import GrowPluginKit
+@_spi(GrowHost) @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// The daemon's status as the CLI shows it (`GrowClient.status()`). `--json` prints the
 /// shared `TimerStatusJSON` shape, the same as the status-bar plugin's `status.json`.

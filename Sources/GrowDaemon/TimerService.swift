@@ -5,7 +5,7 @@ import Glibc
 import GrowDBus
 import GrowHistory
 import GrowLoop
-import GrowPluginKit
+@_spi(GrowHost) import GrowPluginKit
 
 /// Serves the timer as `org.grow.Grow1.Timer` on `/org/grow/Grow1`.
 ///

@@ -1,7 +1,7 @@
 import Foundation
 import GrowConfig
 import GrowLoop
-import GrowPluginKit
+@_spi(GrowHost) import GrowPluginKit
 import GrowPluginTesting
 import GrowTestSupport
 import Testing

@@ -101,7 +101,7 @@ public final class PluginContext {
 
   /// Called by the host when the plugin stops: cancels every subscription `onSignal` made,
   /// and refuses new ones (an answer the stopped plugin still gets must not subscribe again).
-  public func endSignalSubscriptions() {
+  @_spi(GrowHost) public func endSignalSubscriptions() {
     signalSubscriptionsEnded = true
     for subscription in signalSubscriptions { subscription.cancel() }
     signalSubscriptions.removeAll()

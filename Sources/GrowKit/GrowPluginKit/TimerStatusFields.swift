@@ -11,7 +11,7 @@ import GrowDBus
 /// introspection XML and `grow generate dbus-interface`), `GetStatus`, the CLI's decoding of
 /// it, `grow status --json` and its schema in `grow help status`, the status bar plugin's
 /// `status.json` and the plugin protocol's status object. A field added there appears in all.
-public struct TimerStatusField: Sendable {
+@_spi(GrowHost) public struct TimerStatusField: Sendable {
   /// How the value travels.
   public enum Kind: Sendable {
     /// `s`; JSON: a string, `null` when empty.
@@ -125,7 +125,7 @@ public struct TimerStatusField: Sendable {
 
 extension TimerStatus {
   /// Every field of the status, in the order the D-Bus properties are listed.
-  public static let fields: [TimerStatusField] = [
+  @_spi(GrowHost) public static let fields: [TimerStatusField] = [
     TimerStatusField(
       "State", json: "state", .announced,
       doc: "idle, waiting (a phase waits for Resume; Next names it), focus, short-break or "
@@ -339,7 +339,8 @@ extension TimerStatusField {
 
 extension TimerStatus {
   /// Every field as JSON, keyed by `jsonKey`.
-  public func jsonFields(_ style: TimerStatusField.JSONStyle) -> [String: JSONValue] {
+  @_spi(GrowHost) public func jsonFields(_ style: TimerStatusField.JSONStyle) -> [String: JSONValue]
+  {
     Dictionary(uniqueKeysWithValues: Self.fields.map { ($0.jsonKey, $0.json(of: self, style)) })
   }
 }

@@ -242,7 +242,7 @@ public final class DaemonHarness {
 
   /// Waits until every phase that ended is in the history file (the daemon writes it off its
   /// loop, a moment after the phase ends): nothing is kept in `pendingHistoryPath` any more.
-  public func waitForHistory(timeout: TimeInterval = 10) throws {
+  public func waitForHistory(timeout: TimeInterval = 30) throws {
     let deadline = Date().addingTimeInterval(timeout)
     while FileManager.default.fileExists(atPath: pendingHistoryPath) {
       guard Date() < deadline else {
@@ -254,7 +254,7 @@ public final class DaemonHarness {
   }
 
   /// Waits until `grow status --json` satisfies `condition`.
-  public func waitForStatus(timeout: TimeInterval = 10, _ condition: ([String: Any]) -> Bool) throws
+  public func waitForStatus(timeout: TimeInterval = 30, _ condition: ([String: Any]) -> Bool) throws
     -> [String: Any]
   {
     let deadline = Date().addingTimeInterval(timeout)

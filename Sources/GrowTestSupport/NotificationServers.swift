@@ -107,7 +107,7 @@ public enum NotificationServers {
   }
 
   public static func waitForName(
-    _ name: String, _ harness: DaemonHarness, process: BackgroundProcess, timeout: TimeInterval = 15
+    _ name: String, _ harness: DaemonHarness, process: BackgroundProcess, timeout: TimeInterval = 30
   ) throws {
     try waitForName(name, environment: harness.environment, process: process, timeout: timeout)
   }
@@ -115,7 +115,7 @@ public enum NotificationServers {
   /// Waits until `name` has an owner on the bus that `environment` names.
   public static func waitForName(
     _ name: String, environment: [String: String], process: BackgroundProcess,
-    timeout: TimeInterval = 15
+    timeout: TimeInterval = 30
   ) throws {
     let owned = try process.waitUntil(timeout: timeout, interval: 0.1) {
       try Command.run(
@@ -135,7 +135,7 @@ public enum NotificationServers {
 extension DaemonHarness {
   /// Waits until `condition` holds, checking every 50 ms; false after `timeout`.
   public func eventually(
-    timeout: TimeInterval = 10, _ condition: () throws -> Bool
+    timeout: TimeInterval = 30, _ condition: () throws -> Bool
   ) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while true {

@@ -51,7 +51,7 @@ struct WaylandPluginTests {
     }
 
     func waitFor(
-      _ type: String, timeout: TimeInterval = 10, _ matches: ([String: Any]) -> Bool = { _ in true }
+      _ type: String, timeout: TimeInterval = 30, _ matches: ([String: Any]) -> Bool = { _ in true }
     ) -> [String: Any]? {
       let deadline = Date().addingTimeInterval(timeout)
       while Date() < deadline {

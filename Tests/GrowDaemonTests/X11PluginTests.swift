@@ -42,7 +42,7 @@ import Testing
     }
 
     /// Waits until an event of `type` arrived; returns the last one and when it was seen.
-    func waitFor(_ type: String, timeout: TimeInterval = 10) throws -> [String: Any] {
+    func waitFor(_ type: String, timeout: TimeInterval = 30) throws -> [String: Any] {
       let deadline = Date().addingTimeInterval(timeout)
       while Date() < deadline {
         if let last = events(type).last { return last }
@@ -396,7 +396,7 @@ import Testing
   }
 
   /// Waits until the plugin published the active window with `title`.
-  func waitForTitle(_ desktop: Desktop, _ title: String, timeout: TimeInterval = 10) -> Bool {
+  func waitForTitle(_ desktop: Desktop, _ title: String, timeout: TimeInterval = 30) -> Bool {
     desktop.harness.daemon?.waitUntil(timeout: timeout) {
       desktop.events("active-window-changed").last?["title"] as? String == title
     } == true

@@ -43,7 +43,7 @@ import Testing
     return plugin
   }
 
-  func waitUntil(_ timeout: TimeInterval = 10, _ condition: () -> Bool) async throws -> Bool {
+  func waitUntil(_ timeout: TimeInterval = 30, _ condition: () -> Bool) async throws -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while !condition() {
       if Date() > deadline { return false }

@@ -63,7 +63,7 @@ import Testing
 /// changes, a new title, and "nothing focused" on an empty workspace; then i3 is stopped
 /// (`kill -STOP`), which the source reports after its reply deadline without holding the loop.
 @MainActor @Suite(.serialized) struct I3WindowSourceTests {
-  func waitUntil(_ timeout: TimeInterval = 10, _ condition: () -> Bool) async throws -> Bool {
+  func waitUntil(_ timeout: TimeInterval = 30, _ condition: () -> Bool) async throws -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while !condition() {
       if Date() > deadline { return false }

@@ -1,5 +1,6 @@
 import GrowCore
 import GrowDBus
+import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// Talks to a running daemon over its D-Bus API: the commands one blocking call at a time,
@@ -175,8 +176,11 @@ enum CLIError: Error, CustomStringConvertible {
     switch self {
     case .usage(let message): message + " (see 'grow help')"
     case .daemonNotRunning:
-      "the grow daemon is not running; start it with 'grow daemon &', or run "
-        + "'grow install --user' once so the first command starts it (and your session at login)"
+      Message(
+        "the grow daemon is not running; start it with 'grow daemon &', or run "
+          + "'grow install --user' once so the first command starts it (and your session at "
+          + "login)"
+      ).render()
     case .daemonExitedAtStart(let why): why
     case .noSessionBus(let message): message
     case .refused(let message): message

@@ -174,7 +174,8 @@ enum CLIError: Error, CustomStringConvertible {
 
   var description: String {
     switch self {
-    case .usage(let message): message + " (see 'grow help')"
+    case .usage(let message):
+      Message("{problem} (see 'grow help')").render(["problem": message])
     case .daemonNotRunning:
       Message(
         "the grow daemon is not running; start it with 'grow daemon &', or run "
@@ -184,7 +185,10 @@ enum CLIError: Error, CustomStringConvertible {
     case .daemonExitedAtStart(let why): why
     case .noSessionBus(let message): message
     case .refused(let message): message
-    case .bus(let error): "D-Bus error \(error.name): \(error.message)"
+    case .bus(let error):
+      Message("D-Bus error {name}: {message}").render([
+        "name": error.name, "message": error.message,
+      ])
     case .failed(let message): message
     case .silentFailure: ""
     }

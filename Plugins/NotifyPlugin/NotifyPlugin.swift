@@ -4,6 +4,7 @@ import Glibc
 import GrowCore
 import GrowDBus
 import GrowLoop
+import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// Tells the person what they need and nothing more, through the desktop's notification
@@ -186,53 +187,66 @@ public final class NotifyPlugin: GrowPlugin {
   // MARK: What is shown
 
   private func focusOver(next: PhaseKind, length: TimeInterval, waiting: Bool) {
-    let kind: NotificationKind = next == .longBreak ? .longBreakDue : .focusOver
-    let minutes = DurationText.format(length)
-    let suggestion = nextSuggestion().map { " " + $0 } ?? ""
+    let long = next == .longBreak
+    let kind: NotificationKind = long ? .longBreakDue : .focusOver
+    let duration = ["length": DurationText.format(length)]
+    let body =
+      switch (long, waiting) {
+      case (false, true): Message("Your {length} short break is waiting.").render(duration)
+      case (true, true): Message("Your {length} long break is waiting.").render(duration)
+      case (false, false): Message("Take a {length} short break.").render(duration)
+      case (true, false): Message("Take a {length} long break.").render(duration)
+      }
     var content = Content(
-      summary: next == .longBreak ? "Long break due" : "Focus done",
-      body: waiting
-        ? "Your \(minutes) \(next.displayName) is waiting.\(suggestion)"
-        : "Take a \(minutes) \(next.displayName).\(suggestion)",
+      summary: long ? Message("Long break due").render() : Message("Focus done").render(),
+      // The suggestion is the person's own sentence, from config.ini.
+      body: [body, nextSuggestion()].compactMap { $0 }.joined(separator: " "),
       icon: "appointment-soon", actions: [], waits: waiting)
     if waiting {
-      content.actions = [
-        (.primary, "Start break"), (.startBreak, "Start break"), (.remindLater, "+5 min"),
-      ]
+      let start = Message("Start break").render()
+      content.actions = [(.primary, start), (.startBreak, start), (.remindLater, Self.fiveMore)]
     } else {
-      content.actions = [(.skip, "Skip break")]
+      content.actions = [(.skip, Message("Skip break").render())]
     }
     show(kind, content)
   }
 
   private func breakOver(card: String, length: TimeInterval, waiting: Bool) {
-    let minutes = DurationText.format(length)
+    let values: [String: any CustomStringConvertible] = [
+      "length": DurationText.format(length), "card": card,
+    ]
     var content = Content(
-      summary: "Break over",
+      summary: Message("Break over").render(),
       body: waiting
-        ? "Ready for \(minutes) of focus on '\(card)'?"
-        : "\(minutes) of focus on '\(card)' has begun.",
+        ? Message("Ready for {length} of focus on '{card}'?").render(values)
+        : Message("{length} of focus on '{card}' has begun.").render(values),
       icon: "appointment-soon", actions: [], waits: waiting)
     if waiting {
       // Not "Skip": skipping the waiting focus would start another break, which nobody who
       // presses it on "Break over" means. "+5 min" says what it does: five more minutes of
       // break, then this prompt again (as "+5 min" on a waiting break gives more focus).
-      content.actions = [
-        (.primary, "Start focus"), (.startFocus, "Start focus"), (.remindLater, "+5 min"),
-      ]
+      let start = Message("Start focus").render()
+      content.actions = [(.primary, start), (.startFocus, start), (.remindLater, Self.fiveMore)]
     }
     show(.breakOver, content)
   }
 
+  /// The button that asks for five more minutes (of focus, or of break).
+  private static var fiveMore: String { Message("+5 min").render() }
+
   /// One gentle nudge per distraction (the X11 monitor flags it after its grace period).
   private func distraction(_ event: DistractionStarted) {
-    let what = event.app.isEmpty ? "Something else" : event.app
+    let body =
+      event.app.isEmpty
+      ? Message("Something else took your attention during focus on '{card}'.")
+        .render(["card": event.card])
+      : Message("{app} took your attention during focus on '{card}'.")
+        .render(["app": event.app, "card": event.card])
     show(
       .distraction,
       Content(
-        summary: "Distraction",
-        body: "\(what) took your attention during focus on '\(event.card)'.",
-        icon: "dialog-warning", actions: []))
+        summary: Message("Distraction").render(), body: body, icon: "dialog-warning",
+        actions: []))
   }
 
   /// Focus paused itself while nobody was there; say how long, once the person is back.
@@ -240,26 +254,31 @@ public final class NotifyPlugin: GrowPlugin {
     show(
       .away,
       Content(
-        summary: "Welcome back",
-        body: "You were away \(DurationText.format(event.awaySeconds)); focus on "
-          + "'\(event.card)' goes on.",
+        summary: Message("Welcome back").render(),
+        body: Message("You were away {duration}; focus on '{card}' goes on.")
+          .render(["duration": DurationText.format(event.awaySeconds), "card": event.card]),
         icon: "appointment-soon", actions: []))
   }
 
   private func warn() {
     guard let phase = timerPhase(), let deadline = phase.deadline else { return }
-    let left = DurationText.format(max(1, deadline.timeIntervalSince(loop.now).rounded()))
+    let left = ["left": DurationText.format(max(1, deadline.timeIntervalSince(loop.now).rounded()))]
     let focus = phase.kind == .focus
+    let summary =
+      switch phase.kind {
+      case .focus: Message("Focus ends in {left}").render(left)
+      case .shortBreak: Message("Short break ends in {left}").render(left)
+      case .longBreak: Message("Long break ends in {left}").render(left)
+      }
     show(
       .warning,
       Content(
-        summary: focus
-          ? "Focus ends in \(left)"
-          : "\(phase.kind.displayName.prefix(1).uppercased())"
-            + "\(phase.kind.displayName.dropFirst()) ends in \(left)",
-        body: focus ? "Time to wrap up on '\(phase.card)'." : "Get ready to focus again.",
+        summary: summary,
+        body: focus
+          ? Message("Time to wrap up on '{card}'.").render(["card": phase.card])
+          : Message("Get ready to focus again.").render(),
         icon: "appointment-soon",
-        actions: focus ? [(.extendFocus, "+5 min")] : []))
+        actions: focus ? [(.extendFocus, Self.fiveMore)] : []))
   }
 
   private func nextSuggestion() -> String? {
@@ -452,7 +471,7 @@ public final class NotifyPlugin: GrowPlugin {
       }
       log.info("\(kind.rawValue) notification: '\(action.rawValue)' done")
     } catch {
-      log.warning("\(kind.rawValue) notification: '\(action.rawValue)' refused: \(error)")
+      log.warning("\(kind.rawValue) notification: '\(action.rawValue)' refused: \(error.message)")
     }
   }
 

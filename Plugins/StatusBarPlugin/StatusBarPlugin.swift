@@ -3,6 +3,7 @@ import Glibc
 import GrowConfig
 import GrowCore
 import GrowLoop
+@_spi(GrowBuiltIn) import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// Keeps the timer's status in `$XDG_RUNTIME_DIR/grow/` for bars and scripts that read
@@ -98,7 +99,7 @@ public final class StatusBarPlugin: GrowPlugin {
     tick = nil
     let now = loop.now
     let snapshot = StatusSnapshot(status: status, distraction: distraction)
-    replace("status.txt", with: template.render(snapshot, at: now))
+    replace("status.txt", with: template.render(snapshot, at: now, words: .spoken))
     guard let next = template.clock.nextChange(after: now, of: snapshot) else { return }
     // A millisecond late, so the countdown has surely crossed the boundary when we look.
     tick = loop.at(next.addingTimeInterval(0.001)) { [weak self] in self?.writeLine() }

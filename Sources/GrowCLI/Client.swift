@@ -1,5 +1,6 @@
 import GrowCore
 import GrowDBus
+import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// Talks to a running daemon over its D-Bus API: the commands one blocking call at a time,
@@ -173,14 +174,21 @@ enum CLIError: Error, CustomStringConvertible {
 
   var description: String {
     switch self {
-    case .usage(let message): message + " (see 'grow help')"
+    case .usage(let message):
+      Message("{problem} (see 'grow help')").render(["problem": message])
     case .daemonNotRunning:
-      "the grow daemon is not running; start it with 'grow daemon &', or run "
-        + "'grow install --user' once so the first command starts it (and your session at login)"
+      Message(
+        "the grow daemon is not running; start it with 'grow daemon &', or run "
+          + "'grow install --user' once so the first command starts it (and your session at "
+          + "login)"
+      ).render()
     case .daemonExitedAtStart(let why): why
     case .noSessionBus(let message): message
     case .refused(let message): message
-    case .bus(let error): "D-Bus error \(error.name): \(error.message)"
+    case .bus(let error):
+      Message("D-Bus error {name}: {message}").render([
+        "name": error.name, "message": error.message,
+      ])
     case .failed(let message): message
     case .silentFailure: ""
     }

@@ -3,6 +3,7 @@ import Glibc
 import GrowConfig
 import GrowCore
 import GrowDaemon
+import GrowMessages
 
 /// Reads the config (the default path when `path` is nil), checking `[plugin.ID]` sections
 /// against what the plugins found declare. Errors come out as they are: one
@@ -103,14 +104,26 @@ extension Commands {
       // such a config as it is. They come first, each with its file and line.
       for warning in config.warnings { say(warning.description) }
       if let note = warnBeforeNote(config) { say(note) }
-      let count = config.warnings.count
-      let warned = count == 0 ? "" : ", \(count) warning\(count == 1 ? "" : "s")"
-      let source =
-        config.path == nil
-        ? "no config file at \(shownPath); using the defaults" : "\(shownPath): ok\(warned)"
-      say(
-        "\(source) (cards: \(config.deck.names.joined(separator: ", ")); default: "
-          + "\(config.deck.defaultCardName))")
+      let values: [String: any CustomStringConvertible] = [
+        "path": shownPath, "count": config.warnings.count,
+        "cards": config.deck.names.joined(separator: ", "),
+        "default": config.deck.defaultCardName,
+      ]
+      let summary =
+        if config.path == nil {
+          Message(
+            "no config file at {path}; using the defaults (cards: {cards}; default: {default})"
+          ).render(values)
+        } else if config.warnings.isEmpty {
+          Message("{path}: ok (cards: {cards}; default: {default})").render(values)
+        } else {
+          Message(
+            one: "{path}: ok, {count} warning (cards: {cards}; default: {default})",
+            other: "{path}: ok, {count} warnings (cards: {cards}; default: {default})",
+            countedBy: "count"
+          ).render(values)
+        }
+      say(summary)
     } catch let error as ConfigError {
       throw .failed(error.description)
     } catch let error as CLIError {

@@ -4,6 +4,7 @@ import Glibc
 import GrowConfig
 import GrowCore
 import GrowDaemon
+import GrowMessages
 @_spi(GrowHost) import GrowPluginKit
 
 extension Commands {
@@ -58,13 +59,13 @@ private final class DemoNarrator {
     let events = daemon.events
     events.subscribe(PhaseStarted.self, as: "demo") { [weak self] event in
       self?.line(
-        "▶ \(event.phase.kind.displayName) started: \(DurationText.format(event.phase.duration))"
+        "▶ \(event.phase.kind.inWords) started: \(DurationText.format(event.phase.duration))"
           + (event.phase.kind == .focus ? " (cycle \(event.phase.cycle)/2)" : ""))
       self?.startTicker()
     }
     events.subscribe(PhaseEnded.self, as: "demo") { [weak self] event in
       self?.stopTicker()
-      self?.line("■ \(event.phase.kind.displayName) \(event.outcome.rawValue)")
+      self?.line("■ \(event.phase.kind.inWords) \(event.outcome.rawValue)")
     }
     events.subscribe(PhaseAwaiting.self, as: "demo") { [weak self] event in
       self?.awaiting(event.next)
@@ -72,7 +73,7 @@ private final class DemoNarrator {
     do {
       try daemon.timer.start()
     } catch {
-      line("could not start: \(error)")
+      line("could not start: \(error.message)")
       exit(1)
     }
   }
@@ -87,7 +88,7 @@ private final class DemoNarrator {
       daemon.shutdown()
     }
     line(
-      "… the \(next.displayName) waits for you: this card never starts focus by itself. "
+      "… the \(next.inWords) waits for you: this card never starts focus by itself. "
         + "Pressing 'grow resume' for you in 2s.")
     DispatchQueue.main.asyncAfter(deadline: .now() + 2) { [weak self] in
       MainActor.assumeIsolated { try? self?.daemon.timer.resume() }

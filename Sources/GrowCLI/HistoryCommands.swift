@@ -3,6 +3,7 @@ import Glibc
 import GrowConfig
 @_spi(GrowHost) import GrowCore
 import GrowHistory
+import GrowMessages
 import GrowPluginKit
 
 extension Commands {
@@ -165,7 +166,7 @@ extension Commands {
     do {
       _ = try config.deck.card(named: name)
     } catch {
-      throw .failed(error.description + "; nothing was changed")
+      throw .failed(error.message + "; nothing was changed")
     }
   }
 

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 @_spi(GrowHost) import GrowCore
 import GrowDBus
+@_spi(GrowBuiltIn) import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// The status-bar protocols `grow status --format` speaks, each exactly as the bar reads it.
@@ -112,7 +113,7 @@ struct StatusBarRenderer {
   /// One update for a never-ending feed, without the newline. `isFirst`: i3bar separates
   /// the status lines of its array with commas.
   func update(_ snapshot: StatusSnapshot, at now: Date, isFirst: Bool = true) -> String {
-    let text = template.render(snapshot, at: now)
+    let text = template.render(snapshot, at: now, words: .spoken)
     switch format {
     case .plain, .i3blocks: return text
     case .polybar: return polybarLine(text, snapshot, at: now)
@@ -123,7 +124,7 @@ struct StatusBarRenderer {
 
   /// The output of a single run (`grow status --format F` without `--follow`).
   func once(_ snapshot: StatusSnapshot, at now: Date) -> String {
-    let text = template.render(snapshot, at: now)
+    let text = template.render(snapshot, at: now, words: .spoken)
     switch format {
     case .i3blocks:
       // Interval mode: full text, short text, colour.
@@ -188,7 +189,7 @@ struct StatusBarRenderer {
     var lines: [String] = []
     let state = snapshot.displayState
     if let kind = status.state.phaseKind {
-      var line = "\(kind.displayName) on "
+      var line = "\(kind.inWords) on "
       line += "'\(status.card)'"
       if state == .paused { line += " (paused)" }
       if status.longBreakAfter > 0 { line += " · cycle \(status.cycle)/\(status.longBreakAfter)" }
@@ -198,7 +199,7 @@ struct StatusBarRenderer {
       lines.append(line)
     } else {
       lines.append(
-        status.next.map { "\($0.displayName) waiting on '\(status.card)'" } ?? "Grow: idle")
+        status.next.map { "\($0.inWords) waiting on '\(status.card)'" } ?? "Grow: idle")
     }
     if let intention = status.intention { lines.append(intention) }
     // The words and figures of `grow status` and `grow stats` (FocusFigures): focus time

@@ -1,6 +1,7 @@
 import FoundationEssentials
 @_spi(GrowHost) import GrowCore
 import GrowDBus
+import GrowMessages
 @_spi(GrowHost) @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// The daemon's status as the CLI shows it (`GrowClient.status()`). `--json` prints the
@@ -44,12 +45,12 @@ struct StatusReport: Encodable {
     let mark = StatusSnapshot(status: status).displayState.icon()
     switch status.state {
     case .waiting:
-      let nextName = status.next?.displayName ?? ""
+      let nextName = status.next?.inWords ?? ""
       lines.append("\(mark) \(nextName) waiting on \(cardName) · 'grow resume' starts it")
     case .idle:
       lines.append("\(mark) idle · 'grow start [CARD]' begins a focus session")
     case .focus, .shortBreak, .longBreak:
-      let kind = status.state.phaseKind?.displayName ?? status.state.rawValue
+      let kind = status.state.phaseKind?.inWords ?? status.state.rawValue
       var line = "\(mark) \(kind) on \(cardName) · "
       line += "\(clock(status.remaining)) left of \(clock(status.duration))"
       if status.paused { line += " · paused" }

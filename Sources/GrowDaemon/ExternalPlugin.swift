@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import GrowCore
 import GrowLoop
+import GrowMessages
 @_spi(GrowHost) import GrowPluginKit
 
 /// A plugin in its own process, in any language: it gets every event as a JSON line on stdin
@@ -297,7 +298,7 @@ public final class ExternalPlugin {
     } catch {
       return .executed(
         command,
-        reply: EventJSON.commandResult(command: command.name, error: error.description, at: now))
+        reply: EventJSON.commandResult(command: command.name, error: error.message, at: now))
     }
   }
 

@@ -5,6 +5,7 @@ import Glibc
 import GrowDBus
 import GrowHistory
 import GrowLoop
+import GrowMessages
 @_spi(GrowHost) import GrowPluginKit
 
 /// Serves the timer as `org.grow.Grow1.Timer` on `/org/grow/Grow1`.
@@ -235,12 +236,14 @@ final class TimerService {
       let name =
         switch error {
         case .unknownCard: GrowBusAPI.ErrorName.unknownCard
-        case .invalidState: GrowBusAPI.ErrorName.invalidState
-        case .invalidArgument: GrowBusAPI.ErrorName.invalidArgument
+        case .alreadyRunning, .alreadyPaused, .notPaused, .nothingRunning:
+          GrowBusAPI.ErrorName.invalidState
+        case .lengthOutOfRange, .extensionOutOfRange, .intentionTooLong, .intentionNotOneLine:
+          GrowBusAPI.ErrorName.invalidArgument
         // TimerError is not frozen (Sources/GrowKit/GrowCore/TimerError.swift).
         @unknown default: BusError.failed
         }
-      throw BusError(name: name, message: error.description)
+      throw BusError(name: name, message: error.message)
     }
   }
 }

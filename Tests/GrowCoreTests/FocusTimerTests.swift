@@ -1,5 +1,6 @@
 import Foundation
 import GrowCore
+import GrowMessages
 import Testing
 
 @Suite("FocusTimer cycles")
@@ -302,13 +303,13 @@ struct FocusTimerPauseTests {
   @Test func pauseAndResumeRefuseTheWrongState() throws {
     let rig = Rig()
     try rig.timer.start()
-    #expect(throws: TimerError.invalidState("not paused; focus is running")) {
-      try rig.timer.resume()
-    }
+    #expect(
+      refusal { try rig.timer.resume() }
+        == "not paused; focus is running")
     try rig.timer.pause()
-    #expect(throws: TimerError.invalidState("already paused; 'grow resume' continues")) {
-      try rig.timer.pause()
-    }
+    #expect(
+      refusal { try rig.timer.pause() }
+        == "already paused; 'grow resume' continues")
   }
 }
 
@@ -357,11 +358,8 @@ struct FocusTimerExtendTests {
     try rig.timer.extend(by: 24 * hour - 25 * minute)
     #expect(rig.timer.status.duration == 24 * hour)
     #expect(
-      throws: TimerError.invalidArgument(
-        "can only extend by 1s or more, up to a phase of 24h (asked for 1s)")
-    ) {
-      try rig.timer.extend(by: 1)
-    }
+      refusal { try rig.timer.extend(by: 1) }
+        == "can only extend by 1s or more, up to a phase of 24h (asked for 1s)")
   }
 
   @Test(arguments: [
@@ -372,7 +370,7 @@ struct FocusTimerExtendTests {
     try rig.timer.start()
     rig.log.clear()
     let message = "can only extend by 1s or more, up to a phase of 24h (asked for \(shown))"
-    #expect(throws: TimerError.invalidArgument(message)) { try rig.timer.extend(by: seconds) }
+    #expect(refusal { try rig.timer.extend(by: seconds) } == message)
     #expect(rig.log.events.isEmpty)
     #expect(rig.timer.status.endsAt == rig.origin.addingTimeInterval(25 * minute))
   }
@@ -384,7 +382,7 @@ struct FocusTimerExtendTests {
     #expect {
       try rig.timer.extend(by: seconds)
     } throws: { error in
-      guard case .invalidArgument = error as? TimerError else { return false }
+      guard case .extensionOutOfRange = error as? TimerError else { return false }
       return true
     }
     #expect(rig.timer.status.duration == 25 * minute)
@@ -473,7 +471,7 @@ struct FocusTimerSkipStopTests {
   func commandsWhileIdleSayHowToStart(command: Command) {
     let rig = Rig()
     let message = "nothing is running to \(command.rawValue); start with 'grow start [CARD]'"
-    #expect(throws: TimerError.invalidState(message)) { try command.run(rig.timer) }
+    #expect(refusal { try command.run(rig.timer) } == message)
     #expect(rig.log.events.isEmpty)
   }
 
@@ -485,7 +483,7 @@ struct FocusTimerSkipStopTests {
     let message =
       "nothing is running to \(command.rawValue): the short break is waiting; "
       + "'grow resume' starts it, 'grow stop' ends the session"
-    #expect(throws: TimerError.invalidState(message)) { try command.run(rig.timer) }
+    #expect(refusal { try command.run(rig.timer) } == message)
   }
 
   @Test func startWhileRunningNamesTheCardAndTimeLeft() throws {
@@ -493,20 +491,14 @@ struct FocusTimerSkipStopTests {
     try rig.timer.start()
     rig.advance(minutes: 10)
     #expect(
-      throws: TimerError.invalidState(
-        "focus on 'work' is already running (15:00 left); "
-          + "use 'grow stop' to end it or 'grow skip' to move on")
-    ) {
-      try rig.timer.start()
-    }
+      refusal { try rig.timer.start() }
+        == "focus on 'work' is already running (15:00 left); "
+        + "use 'grow stop' to end it or 'grow skip' to move on")
     rig.time.advance(by: 15 * minute + 0.5)
     #expect(
-      throws: TimerError.invalidState(
-        "short break on 'work' is already running (5:00 left); "
-          + "use 'grow stop' to end it or 'grow skip' to move on")
-    ) {
-      try rig.timer.start(card: "work")
-    }
+      refusal { try rig.timer.start(card: "work") }
+        == "short break on 'work' is already running (5:00 left); "
+        + "use 'grow stop' to end it or 'grow skip' to move on")
   }
 
   @Test func unknownCardSuggestsTheNearMiss() throws {
@@ -518,7 +510,7 @@ struct FocusTimerSkipStopTests {
       try rig.timer.start(card: "mtah")
     } catch {
       #expect(
-        error.description == "no card named 'mtah'; did you mean 'math'? (cards: work, math)")
+        error.message == "no card named 'mtah'; did you mean 'math'? (cards: work, math)")
     }
     #expect(rig.log.events.isEmpty)
     #expect(rig.timer.status == .idle)
@@ -603,9 +595,9 @@ struct FocusTimerOverrideTests {
   ])
   func overlongOrMultiLineIntentionsAreRefused(intention: String, message: String) {
     let rig = Rig()
-    #expect(throws: TimerError.invalidArgument(message)) {
-      try rig.timer.start(overrides: .init(intention: intention))
-    }
+    #expect(
+      refusal { try rig.timer.start(overrides: .init(intention: intention)) }
+        == message)
     #expect(rig.log.events.isEmpty)
     #expect(rig.timer.status == .idle)
   }
@@ -623,9 +615,9 @@ struct FocusTimerOverrideTests {
   ])
   func outOfRangeOverridesAreRefused(overrides: SessionOverrides, message: String) {
     let rig = Rig()
-    #expect(throws: TimerError.invalidArgument(message)) {
-      try rig.timer.start(overrides: overrides)
-    }
+    #expect(
+      refusal { try rig.timer.start(overrides: overrides) }
+        == message)
     #expect(rig.log.events.isEmpty)
     #expect(rig.timer.status == .idle)
   }
@@ -636,7 +628,7 @@ struct FocusTimerOverrideTests {
     #expect {
       try rig.timer.start(overrides: .init(focus: seconds))
     } throws: { error in
-      guard case .invalidArgument = error as? TimerError else { return false }
+      guard case .lengthOutOfRange = error as? TimerError else { return false }
       return true
     }
     #expect(rig.timer.status == .idle)
@@ -865,5 +857,18 @@ struct FocusTimerClockTests {
     #expect(started.kind == .shortBreak)
     #expect(started.startedAt == rig.origin.addingTimeInterval(nextStart))
     #expect(FocusTimer.lateStartTolerance == 60)
+  }
+}
+
+/// The words a person reads for the refusal `body` throws (the app's message layer), or nil
+/// when it is not refused.
+func refusal(_ body: () throws -> Void) -> String? {
+  do {
+    try body()
+    return nil
+  } catch let error as TimerError {
+    return error.message
+  } catch {
+    return "not a refusal: \(error)"
   }
 }

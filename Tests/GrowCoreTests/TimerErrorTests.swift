@@ -1,36 +1,32 @@
 @_spi(GrowHost) import GrowCore
+import GrowMessages
 import Testing
 
 @Suite("TimerError")
 struct TimerErrorTests {
   @Test func unknownCardSuggestsTheNearMiss() {
     let error = TimerError.unknownCard("mtah", known: ["work", "math"])
-    #expect(error.description == "no card named 'mtah'; did you mean 'math'? (cards: work, math)")
+    #expect(error.message == "no card named 'mtah'; did you mean 'math'? (cards: work, math)")
   }
 
   @Test func unknownCardWithoutANearMissListsTheCards() {
     let error = TimerError.unknownCard("gardening", known: ["work", "math"])
-    #expect(error.description == "no card named 'gardening' (cards: work, math)")
+    #expect(error.message == "no card named 'gardening' (cards: work, math)")
   }
 
   @Test func unknownCardIgnoresCaseWhenSuggesting() {
     let error = TimerError.unknownCard("MATH", known: ["work", "math"])
-    #expect(error.description == "no card named 'MATH'; did you mean 'math'? (cards: work, math)")
+    #expect(error.message == "no card named 'MATH'; did you mean 'math'? (cards: work, math)")
   }
 
   @Test func aHugeUnknownNameIsShownShortened() {
     let error = TimerError.unknownCard(String(repeating: "x", count: 1_000_000), known: ["work"])
     #expect(
-      error.description == "no card named '\(String(repeating: "x", count: 64))…' (cards: work)")
+      error.message == "no card named '\(String(repeating: "x", count: 64))…' (cards: work)")
     // One character carrying a million combining marks is cut too.
     let marks = TimerError.unknownCard(
       "e" + String(repeating: "\u{301}", count: 1_000_000), known: ["work"])
-    #expect(marks.description.utf8.count < 200)
-  }
-
-  @Test func stateAndArgumentErrorsShowTheirMessage() {
-    #expect(TimerError.invalidState("nothing is running").description == "nothing is running")
-    #expect(TimerError.invalidArgument("too long").description == "too long")
+    #expect(marks.message.utf8.count < 200)
   }
 }
 

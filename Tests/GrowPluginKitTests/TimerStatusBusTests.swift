@@ -42,7 +42,9 @@ struct TimerStatusBusTests {
     paused.endsAt = nil
     let template = try StatusTemplate("{icon} {remaining}")
     let shown = { (status: TimerStatus) in
-      template.render(StatusSnapshot(status: TimerStatus(busValues: status.busValues)), at: now)
+      template.render(
+        StatusSnapshot(status: TimerStatus(busValues: status.busValues)), at: now,
+        words: StatusWords(state: \.rawValue, waiting: \.rawValue))
     }
     #expect(shown(paused) == "‖ 0:15")
     #expect(shown(running) == "● 0:15")

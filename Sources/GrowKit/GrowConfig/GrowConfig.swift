@@ -387,6 +387,28 @@ private struct ConfigBuilder {
     case patterns([String], line: Int)
   }
 
+  /// Why an intention in config.ini is refused, in config.ini's words (config errors are made
+  /// here; the timer's own refusals are worded by the app's message layer).
+  private static func intentionRefusal(_ error: TimerError) -> String {
+    switch error {
+    case .intentionTooLong(let limit):
+      return "the intention is longer than \(limit) characters; keep it to one short line, "
+        + "such as 'Chapter 3 exercises'"
+    case .intentionNotOneLine(let scalar):
+      let what =
+        switch scalar.properties.generalCategory {
+        case .lineSeparator: "the line separator"
+        case .paragraphSeparator: "the paragraph separator"
+        default: "the control character"
+        }
+      let hex = String(scalar.value, radix: 16, uppercase: true)
+      return "the intention must be one line of text; it holds \(what) U+"
+        + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    default:
+      return "the intention is not one short line of text"
+    }
+  }
+
   /// The entry's value read as the schema says, or nil after reporting why it can't be.
   private mutating func value(
     of entry: ConfigEntry, in section: ConfigSection, kind: ConfigSectionKind
@@ -415,7 +437,7 @@ private struct ConfigBuilder {
           do {
             try SessionOverrides.check(intention: text)
           } catch {
-            throw ValueError(reason: error.description)
+            throw ValueError(reason: Self.intentionRefusal(error))
           }
         }
         return .text(text)

@@ -23,7 +23,7 @@ public struct SessionOverrides: Sendable, Equatable {
       ("focus", focus), ("short-break", shortBreak), ("long-break", longBreak),
     ] {
       if let value, !(1...DurationText.maximum).contains(value) {
-        throw .invalidArgument("\(label) must be between 1s and 24h, not \(shownSeconds(value))")
+        throw .lengthOutOfRange(option: label, seconds: value)
       }
     }
     if let intention { try Self.check(intention: intention) }
@@ -44,29 +44,16 @@ public struct SessionOverrides: Sendable, Equatable {
     let limit = maximumIntentionLength
     // Bytes too: one character can carry any number of combining marks.
     if intention.utf8.count > 4 * limit || intention.prefix(limit + 1).count > limit {
-      throw .invalidArgument(
-        "the intention is longer than \(limit) characters; keep it to one short line, "
-          + "such as 'Chapter 3 exercises'")
+      throw .intentionTooLong(limit: limit)
     }
     // U+2028 and U+2029 are line breaks too: JSON, JavaScript bars and text views break there.
-    let breaking: [Unicode.GeneralCategory: String] = [
-      .control: "the control character", .lineSeparator: "the line separator",
-      .paragraphSeparator: "the paragraph separator",
-    ]
     for scalar in intention.unicodeScalars {
-      guard let what = breaking[scalar.properties.generalCategory] else { continue }
-      let code = String(scalar.value, radix: 16, uppercase: true)
-      throw .invalidArgument(
-        "the intention must be one line of text; it holds \(what) U+"
-          + String(repeating: "0", count: max(0, 4 - code.count)) + code)
+      switch scalar.properties.generalCategory {
+      case .control, .lineSeparator, .paragraphSeparator: throw .intentionNotOneLine(scalar)
+      default: continue
+      }
     }
   }
-}
-
-/// `value` seconds for an error message. `Int(value)` would trap on the very values these
-/// messages reject (infinity, NaN, 1e20), which can arrive from D-Bus.
-private func shownSeconds(_ value: TimeInterval) -> String {
-  value.rounded() == value && abs(value) < 1e15 ? "\(Int(value))s" : "\(value)s"
 }
 
 /// The focus / short-break / long-break state machine, driven by deadlines.
@@ -160,10 +147,7 @@ public final class FocusTimer {
     let card = try overrides.applied(to: deck.card(named: cardName))
     switch mode {
     case .running(let phase):
-      throw .invalidState(
-        "\(phase.kind.displayName) on '\(phase.card)' is already running "
-          + "(\(DurationText.clock(phase.remaining(at: time.now))) left); "
-          + "use 'grow stop' to end it or 'grow skip' to move on")
+      throw .alreadyRunning(phase.kind, card: phase.card, remaining: phase.remaining(at: time.now))
     case .awaiting(let next)
     where overrides == .init() && ((cardName ?? "").isEmpty || session?.card.name == card.name):
       begin(next, at: time.now)
@@ -176,7 +160,7 @@ public final class FocusTimer {
 
   public func pause() throws(TimerError) {
     guard case .running(var phase) = mode else { throw notRunning("pause") }
-    guard !phase.isPaused else { throw .invalidState("already paused; 'grow resume' continues") }
+    guard !phase.isPaused else { throw .alreadyPaused }
     phase.pausedAt = time.now
     cancelAlarm()
     mode = .running(phase)
@@ -191,7 +175,7 @@ public final class FocusTimer {
       begin(next, at: time.now)
     case .running(var phase):
       guard let pausedAt = phase.pausedAt else {
-        throw .invalidState("not paused; \(phase.kind.displayName) is running")
+        throw .notPaused(phase.kind)
       }
       let pausedFor = time.now.timeIntervalSince(pausedAt)
       phase.pausedTotal += max(0, pausedFor)
@@ -247,8 +231,7 @@ public final class FocusTimer {
   public func extend(by seconds: TimeInterval) throws(TimerError) {
     guard case .running(var phase) = mode else { throw notRunning("extend") }
     guard seconds >= 1, phase.duration + seconds <= DurationText.maximum else {
-      throw .invalidArgument(
-        "can only extend by 1s or more, up to a phase of 24h (asked for \(shownSeconds(seconds)))")
+      throw .extensionOutOfRange(seconds: seconds)
     }
     phase.duration += seconds
     mode = .running(phase)
@@ -561,11 +544,7 @@ public final class FocusTimer {
   private func publishChange() { bus.publish(TimerChanged(status: status)) }
 
   private func notRunning(_ command: String) -> TimerError {
-    if case .awaiting(let next) = mode {
-      return .invalidState(
-        "nothing is running to \(command): the \(next.displayName) is waiting; "
-          + "'grow resume' starts it, 'grow stop' ends the session")
-    }
-    return .invalidState("nothing is running to \(command); start with 'grow start [CARD]'")
+    if case .awaiting(let next) = mode { return .nothingRunning(command: command, waiting: next) }
+    return .nothingRunning(command: command, waiting: nil)
   }
 }

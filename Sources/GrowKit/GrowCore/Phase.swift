@@ -9,15 +9,6 @@ import FoundationEssentials
   case longBreak = "long-break"
 
   public var isBreak: Bool { self != .focus }
-
-  /// How a person would name it in a sentence.
-  public var displayName: String {
-    switch self {
-    case .focus: "focus"
-    case .shortBreak: "short break"
-    case .longBreak: "long break"
-    }
-  }
 }
 
 /// How a phase ended: Grow's one vocabulary of outcomes. Each case's raw value is the word

@@ -1,21 +1,31 @@
-/// Why a timer command was refused. The messages are shown to people as they are.
+import FoundationEssentials
+
+/// Why a timer command was refused: what stood in the way, as data. The words (and the advice
+/// to use `grow stop` or `grow resume`) are made where they are shown, through the app's
+/// message layer (GrowMessages), so that a person can read them in their language.
 /// Not frozen: typed throws of a frozen enum through a resilient protocol requirement crashed
 /// (Tests/GrowFuzzTests, ExternalPlugin.respond); switch over it with `@unknown default`.
-public enum TimerError: Error, Equatable, CustomStringConvertible {
+public enum TimerError: Error, Equatable {
+  /// No card has this name; `known` are the cards there are.
   case unknownCard(String, known: [String])
-  case invalidState(String)
-  case invalidArgument(String)
-
-  public var description: String {
-    switch self {
-    case .unknownCard(let name, let known):
-      var text = "no card named '\(shown(name))'"
-      if let guess = closestMatch(to: name, in: known) { text += "; did you mean '\(guess)'?" }
-      return text + " (cards: \(known.joined(separator: ", ")))"
-    case .invalidState(let message), .invalidArgument(let message):
-      return message
-    }
-  }
+  /// `start` while a phase runs: its kind, its card and the seconds it has left.
+  case alreadyRunning(PhaseKind, card: String, remaining: TimeInterval)
+  /// `pause` while paused.
+  case alreadyPaused
+  /// `resume` while this kind of phase runs, unpaused.
+  case notPaused(PhaseKind)
+  /// `command` (pause, skip, stop, extend, resume) needs a phase; none runs. `waiting`: the
+  /// phase waiting to be started, if one is.
+  case nothingRunning(command: String, waiting: PhaseKind?)
+  /// A session's length for `option` (focus, short-break, long-break) is outside 1 s to 24 h.
+  case lengthOutOfRange(option: String, seconds: TimeInterval)
+  /// `extend` by less than 1 s, or to a phase over 24 h.
+  case extensionOutOfRange(seconds: TimeInterval)
+  /// An intention over `limit` characters.
+  case intentionTooLong(limit: Int)
+  /// An intention holding a character that breaks the line (a control character, U+2028,
+  /// U+2029).
+  case intentionNotOneLine(Unicode.Scalar)
 }
 
 /// `text` as an error message may echo it: cut as `shortened` cuts it, with control characters

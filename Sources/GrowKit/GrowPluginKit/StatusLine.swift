@@ -103,19 +103,23 @@ import FoundationEssentials
       }
     }
   }
+}
 
-  /// The state in words, for `{state}`.
-  public var words: String {
-    switch self {
-    case .focus: "focus"
-    case .shortBreak: "short break"
-    case .longBreak: "long break"
-    case .paused: "paused"
-    case .waiting: "waiting"
-    case .idle: "idle"
-    case .distracted: "distracted"
-    case .off: "off"
-    }
+/// The words a template's `{state}` shows. The app makes them, in the reader's language (its
+/// message layer), and hands them to `StatusTemplate.render`; the SDK keeps only the states'
+/// raw values.
+@_spi(GrowBuiltIn) public struct StatusWords: Sendable {
+  /// A state in words: "short break", "paused".
+  public var state: @Sendable (DisplayState) -> String
+  /// A phase that waits to be started, in words: "short break waiting".
+  public var waiting: @Sendable (PhaseKind) -> String
+
+  public init(
+    state: @escaping @Sendable (DisplayState) -> String,
+    waiting: @escaping @Sendable (PhaseKind) -> String
+  ) {
+    self.state = state
+    self.waiting = waiting
   }
 }
 
@@ -265,34 +269,37 @@ import FoundationEssentials
     }
   }
 
-  /// The line for `snapshot` at `now`, with surrounding spaces trimmed; never empty.
-  public func render(_ snapshot: StatusSnapshot, at now: Date) -> String {
-    let line = fill(snapshot, at: now)
+  /// The line for `snapshot` at `now`, with surrounding spaces trimmed; never empty. `{state}`
+  /// is in `words`.
+  public func render(_ snapshot: StatusSnapshot, at now: Date, words: StatusWords) -> String {
+    let line = fill(snapshot, at: now, words: words)
     guard line.isEmpty else { return line }
     var fallback = Self.fallback
     fallback.icons = icons
-    return fallback.fill(snapshot, at: now)
+    return fallback.fill(snapshot, at: now, words: words)
   }
 
-  private func fill(_ snapshot: StatusSnapshot, at now: Date) -> String {
+  private func fill(_ snapshot: StatusSnapshot, at now: Date, words: StatusWords) -> String {
     let hasPhase = snapshot.status?.hasPhase ?? false
     return (hasPhase ? pieces : piecesWithoutPhase).map { piece in
       switch piece {
       case .text(let text): text
-      case .field(let field): value(of: field, snapshot, at: now)
+      case .field(let field): value(of: field, snapshot, at: now, words: words)
       }
     }.joined().trimmingWhitespace()
   }
 
-  func value(of field: StatusField, _ snapshot: StatusSnapshot, at now: Date) -> String {
+  func value(of field: StatusField, _ snapshot: StatusSnapshot, at now: Date, words: StatusWords)
+    -> String
+  {
     let state = snapshot.displayState
     let status = snapshot.status
     let hasPhase = status?.hasPhase ?? false
     switch field {
     case .icon: return state.icon(in: icons)
     case .state:
-      if state == .waiting, let next = status?.next { return "\(next.displayName) waiting" }
-      return state.words
+      if state == .waiting, let next = status?.next { return words.waiting(next) }
+      return words.state(state)
     case .card: return status?.card ?? ""
     case .remaining:
       return hasPhase ? DurationText.clock(snapshot.remaining(at: now)) : ""

@@ -525,12 +525,16 @@ public final class Daemon {
       for caller in answered { caller.reply.fail(error) }
     } else {
       // Once the restarted plugins are up again (each waits for its old instance to stop), so
-      // what the caller asks them next finds them.
-      plugins.afterPendingStarts { [report] in
+      // what the caller asks them next finds them; but no later than one stop grace after the
+      // config is applied: in a storm of reloads each one restarts them again, and a caller
+      // waiting for the storm to end timed out (a reply is sent once, the later call is void).
+      let answer = { [report] in
         for caller in answered {
           caller.reply.send([.array(element: "s", report.map(BusValue.string))])
         }
       }
+      plugins.afterPendingStarts(answer)
+      _ = loop.after(seconds: PluginHost.stopGrace + 1, answer)
     }
     if reloadAgain {
       reloadAgain = false

@@ -9,7 +9,7 @@ import Testing
 
 /// The dnd plugin's restore policy against a scripted server switch, on a manual loop with the
 /// real timer: what it switches, what it keeps on disk, how it retries. The real servers
-/// (dunst, xfce4-notifyd, …) are in Tests/GrowDaemonTests/DoNotDisturbPluginTests.swift.
+/// (dunst, xfce4-notifyd, …) are in Tests/GrowDaemonTests/DoNotDisturbPluginDesktopTests.swift.
 @MainActor
 @Suite struct RestorePolicyTests {
   let bed = PluginTestBed()

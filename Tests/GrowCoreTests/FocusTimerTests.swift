@@ -1,6 +1,7 @@
 import Foundation
 import GrowCore
 import GrowMessages
+import GrowPluginTesting
 import Testing
 
 @Suite("FocusTimer cycles")
@@ -22,7 +23,7 @@ struct FocusTimerCycleTests {
         "focus 1 completed @25", "short-break 1 completed @30",
         "focus 2 completed @55",
       ])
-    #expect(rig.log.all(PhaseEnded.self).allSatisfy { $0.outcome == .completed })
+    #expect(rig.log.of(PhaseEnded.self).allSatisfy { $0.outcome == .completed })
   }
 
   /// `TimerStatus.nextPhase` names the phase that starts when the running one runs its
@@ -39,7 +40,7 @@ struct FocusTimerCycleTests {
       rig.time.advance(by: rig.timer.status.remaining)
       #expect(rig.log.last(PhaseStarted.self)?.phase.kind == promised, "step \(step)")
     }
-    #expect(rig.log.all(PhaseStarted.self).contains { $0.phase.kind == .longBreak })
+    #expect(rig.log.of(PhaseStarted.self).contains { $0.phase.kind == .longBreak })
 
     let waiting = Rig([card(longAfter: 1)])
     #expect(waiting.timer.status.nextPhase == nil)
@@ -56,8 +57,8 @@ struct FocusTimerCycleTests {
     for _ in 0..<5142 { rig.time.advance(by: 7) }
     rig.time.advance(by: 6)  // 10h exactly
 
-    let started = rig.log.all(PhaseStarted.self)
-    let ended = rig.log.all(PhaseEnded.self)
+    let started = rig.log.of(PhaseStarted.self)
+    let ended = rig.log.of(PhaseEnded.self)
     #expect(started.count == 37)
     #expect(ended.count == 36)
     for (end, next) in zip(ended, started.dropFirst()) {
@@ -119,7 +120,7 @@ struct FocusTimerWaitingTests {
   @Test func breakWaitsWhenAutoStartBreaksIsOff() throws {
     let rig = Rig([card(autoBreaks: false)])
     try rig.timer.start()
-    rig.log.clear()
+    rig.log.removeAll()
     rig.advance(minutes: 25)
 
     #expect(rig.log.names == ["phase-ended", "phase-awaiting", "timer-changed"])
@@ -178,7 +179,7 @@ struct FocusTimerWaitingTests {
     case .startSameCard: try rig.timer.start(card: "math")
     }
     #expect(rig.starts == ["focus 1 @0", "short-break 1 @30"])
-    #expect(rig.log.all(SessionStopped.self).isEmpty)
+    #expect(rig.log.of(SessionStopped.self).isEmpty)
     #expect(rig.timer.status.card == "math")
   }
 
@@ -186,7 +187,7 @@ struct FocusTimerWaitingTests {
     let rig = Rig([card("work", autoBreaks: false), card("math", focus: 50 * minute)])
     try rig.timer.start()
     rig.advance(minutes: 30)
-    rig.log.clear()
+    rig.log.removeAll()
     try rig.timer.start(card: "math")
 
     #expect(
@@ -241,7 +242,7 @@ struct FocusTimerPauseTests {
     let rig = Rig()
     try rig.timer.start()
     rig.advance(minutes: 10)
-    rig.log.clear()
+    rig.log.removeAll()
     try rig.timer.pause()
     #expect(rig.log.names == ["phase-paused", "timer-changed"])
     #expect(rig.log.last(TimerChanged.self)?.status.paused == true)
@@ -255,7 +256,7 @@ struct FocusTimerPauseTests {
     #expect(paused.endsAt == nil)
     #expect(rig.time.nextDeadline == nil)
 
-    rig.log.clear()
+    rig.log.removeAll()
     try rig.timer.resume()
     #expect(rig.log.names == ["phase-resumed", "timer-changed"])
     #expect(rig.log.last(PhaseResumed.self)?.pausedFor == 7 * minute)
@@ -282,7 +283,7 @@ struct FocusTimerPauseTests {
     rig.advance(minutes: 3)
     try rig.timer.resume()
 
-    #expect(rig.log.all(PhaseResumed.self).map(\.pausedFor) == [60, 180])
+    #expect(rig.log.of(PhaseResumed.self).map(\.pausedFor) == [60, 180])
     #expect(rig.timer.runningPhase?.pausedTotal == 4 * minute)
     #expect(rig.timer.status.elapsed == 9 * minute)
     rig.advance(minutes: 16)
@@ -319,7 +320,7 @@ struct FocusTimerExtendTests {
     let rig = Rig()
     try rig.timer.start()
     rig.advance(minutes: 10)
-    rig.log.clear()
+    rig.log.removeAll()
     try rig.timer.extend(by: 5 * minute)
 
     #expect(rig.log.names == ["phase-extended", "timer-changed"])
@@ -368,7 +369,7 @@ struct FocusTimerExtendTests {
   func extendRefusesBadAmounts(seconds: Double, shown: String) throws {
     let rig = Rig()
     try rig.timer.start()
-    rig.log.clear()
+    rig.log.removeAll()
     let message = "can only extend by 1s or more, up to a phase of 24h (asked for \(shown))"
     #expect(refusal { try rig.timer.extend(by: seconds) } == message)
     #expect(rig.log.events.isEmpty)
@@ -395,7 +396,7 @@ struct FocusTimerSkipStopTests {
     let rig = Rig()
     try rig.timer.start()
     rig.advance(minutes: 10)
-    rig.log.clear()
+    rig.log.removeAll()
     try rig.timer.skip()
     #expect(rig.log.names == ["phase-ended", "phase-started", "timer-changed"])
     #expect(rig.ends == ["focus 1 skipped @10"])
@@ -408,7 +409,7 @@ struct FocusTimerSkipStopTests {
     let rig = Rig()
     try rig.timer.start()
     rig.advance(minutes: 26)
-    rig.log.clear()
+    rig.log.removeAll()
     try rig.timer.skip()
     #expect(rig.log.names == ["phase-ended", "phase-awaiting", "timer-changed"])
     #expect(rig.ends == ["short-break 1 skipped @26"])
@@ -419,7 +420,7 @@ struct FocusTimerSkipStopTests {
     let rig = Rig([card(autoFocus: true)])
     try rig.timer.start()
     rig.advance(minutes: 70)
-    rig.log.clear()
+    rig.log.removeAll()
     try rig.timer.stop()
 
     #expect(rig.log.names == ["phase-ended", "session-stopped", "timer-changed"])
@@ -437,7 +438,7 @@ struct FocusTimerSkipStopTests {
     #expect(status.cutShortToday == 10 * minute)
     #expect(rig.time.nextDeadline == nil)
 
-    rig.log.clear()
+    rig.log.removeAll()
     rig.advance(minutes: 120)
     #expect(rig.log.events.isEmpty)
   }
@@ -446,7 +447,7 @@ struct FocusTimerSkipStopTests {
     let rig = Rig([card(autoBreaks: false)])
     try rig.timer.start()
     rig.advance(minutes: 30)
-    rig.log.clear()
+    rig.log.removeAll()
     try rig.timer.stop()
     #expect(rig.log.names == ["session-stopped", "timer-changed"])
     #expect(rig.log.last(SessionStopped.self)?.completedFocusPhases == 1)
@@ -804,20 +805,20 @@ struct FocusTimerClockTests {
     let start = date(2026, 5, 4, 8)
     let clock = ScriptedClock(now: start)
     let bus = EventBus()
-    let log = EventLog(bus)
+    let log = EventRecorder(bus)
     let timer = FocusTimer(deck: .standard, bus: bus, time: clock)
     try timer.start()
 
     clock.now = start.addingTimeInterval(15 * minute)  // the clock went back 10 minutes
     clock.fireAll()
-    #expect(log.all(PhaseEnded.self).isEmpty)
+    #expect(log.of(PhaseEnded.self).isEmpty)
     #expect(timer.status.state == .focus)
     #expect(timer.status.remaining == 10 * minute)
     #expect(clock.pendingDeadlines == [start.addingTimeInterval(25 * minute)])
 
     clock.now = start.addingTimeInterval(25 * minute)
     clock.fireAll()
-    #expect(log.all(PhaseEnded.self).map(\.endedAt) == [start.addingTimeInterval(25 * minute)])
+    #expect(log.of(PhaseEnded.self).map(\.endedAt) == [start.addingTimeInterval(25 * minute)])
     #expect(timer.status.state == .shortBreak)
   }
 

@@ -7,17 +7,17 @@ import Testing
 @Suite struct SavedSessionTests {
   /// A timer on a manual clock with the standard card, plus its event log.
   func makeTimer(at now: Date = Date(timeIntervalSince1970: 1_780_000_000))
-    -> (FocusTimer, ManualTimeSource, EventLog)
+    -> (FocusTimer, ManualTimeSource, EventRecorder)
   {
     let time = ManualTimeSource(now: now)
     let bus = EventBus()
-    let log = EventLog(bus)
+    let log = EventRecorder(bus)
     return (FocusTimer(deck: .standard, bus: bus, time: time), time, log)
   }
 
   /// Saves from one timer and restores into a fresh one `later` seconds on.
   func carry(_ timer: FocusTimer, _ time: ManualTimeSource, later: TimeInterval) throws
-    -> (FocusTimer, ManualTimeSource, EventLog)
+    -> (FocusTimer, ManualTimeSource, EventRecorder)
   {
     let (restored, restoredTime, log, _) = try carry(timer, time, later: later) { _ in nil }
     return (restored, restoredTime, log)
@@ -27,7 +27,7 @@ import Testing
   func carry(
     _ timer: FocusTimer, _ time: ManualTimeSource, later: TimeInterval,
     recordedEnd: (Phase) -> FocusTimer.RecordedEnd?
-  ) throws -> (FocusTimer, ManualTimeSource, EventLog, FocusTimer.RestoreResult) {
+  ) throws -> (FocusTimer, ManualTimeSource, EventRecorder, FocusTimer.RestoreResult) {
     let saved = try #require(timer.savedSession)
     // Through JSON, as the daemon keeps it on disk.
     let data = try JSONEncoder().encode(saved)
@@ -47,7 +47,7 @@ import Testing
     #expect(restored.status.endsAt == endsAt)
     #expect(restored.status.remaining == 13 * minute)
     restoredTime.advance(by: 13 * minute)
-    #expect(log.all(PhaseEnded.self).map(\.outcome) == [.completed])
+    #expect(log.of(PhaseEnded.self).map(\.outcome) == [.completed])
     #expect(restored.status.state == .shortBreak)
   }
 
@@ -81,8 +81,8 @@ import Testing
     try timer.start()
     let (restored, _, log) = try carry(timer, time, later: 25 * minute + 61 * minute)
     #expect(restored.status.state == .idle)
-    #expect(log.all(PhaseEnded.self).map(\.outcome) == [.completed])
-    #expect(log.all(SessionStopped.self).count == 1)
+    #expect(log.of(PhaseEnded.self).map(\.outcome) == [.completed])
+    #expect(log.of(SessionStopped.self).count == 1)
   }
 
   @Test func aWaitingPhaseIsStillWaiting() throws {
@@ -109,7 +109,7 @@ import Testing
       $0.kind == .focus ? (.completed, deadline) : nil
     }
     #expect(result == .resumed)
-    #expect(log.all(PhaseEnded.self).isEmpty)
+    #expect(log.of(PhaseEnded.self).isEmpty)
     #expect(restored.status.state == .shortBreak)
     #expect(restored.status.startedAt == deadline)
     #expect(restored.status.completedToday == 0, "the daemon seeds it from the history")
@@ -123,7 +123,7 @@ import Testing
     let (restored, _, log, _) = try carry(timer, time, later: 10) { _ in (.skipped, skippedAt) }
     #expect(restored.status.state == .shortBreak)
     #expect(restored.status.startedAt == skippedAt)
-    #expect(log.all(PhaseEnded.self).isEmpty)
+    #expect(log.of(PhaseEnded.self).isEmpty)
   }
 
   @Test func aPhaseTheHistoryHasAsStoppedLeavesTheTimerIdle() throws {
@@ -137,8 +137,8 @@ import Testing
     #expect(result == .alreadyOver)
     #expect(restored.status.state == .idle)
     #expect(restored.savedSession == nil)
-    #expect(log.all(PhaseEnded.self).isEmpty)
-    #expect(log.all(SessionStopped.self).count == 1)
+    #expect(log.of(PhaseEnded.self).isEmpty)
+    #expect(log.of(SessionStopped.self).count == 1)
   }
 
   @Test func idleHasNothingToSave() {

@@ -47,7 +47,7 @@ import Testing
     #expect(slept < names.firstIndex(of: PhaseEnded.eventName)!)
     // Nothing starts by itself later.
     rig.advance(minutes: 60)
-    #expect(rig.log.all(PhaseStarted.self).count == 1)
+    #expect(rig.log.of(PhaseStarted.self).count == 1)
   }
 
   @Test func theLimitIsTheTimersSleepLimit() throws {
@@ -123,7 +123,7 @@ import Testing
     rig.advance(minutes: 25)
     sleep(rig, minutes: 30)
     #expect(rig.timer.status.next == .shortBreak)
-    #expect(rig.log.all(SystemSlept.self).map(\.effect) == [.none, .none])
+    #expect(rig.log.of(SystemSlept.self).map(\.effect) == [.none, .none])
   }
 
   @Test func aWallClockSetForwardKeepsTheTimeLeft() throws {
@@ -135,7 +135,7 @@ import Testing
     #expect(rig.timer.status.remaining == 15 * minute)
     #expect(rig.timer.status.endsAt == rig.time.now.addingTimeInterval(15 * minute))
     rig.advance(minutes: 15)
-    #expect(rig.log.all(PhaseEnded.self).map(\.outcome) == [.completed])
+    #expect(rig.log.of(PhaseEnded.self).map(\.outcome) == [.completed])
   }
 
   @Test func aWallClockSetBackDoesNotStretchThePhase() throws {
@@ -149,7 +149,7 @@ import Testing
     try rig.timer.resume()
     #expect(rig.timer.status.remaining == 15 * minute)
     rig.advance(minutes: 15)
-    #expect(rig.log.all(PhaseEnded.self).map(\.outcome) == [.completed])
+    #expect(rig.log.of(PhaseEnded.self).map(\.outcome) == [.completed])
     #expect(rig.log.last(PhaseResumed.self)?.pausedFor == 3 * minute)
   }
 }

@@ -2,24 +2,6 @@ import Foundation
 import GrowCore
 import GrowPluginTesting
 
-/// Records every event published on a bus, in delivery order.
-final class EventLog {
-  private(set) var events: [any GrowEvent] = []
-
-  init(_ bus: EventBus) {
-    bus.subscribeToAll(as: "test-log") { [weak self] event in self?.events.append(event) }
-  }
-
-  /// The `eventName` of every recorded event.
-  var names: [String] { events.map { type(of: $0).eventName } }
-
-  func all<E: GrowEvent>(_ type: E.Type) -> [E] { events.compactMap { $0 as? E } }
-
-  func last<E: GrowEvent>(_ type: E.Type) -> E? { all(type).last }
-
-  func clear() { events.removeAll() }
-}
-
 /// A date from its parts, read in `timeZone`.
 func date(
   _ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int = 0,
@@ -50,7 +32,7 @@ func card(
 final class Rig {
   let time: ManualTimeSource
   let bus = EventBus()
-  let log: EventLog
+  let log: EventRecorder
   let timer: FocusTimer
   let origin: Date
 
@@ -60,7 +42,7 @@ final class Rig {
   ) {
     time = ManualTimeSource(now: now, timeZone: timeZone)
     origin = now
-    log = EventLog(bus)
+    log = EventRecorder(bus)
     let deck = CardDeck(cards: cards, defaultCardName: defaultCard ?? cards[0].name)
     timer = FocusTimer(deck: deck, bus: bus, time: time)
   }
@@ -72,7 +54,7 @@ final class Rig {
 
   /// Each started phase as "kind cycle @minutes-since-origin", e.g. "short-break 2 @55".
   var starts: [String] {
-    log.all(PhaseStarted.self).map { started in
+    log.of(PhaseStarted.self).map { started in
       let at = started.phase.startedAt.timeIntervalSince(origin) / minute
       return "\(started.phase.kind.rawValue) \(started.phase.cycle) @\(clean(at))"
     }
@@ -80,7 +62,7 @@ final class Rig {
 
   /// Each ended phase as "kind cycle outcome @minutes-since-origin".
   var ends: [String] {
-    log.all(PhaseEnded.self).map { ended in
+    log.of(PhaseEnded.self).map { ended in
       let at = ended.endedAt.timeIntervalSince(origin) / minute
       let phase = ended.phase
       return "\(phase.kind.rawValue) \(phase.cycle) \(ended.outcome.rawValue) @\(clean(at))"

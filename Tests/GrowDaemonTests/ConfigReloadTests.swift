@@ -28,7 +28,7 @@ import Testing
   /// reload` restarts it with the new one and says so.
   @Test func aChangedGraceReachesTheRunningX11Plugin() throws {
     let slow = "[timer]\ndistractions = Game\n\n[plugin.x11]\ngrace = 1h\n"
-    let desktop = try X11PluginTests.Desktop(slow)
+    let desktop = try X11PluginDesktopTests.Desktop(slow)
     let editor = try desktop.display.openWindow(class: "Editor", title: "notes.md")
     let game = try desktop.display.openWindow(class: "Game", title: "Level 3")
     try desktop.display.activate(editor)

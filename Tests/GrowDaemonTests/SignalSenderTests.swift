@@ -8,7 +8,7 @@ import Testing
 /// nothing, while the server's own do.
 @Suite(.serialized)
 struct SignalSenderTests {
-  static let config = NotifyPluginTests.shortCycle
+  static let config = NotifyPluginDesktopTests.shortCycle
 
   /// Sends ActionInvoked(7, start-break) and NotificationClosed(7, 2) as a broadcast and
   /// addressed to Grow, then calls GetStatus on the same connection (the bus forwards one

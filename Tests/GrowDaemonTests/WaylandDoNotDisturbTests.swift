@@ -6,8 +6,8 @@ import Testing
 /// The dnd plugin against the two Wayland notification servers, run for real in a headless
 /// sway (GrowTestSupport's WaylandSession): mako 1.7 (its `do-not-disturb` mode) and
 /// SwayNotificationCenter 0.7 (GetDnd/SetDnd, Subscribe). The same restore guarantees as for
-/// dunst (DoNotDisturbPluginTests): exactly during focus, a change by hand respected, a stopped
-/// server put back once it answers, SIGTERM with a stopped server leaving the record.
+/// dunst (DoNotDisturbPluginDesktopTests): exactly during focus, a change by hand respected,
+/// a stopped server put back once it answers, SIGTERM with a stopped server leaving the record.
 // Serialized: each test runs its own server and daemon in the suite's one compositor.
 @Suite(.serialized, .waylandSession)
 struct WaylandDoNotDisturbTests {

@@ -9,7 +9,7 @@ import Testing
 
 /// What the notify plugin shows and withdraws, and when, checked in milliseconds against a
 /// recording server on a manual clock. The real servers (dunst, xfce4-notifyd) and the bus are
-/// in Tests/GrowDaemonTests/NotifyPluginTests.swift.
+/// in Tests/GrowDaemonTests/NotifyPluginDesktopTests.swift.
 @MainActor
 @Suite struct NotificationLifecycleTests {
   let bed = PluginTestBed()

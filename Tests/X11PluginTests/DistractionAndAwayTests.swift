@@ -9,7 +9,7 @@ import Testing
 
 /// The x11 plugin's distraction and away tracking against a scripted X server, on a manual
 /// loop with the real timer: exact grace periods and away times, in milliseconds. The real
-/// server (Xvfb, openbox, xdotool) is in Tests/GrowDaemonTests/X11PluginTests.swift.
+/// server (Xvfb, openbox, xdotool) is in Tests/GrowDaemonTests/X11PluginDesktopTests.swift.
 @MainActor
 @Suite struct DistractionAndAwayTests {
   let bed = PluginTestBed()

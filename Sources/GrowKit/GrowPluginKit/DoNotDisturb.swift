@@ -39,7 +39,7 @@ import GrowCore
   /// Whether the server's Do-Not-Disturb still shows critical notifications, so the notify
   /// plugin can send its own as critical during focus instead of holding them back.
   /// xfce4-notifyd and SwayNotificationCenter 0.7.3: run (Tests/GrowDaemonTests/
-  /// NotifyPluginTests.swift, WaylandDoNotDisturbTests.swift); GNOME Shell 43
+  /// NotifyPluginDesktopTests.swift, WaylandDoNotDisturbTests.swift); GNOME Shell 43
   /// (`messageTray.js`: banners off, critical ones still shown) and KDE Plasma: their sources,
   /// not run here. dunst 1.9 queues critical ones too while paused; mako's do-not-disturb mode
   /// is whatever the person's config makes it, and the mode `grow doctor` suggests

@@ -1,7 +1,6 @@
 import GrowCore
 
 /// Every event published on a bus, in order, for asserting what a plugin announced.
-@MainActor
 public final class EventRecorder {
   public private(set) var events: [any GrowEvent] = []
 
@@ -15,8 +14,9 @@ public final class EventRecorder {
   /// The last recorded event of type `E`.
   public func last<E: GrowEvent>(_ type: E.Type) -> E? { of(type).last }
 
-  /// The names of the recorded events' types, in order: `["PhaseStarted", "TimerChanged"]`.
-  public var names: [String] { events.map { String(describing: type(of: $0)) } }
+  /// The `eventName` of each recorded event, in order: `["phase-started", "timer-changed"]`,
+  /// the names the plugin protocol and the logs use.
+  public var names: [String] { events.map { type(of: $0).eventName } }
 
   public func removeAll() { events.removeAll() }
 }

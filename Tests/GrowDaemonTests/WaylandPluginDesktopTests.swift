@@ -8,7 +8,7 @@ import Testing
 /// DISPLAY), and the events an external plugin receives are what a person's other plugins see.
 // Serialized: each test runs its own daemon in the suite's one compositor.
 @Suite(.serialized, .waylandSession)
-struct WaylandPluginTests {
+struct WaylandPluginDesktopTests {
   static let config = """
     [timer]
     distractions = grow-game, DistractXterm
@@ -25,7 +25,9 @@ struct WaylandPluginTests {
     let harness: DaemonHarness
     let eventsPath: String
 
-    init(_ config: String = WaylandPluginTests.config, environment: [String: String] = [:]) throws {
+    init(_ config: String = WaylandPluginDesktopTests.config, environment: [String: String] = [:])
+      throws
+    {
       session = try WaylandSession.required()
       harness = try DaemonHarness(
         startDaemon: false, environment: session.environment.merging(environment) { $1 })

@@ -8,7 +8,7 @@ import Testing
 /// dbusmock stand-ins, and their tests say so.
 // Serialized: each test runs its own dunst and daemon; in parallel they load a 2-core machine.
 @Suite(.serialized, .enabled(if: NotificationServers.haveDisplay, "dunst needs an X display"))
-struct DoNotDisturbPluginTests {
+struct DoNotDisturbPluginDesktopTests {
   static let cycle = """
     [timer]
     focus = 3s

@@ -6,7 +6,7 @@ import Testing
 /// runs the suite under Xvfb).
 // Serialized: each test runs its own dunst and daemon; in parallel they load a 2-core machine.
 @Suite(.serialized, .enabled(if: NotificationServers.haveDisplay, "dunst needs an X display"))
-struct NotifyPluginTests {
+struct NotifyPluginDesktopTests {
   static let shortCycle = """
     [timer]
     focus = 2s

@@ -6,7 +6,7 @@ import Testing
 /// FoundationEssentials' `TimeZone.current`, which is GMT at run time on Linux. A daemon
 /// started under `TZ` records its phases with that zone's offset and local day, and the
 /// command line reads today in that zone.
-@Suite struct LocalZoneTests {
+@Suite struct LocalZoneDaemonTests {
   @Test(arguments: ["America/New_York", "Pacific/Tongatapu"])
   func aPhaseIsRecordedWithTheOffsetAndDayOfTheZoneTheDaemonRunsIn(zone: String) throws {
     let timeZone = try #require(TimeZone(identifier: zone))

@@ -5,7 +5,7 @@ import Testing
 
 /// The x11 plugin against a real X server (Xvfb) and real window managers: each test has its
 /// own display, daemon and session bus, and watches the events an external plugin receives.
-@Suite struct X11PluginTests {
+@Suite struct X11PluginDesktopTests {
   /// A display, a daemon on it, and the JSON lines every event produced.
   final class Desktop {
     let display: PrivateDisplay

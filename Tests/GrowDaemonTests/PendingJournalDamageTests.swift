@@ -9,7 +9,7 @@ import Testing
 /// person's. The daemon moves it aside, keeps what it could read, says so, and keeps every
 /// phase in a new journal: with the history locked by the `sqlite3` program and a `kill -9`,
 /// no phase is lost. (It used to keep phases in memory only for its whole life.)
-@Suite(.serialized) struct PendingJournalTests {
+@Suite(.serialized) struct PendingJournalDamageTests {
   enum Damage: String, CaseIterable, Sendable {
     case garbage, truncated, symlink
   }

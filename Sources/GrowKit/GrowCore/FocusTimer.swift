@@ -398,13 +398,15 @@ public final class FocusTimer {
 
   // MARK: Status
 
+  /// What the timer shows now. Reading it changes nothing: after midnight it reports the new
+  /// day's (empty) totals, and `record(ended:)` starts the new day when a phase ends in it.
   public var status: TimerStatus {
     let now = time.now
-    rollOverDayIfNeeded(now)
+    let figures = totals(on: time.zone.dayNumber(of: now))
     var status = TimerStatus.idle
-    status.completedToday = today.completed
-    status.focusToday = today.focusSeconds
-    status.cutShortToday = today.cutShortSeconds
+    status.completedToday = figures.completed
+    status.focusToday = figures.focusSeconds
+    status.cutShortToday = figures.cutShortSeconds
     guard let session else { return status }
     status.card = session.card.name
     status.longBreakAfter = session.card.longBreakAfter
@@ -526,9 +528,11 @@ public final class FocusTimer {
   }
 
   private func rollOverDayIfNeeded(_ now: Date) {
-    let day = time.zone.dayNumber(of: now)
-    if day != today.day { today = Today(day: day) }
+    today = totals(on: time.zone.dayNumber(of: now))
   }
+
+  /// Today's totals if `day` is the day they count, otherwise an empty day.
+  private func totals(on day: Int) -> Today { day == today.day ? today : Today(day: day) }
 
   private func armAlarm(for phase: Phase) {
     cancelAlarm()

@@ -32,8 +32,8 @@ CONFIGURATION ?= release
 NO_BUILD ?=
 
 # make soak: how many faults, the whole run's bound in seconds, and the seed (empty: a new one,
-# printed, so a failing run can be repeated with SOAK_SEED=...). Issue 14's faults last
-# seconds each (a stopped dunst up to 30), issue 31's too (some restart the daemon twice): a
+# printed, so a failing run can be repeated with SOAK_SEED=...). The stress and trust faults
+# last seconds each (a stopped dunst up to 30; some restart the daemon twice): a
 # run takes 25-35 minutes, hence a 45-minute bound.
 SOAK_FAULTS ?= 500
 SOAK_TIME_LIMIT ?= 2700
@@ -104,10 +104,10 @@ test: deps
 	$(SWIFT) build --build-tests
 	scripts/with-desktop --private $(SWIFT) test --disable-xctest
 
-# The fault-injection soak (issue 9, "Nothing lost"; issue 14, "Trust under stress"):
+# The fault-injection soak (docs/measurements.md, "Nothing lost"):
 # SOAK_FAULTS faults (pause, skip, stop, daemon kill -9, plugin and dunst crashes; dunst and
 # the X server stopped, a title flood, the history locked, the data directory full, the WAL
-# deleted; issue 31's hostile sway and Hyprland peers, reload storms, a plugin crashing in
+# deleted; hostile sway and Hyprland peers, reload storms, a plugin crashing in
 # init, a damaged pending journal, call bursts) against the real daemon on a private
 # desktop, then three plugin-hang rounds, then a table of faults, recoveries, GetStatus
 # latency per kind of fault, the daemon's memory and descriptors, phases recorded vs.
@@ -122,8 +122,9 @@ soak: deps build
 
 # Performance figures (release build): event bus throughput, the wake-ups of the daemon and
 # of `grow status --follow` (which runs the release `grow` next to grow-bench), Grow side by
-# side with Safe Eyes, Workrave and GNOME Pomodoro (compare, issue 10), and issue 17's goals
-# in one table with those anchors and the floors (lean). Prints, asserts nothing.
+# side with Safe Eyes, Workrave and GNOME Pomodoro (compare), and the lean goals (memory,
+# wake-ups, start-up) in one table with those anchors and the floors (lean). Prints, asserts
+# nothing.
 bench: deps bench-deps
 	$(SWIFT) build -c release --product grow
 	$(SWIFT) build -c release --product grow-bench

@@ -2,7 +2,7 @@
 
 /// Grow's own Do-Not-Disturb as the dnd plugin announces it, and what it means for a
 /// notification of Grow's: one sent while it silences the server (during focus, by default)
-/// reaches the person at that moment, or is not sent at all (issue 15, item 1). Left in a
+/// reaches the person at that moment, or is not sent at all. Left in a
 /// silenced server's queue it would surface at the break, out of date.
 struct DoNotDisturbState: Equatable {
   var enabled = false

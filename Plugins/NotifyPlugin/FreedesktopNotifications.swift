@@ -8,7 +8,7 @@ import GrowPluginKit
 /// and the `ActionInvoked` and `NotificationClosed` signals.
 ///
 /// Every call is asynchronous with a timeout of `timeoutMilliseconds`: a server that stopped
-/// (dunst blocks while X stalls) costs a log line, never the loop (issue 14, item 2). The
+/// (dunst blocks while X stalls) costs a log line, never the loop. The
 /// connection that calls `Notify` is the one the signals come to: dunst sends them to the
 /// caller only.
 @MainActor

@@ -101,7 +101,7 @@ protocol X11Connection: AnyObject {
 @MainActor
 final class X11Display: X11Connection {
   /// How long a question may go unanswered before the server counts as not answering; with the
-  /// check's own lag, `grow plugins` says so within 3 s (issue 14).
+  /// check's own lag, `grow plugins` says so within 3 s.
   static let replyDeadline: TimeInterval = 2
   /// Longest title read: 4 KiB (in 32-bit units, as X counts). The rest is dropped.
   static let titleLongs: UInt32 = 1024

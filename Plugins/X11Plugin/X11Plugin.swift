@@ -11,11 +11,12 @@ import GrowLoop
 /// title, XSync IDLETIME alarms for idle; the X connection sits in the daemon's FileWatcher,
 /// so the plugin costs no wake-up while nothing happens on the desktop.
 ///
-/// Nothing waits for the X server (issue 14): every read is a request whose reply comes on a
-/// later turn of the loop (X11Display). Changes are coalesced: a window's title is read again
-/// at most once per reply and per `titleInterval`, however fast a client retitles it, and
-/// each turn handles at most `eventsPerTurn` events. A server that leaves a request
-/// unanswered for `X11Display.replyDeadline` shows the plugin as unavailable until it answers.
+/// Nothing waits for the X server (a stopped server must not stop the daemon): every read is a
+/// request whose reply comes on a later turn of the loop (X11Display). Changes are coalesced: a
+/// window's title is read again at most once per reply and per `titleInterval`, however fast a
+/// client retitles it, and each turn handles at most `eventsPerTurn` events. A server that leaves a
+/// request unanswered for `X11Display.replyDeadline` shows the plugin as unavailable until it
+/// answers.
 public final class X11Plugin: GrowPlugin {
   public static let id = "x11"
   public static let summary = "flags distracting windows during focus and pauses when you are away"
@@ -419,8 +420,9 @@ public final class X11Plugin: GrowPlugin {
     let threshold = Int64(watch.idlePause * 1000)
     display.armIdleAlarm(becomingIdle: waitingForIdle, milliseconds: threshold)
     guard waitingForIdle else { return }
-    // An alarm armed while already past its value may not fire (pitfall 13): look too. Should
-    // it fire after all, the second notice is dropped as late (idleAlarmFired).
+    // An alarm armed while already past its value may not fire (a transition alarm fires only on a
+    // crossing): look too. Should it fire after all, the second notice is dropped as late
+    // (idleAlarmFired).
     let spell = idleSpell
     display.readIdleMilliseconds { [weak self] now in
       guard let self, self.display === display, spell == idleSpell, waitingForIdle,
@@ -433,7 +435,7 @@ public final class X11Plugin: GrowPlugin {
   private func idleAlarmFired(counter: Int64) {
     let threshold = Int64(watch.idlePause * 1000)
     if waitingForIdle {
-      // The "input again" alarm can fire twice for one key press (pitfall 13); a late second
+      // The "input again" alarm can fire twice for one key press (seen on Xvfb); a late second
       // notice arrives after we re-armed for idle, with a counter below the threshold.
       guard counter >= threshold else { return armIdleAlarm() }
       becameIdle(milliseconds: counter)

@@ -249,7 +249,7 @@ final class TimerService {
 }
 
 /// ListCards' answer. With tens of thousands of cards, encoding them took the loop more than a
-/// second per call (issue 31, item 7), so the reply's body is encoded once per deck, on
+/// second per call (CallBurstTests), so the reply's body is encoded once per deck, on
 /// another thread, and each call gets a copy of it addressed to the caller. Calls that come
 /// while it is being encoded wait for it; every other call is answered meanwhile.
 @MainActor

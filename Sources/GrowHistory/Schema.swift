@@ -58,7 +58,7 @@ enum Schema {
     // (the daemon adding a phase, grow history editing or deleting one): the day's row is
     // summed again from that day's phases (phases_by_day), so it is exactly what grouping
     // every phase gave. Today's figures and the streaks read these rows instead of grouping
-    // the whole history at every phase end and start (issue 17).
+    // the whole history at every phase end and start, which grew with the history.
     """
     CREATE TABLE focus_days (
       day INTEGER PRIMARY KEY,

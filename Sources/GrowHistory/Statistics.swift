@@ -281,11 +281,11 @@ public struct HistoryStatistics: Sendable, Equatable, Codable, OutcomeTotals {
   }
 }
 
-/// Today's focus and the streak, kept up to date phase by phase (issue 17): the run of days
-/// that counted up to yesterday, the longest run before today, and today's focus so far give
-/// `streak` without looking at any other day. Read whole from the history only at start and
-/// after something other than a new phase of today changed it (an edit, a delete, a new daily
-/// goal): `HistoryStore.todayAndStreak`.
+/// Today's focus and the streak, kept up to date phase by phase (not regrouped from the whole
+/// history): the run of days that counted up to yesterday, the longest run before today, and
+/// today's focus so far give `streak` without looking at any other day. Read whole from the history
+/// only at start and after something other than a new phase of today changed it (an edit, a delete,
+/// a new daily goal): `HistoryStore.todayAndStreak`.
 public struct TodayAndStreak: Sendable, Equatable {
   public private(set) var today: LocalDay
   /// Today's focus, every card.

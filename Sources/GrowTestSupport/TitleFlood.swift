@@ -2,8 +2,8 @@ import CX11
 import Foundation
 
 /// A hostile X client for the tests: retitles a window as fast as the server takes it, the way
-/// issue 14 reported it (XStoreName in a loop, XSync every 50), on a thread of its own with
-/// its own connection. XCB's ChangeProperty on WM_NAME and a GetInputFocus round trip are
+/// a misbehaving client was seen to (XStoreName in a loop, XSync every 50), on a thread of its own
+/// with its own connection. XCB's ChangeProperty on WM_NAME and a GetInputFocus round trip are
 /// what those two Xlib calls send.
 public final class TitleFlood: @unchecked Sendable {
   /// Titles set so far.

@@ -56,7 +56,7 @@ import Testing
     #expect(try harness.status()["state"] as? String == "idle")
   }
 
-  /// Issue 33, item 10: `grow status --json` has every key in every state, `null` when it does
+  /// `grow status --json` has every key in every state, `null` when it does
   /// not apply (keys were left out), as `grow help status` and grow(1) document.
   @Test func statusJSONHasEveryKeyAndNullWhenItDoesNotApply() throws {
     let harness = try DaemonHarness()

@@ -15,8 +15,8 @@ import Testing
     intention = Chapter 3 exercises
     """
 
-  /// Every problem on a line of its own, each with `grow: ` in front (issue 33, item 10:
-  /// only the first had it).
+  /// Every problem on a line of its own, each with `grow: ` in front (only the first
+  /// had it).
   @Test func checkReportsEveryProblemWithFileLineAndKey() throws {
     let harness = try DaemonHarness(
       config: "[timer]\nfocus = 25m\n\n[card.math]\nfcous = 50m\nshort-break = 10x\n",
@@ -40,7 +40,7 @@ import Testing
     #expect(check.stdout == "\(harness.configPath): ok (cards: work, math; default: work)\n")
   }
 
-  /// Issue 14: a pattern that backtracks exponentially is a warning with file:line, the
+  /// A pattern that backtracks exponentially is a warning with file:line, the
   /// pattern, why, and what to write; the file is still ok (Grow matches it in linear time).
   @Test func checkWarnsAboutAPatternThatBacktracksExponentially() throws {
     let harness = try DaemonHarness(
@@ -66,7 +66,7 @@ import Testing
         """)
   }
 
-  /// Issue 15, item 3: plugin sections are checked against what each plugin declares, and a
+  /// Plugin sections are checked against what each plugin declares, and a
   /// default card that names no card is an error; every problem at once, with file and line.
   /// A program's own keys (exec) are not checked. Before, all of this said ok.
   @Test func checkReportsPluginSettingsAndAnUnknownDefaultCard() throws {

@@ -45,7 +45,7 @@ import Testing
         + "actions, body, body-hyperlinks, icon-static, synchronous, private-synchronous, "
         + "x-canonical-private-synchronous, x-dunst-stack-tag, body-markup")
     // From the dnd plugin's Backend property once it exports one; from the server before.
-    // dunst 1.9 has no pause level that lets Grow's own notifications through (issue 15).
+    // dunst 1.9 has no pause level that lets Grow's own notifications through.
     let duringFocus =
       "; dunst 1.9.0 (2022-06-27) paused for focus would queue Grow's own notifications to "
       + "show them late, so during focus Grow sends it none: a distraction shows in the status "

@@ -3,7 +3,7 @@ import GrowTestSupport
 import Testing
 
 /// The follower sleeps in one thread's epoll with one timerfd armed at the next displayed
-/// change (issue 17): once a second for a seconds template, never while idle. Under
+/// change: once a second for a seconds template, never while idle. Under
 /// libdispatch timers each second woke its manager thread, a worker and the main queue: about
 /// 220 wake-ups a minute.
 @Suite struct FollowerWakeUpTests {

@@ -359,7 +359,7 @@ import Testing
         == Self.expectedFiles.filter { !$0.hasPrefix("usr/lib/grow/lib") || $0.contains("GrowKit") }
     )
     #expect(installed.contains("usr/lib/grow/libswiftCore.so"))
-    // FoundationEssentials only: neither the full Foundation nor ICU (issue 17).
+    // FoundationEssentials only: neither the full Foundation nor ICU.
     #expect(installed.contains("usr/lib/grow/libFoundationEssentials.so"))
     #expect(!installed.contains("usr/lib/grow/libFoundation.so"))
     #expect(!installed.contains("usr/lib/grow/lib_FoundationICU.so"))

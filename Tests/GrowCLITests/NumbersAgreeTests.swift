@@ -2,7 +2,7 @@ import Foundation
 import GrowTestSupport
 import Testing
 
-/// Issue 33, item 6: one definition of focus time (`PhaseOutcome.countsAsFocus`: focus that ran
+/// One definition of focus time (`PhaseOutcome.countsAsFocus`: focus that ran
 /// its course) and one word per outcome, in every command, the report, D-Bus and the exports.
 /// One real session on a real daemon: a focus stopped, one completed, one skipped. Before,
 /// `grow stats` and the report added the stopped and skipped focus to the total that `grow

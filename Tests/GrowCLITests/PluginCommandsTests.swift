@@ -2,7 +2,7 @@ import Foundation
 import GrowTestSupport
 import Testing
 
-/// `grow plugin new` and `grow plugin install` (issue 16, item 3): what a plugin author types,
+/// `grow plugin new` and `grow plugin install`: what a plugin author types,
 /// run as a program in a directory of its own. The fast tests use the build's `grow` and
 /// executable plugins (no compiler); the last one walks the three commands of
 /// docs/writing-plugins.md against a `make install` into a temporary prefix.

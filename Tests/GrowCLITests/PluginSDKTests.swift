@@ -2,7 +2,7 @@ import Foundation
 import GrowTestSupport
 import Testing
 
-/// The installed plugin SDK (issue 16): a plugin package outside the source tree builds with
+/// The installed plugin SDK: a plugin package outside the source tree builds with
 /// plain `swift build` against `make install`'s PREFIX alone, and keeps loading after GrowKit
 /// is rebuilt from changed sources and reinstalled.
 @Suite struct PluginSDKTests {

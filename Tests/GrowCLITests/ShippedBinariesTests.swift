@@ -5,7 +5,7 @@ import Testing
 
 /// The shipped programs import FoundationEssentials only: the full Foundation would load ICU
 /// (`lib_FoundationICU`, ~30 MB mapped, ~10 MB resident in the daemon) and cost every
-/// `grow status` a few milliseconds of start-up (issue 17).
+/// `grow status` a few milliseconds of start-up.
 @Suite struct ShippedBinariesTests {
   static let shipped =
     ["grow", "libGrowKit.so"] + builtInPluginIDs.map { "libgrow-plugin-\($0).so" }

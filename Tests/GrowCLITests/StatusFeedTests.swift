@@ -104,7 +104,7 @@ import Testing
     #expect(idle["percentage"] as? Int == 0)
   }
 
-  /// Issue 33, item 10: the tooltip said `today: 0m focus of 1m` after 48 s of focus (whole
+  /// The tooltip said `today: 0m focus of 1m` after 48 s of focus (whole
   /// minutes, rounded down). It now says today's focus as `grow status` and `grow stats` do,
   /// with seconds below a minute.
   @Test func waybarsTooltipWordsTodayAsStatusDoes() throws {

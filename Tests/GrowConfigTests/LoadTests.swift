@@ -126,7 +126,7 @@ func withTemporaryDirectory(_ body: (String) throws -> Void) throws {
   }
 }
 
-/// A FIFO where the config should be would make `open` wait for a writer, forever (issue 14):
+/// A FIFO where the config should be would make `open` wait for a writer, forever:
 /// refused at once, saying what it is. The load runs on a thread of its own; a writer shows up
 /// only if it has not returned after 60 s (far beyond any loaded machine), so old code that
 /// waits ends instead of hanging the test, and is caught by the flag.

@@ -8,7 +8,7 @@ import Testing
 @Suite struct TitleRegexTests {
   static let pathologicalTitle = String(repeating: "a", count: 24) + "!"
 
-  /// Issue 14: `(a+)+$` against 24 `a`s and a `!` held the loop for minutes with Swift's
+  /// `(a+)+$` against 24 `a`s and a `!` held the loop for minutes with Swift's
   /// backtracking `Regex`. Through the API that existed then, it must answer correctly: no
   /// match (the title does not end in `a`s). How fast is counted in work, not seconds (a
   /// loaded machine says nothing about the algorithm): decided within 5,000 steps of the

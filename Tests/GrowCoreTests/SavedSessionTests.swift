@@ -99,7 +99,7 @@ import Testing
   // A daemon killed after the history recorded how a phase ended, but before it saved the
   // session that followed, leaves that phase in session.json. The history is right: the next
   // daemon goes on from the recorded end and neither counts nor announces the phase again
-  // (found by the soak, issue 9: it used to record the phase twice).
+  // (found by the soak: it used to record the phase twice).
 
   @Test func aFocusTheHistoryHasAsCompletedIsNotEndedAgain() throws {
     let (timer, time, _) = makeTimer()

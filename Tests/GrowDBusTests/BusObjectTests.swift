@@ -132,7 +132,7 @@ import Testing
     #expect(texts == ["hello"])
   }
 
-  /// Issue 31, item 10: a rule must name its sender, and a handler hears only the owner of
+  /// A rule must name its sender, and a handler hears only the owner of
   /// that name, even from a signal another client addresses to this connection directly
   /// (the bus delivers those whatever the rules say).
   @Test func signalsAreHeardFromTheirSenderOnly() async throws {

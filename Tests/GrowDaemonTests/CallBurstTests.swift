@@ -2,7 +2,7 @@ import Foundation
 import GrowTestSupport
 import Testing
 
-/// Call bursts from one local client (issue 31, item 7): a connection pipelining thousands of
+/// Call bursts from one local client: a connection pipelining thousands of
 /// calls, or ListCards of 42,000 cards, must not hold another client's call behind it. All
 /// of them come to the daemon over its one bus connection, in the order the bus forwarded
 /// them; the assertions are about that order and about what the daemon sends, never about

@@ -2,7 +2,7 @@ import Foundation
 import GrowTestSupport
 import Testing
 
-/// Issue 15, item 4: a reload (`grow reload`, SIGHUP) applies every change of config.ini to a
+/// A reload (`grow reload`, SIGHUP) applies every change of config.ini to a
 /// running daemon: plugin settings, added plugins, removed ones.
 @Suite struct ConfigReloadTests {
   /// A shell plugin that appends every event line to `log` and keeps its pid in `pidFile`.

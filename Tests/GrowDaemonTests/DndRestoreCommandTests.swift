@@ -3,7 +3,7 @@ import Glibc
 import GrowTestSupport
 import Testing
 
-/// Issue 31, item 8: a daemon that ends while dunst does not answer (SIGTERM while dunst is
+/// A daemon that ends while dunst does not answer (SIGTERM while dunst is
 /// SIGSTOPped, or SIGKILL) leaves Do-Not-Disturb on. `grow dnd restore` puts it back from
 /// outside the daemon's life (systemd runs it as ExecStopPost=), and every daemon start does
 /// it before any plugin loads. Real dunst and the real daemon on a private bus.

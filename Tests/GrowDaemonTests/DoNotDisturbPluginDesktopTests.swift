@@ -147,7 +147,7 @@ struct DoNotDisturbPluginDesktopTests {
     _ = dunst
   }
 
-  /// Issue 14, item 1: dunst stopped (SIGSTOP) when focus ends cannot be read or written; the
+  /// dunst stopped (SIGSTOP) when focus ends cannot be read or written; the
   /// restore record stays and the restore is asked again until dunst answers, and then within
   /// 5 s dunst is as the person had it. `grow dnd status` says what dunst says meanwhile.
   @Test func dunstStoppedWhenFocusEndsIsPutBackOnceItAnswersAgain() throws {
@@ -233,7 +233,7 @@ struct DoNotDisturbPluginDesktopTests {
     #expect(try harness.eventually { !FileManager.default.fileExists(atPath: record) })
   }
 
-  /// Issue 14, item 6: a Swift plugin whose handler never returns. The watchdog names it, and
+  /// A Swift plugin whose handler never returns. The watchdog names it, and
   /// SIGTERM, whose normal path runs on the stuck loop, still unpauses dunst and exits with
   /// status 1. (The 3 s it promises is an invariant of `make soak`'s plugin-hang rounds, which
   /// print the seconds, as these tests do: a loaded machine only gets a generous deadline.)

@@ -259,7 +259,7 @@ import Testing
     }
   }
 
-  /// Issue 22, item 3: SIGTERM while a plugin floods commands (800 a second, under the flood
+  /// SIGTERM while a plugin floods commands (800 a second, under the flood
   /// limit, so it is not cut off) and the daemon gets only a sliver of the CPU (it runs 5 ms in
   /// every 100 ms, stopped and continued by a helper process, as on a machine loaded far beyond
   /// its cores). The daemon still leaves the normal way

@@ -4,7 +4,7 @@ import GrowHistory
 import GrowTestSupport
 import Testing
 
-/// The history as the world breaks it (issue 14, item 5): another program holding the
+/// The history as the world breaks it: another program holding the
 /// database's write lock, a full disk, the write-ahead log deleted, and `kill -9` on top. Every
 /// phase the timer ran must reach the history once, in order, and the daemon must answer
 /// throughout.

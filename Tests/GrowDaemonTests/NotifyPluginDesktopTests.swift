@@ -97,7 +97,7 @@ struct NotifyPluginDesktopTests {
   }
 
   /// A prompt that waits for the person does not expire while it waits, whatever `timeout`
-  /// says (issue 15, item 2).
+  /// says.
   @Test func theWaitingPromptDoesNotExpire() throws {
     let (harness, dunst) = try promptForFocus(timeout: "1s")
     Thread.sleep(forTimeInterval: 2.5)
@@ -108,7 +108,7 @@ struct NotifyPluginDesktopTests {
     _ = dunst
   }
 
-  /// Issue 33, item 10: dunst restarted (here killed and started again) while the focus waits
+  /// dunst restarted (here killed and started again) while the focus waits
   /// for the person. The prompt left with the old dunst; the new one is sent it again, so the
   /// person still has the button. Before, nothing came until the next phase ended.
   @Test func theWaitingPromptReachesARestartedServer() throws {
@@ -129,7 +129,7 @@ struct NotifyPluginDesktopTests {
     _ = dunst
   }
 
-  /// Issue 33, item 10: the second button of "Break over — Ready for focus?" was "Skip", which
+  /// The second button of "Break over — Ready for focus?" was "Skip", which
   /// skipped the waiting focus and so started another break. It is now "+5 min": five more
   /// minutes of break, the focus still waiting and the prompt back in five minutes. Pressed
   /// through dunst's own context menu (its dmenu picks the button that is not "Start focus").
@@ -157,7 +157,7 @@ struct NotifyPluginDesktopTests {
 
   /// "Break over — Ready for focus?" answered by `grow resume`: it leaves the screen, and
   /// nothing of it waits in dunst's queue while the dnd plugin pauses dunst for the focus, to
-  /// come back at the next break where clicking it does nothing (issue 15, item 2).
+  /// come back at the next break where clicking it does nothing.
   @Test func theWaitingPromptIsWithdrawnWhenThePhaseStarts() throws {
     let (harness, dunst) = try promptForFocus(timeout: "never")
     try harness.grow("resume")  // the focus, with dunst paused
@@ -315,7 +315,7 @@ struct NotifyPluginDesktopTests {
   /// dunst stopped (as it is while X stalls) across two phase ends: the two notifications
   /// those ends bring wait for an answer that never comes. The daemon must not: GetStatus
   /// answers at once throughout, and each phase ends at its deadline. libnotify's blocking
-  /// show once held the loop 50 s here (issue 14, item 2).
+  /// show once held the loop 50 s here.
   @Test func aStoppedServerDelaysNeitherTheAPINorThePhaseEnds() throws {
     let harness = try DaemonHarness(
       config: """
@@ -407,7 +407,7 @@ struct NotifyPluginDesktopTests {
 
   /// dunst 1.9 paused for focus queues everything, critical too: the warning would wait there
   /// and surface at the break, after the focus it warned about. So it is not sent at all, and
-  /// nothing of Grow's waits in dunst's queue (issue 15, item 1).
+  /// nothing of Grow's waits in dunst's queue.
   @Test func duringFocusPausedDunstIsSentNothingToQueue() throws {
     let harness = try DaemonHarness(config: Self.warnedFocusWithDND, startDaemon: false)
     let dunst = try NotificationServers.dunst(harness)
@@ -458,7 +458,7 @@ struct NotifyPluginDesktopTests {
     _ = servers
   }
 
-  /// Checked as [timer] is (issue 15): the daemon does not start on it and says why, where
+  /// Checked as [timer] is: the daemon does not start on it and says why, where
   /// before it ran with the plugin failed, seen only in `grow plugins`.
   @Test func anUnknownKeyIsReportedWithFileAndLine() throws {
     let harness = try DaemonHarness(

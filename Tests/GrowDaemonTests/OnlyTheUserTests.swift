@@ -156,7 +156,7 @@ import Testing
   /// Another user flips a symbolic link, in a directory anyone may write to, between the
   /// user's script and their own, as fast as they can, while the daemon starts the plugin
   /// again and again. Checking the link's target and then running the path would sometimes
-  /// run theirs (issue 14 saw 38 in 150); the daemon refuses the directory itself, every
+  /// run theirs (a loaded run saw 38 in 150); the daemon refuses the directory itself, every
   /// time, and says how to fix it. Once it is fixed, the link (theirs) is refused too.
   @Test(.enabled(if: getuid() == 0, "only root can act as another user (nobody)"))
   func aLinkAnotherUserFlipsInAWorldWritableDirectoryNeverRunsTheirScript() throws {

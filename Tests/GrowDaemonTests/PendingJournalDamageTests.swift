@@ -4,8 +4,8 @@ import GrowHistory
 import GrowTestSupport
 import Testing
 
-/// The journal of phases kept for the history (`pending-history.json`) as the world damages it
-/// (issue 31, item 5): garbage, a journal cut short mid-line, a symbolic link to a file of the
+/// The journal of phases kept for the history (`pending-history.json`) as the world damages it:
+/// garbage, a journal cut short mid-line, a symbolic link to a file of the
 /// person's. The daemon moves it aside, keeps what it could read, says so, and keeps every
 /// phase in a new journal: with the history locked by the `sqlite3` program and a `kill -9`,
 /// no phase is lost. (It used to keep phases in memory only for its whole life.)

@@ -2,10 +2,9 @@ import Foundation
 import GrowTestSupport
 import Testing
 
-/// Signals are heard from the services that own the names, not from any client (issue 31,
-/// item 10): every match rule the daemon adds names its sender, and a rogue connection
-/// sending the notification server's signals (to everyone, or to Grow directly) changes
-/// nothing, while the server's own do.
+/// Signals are heard from the services that own the names, not from any client: every match rule
+/// the daemon adds names its sender, and a rogue connection sending the notification server's
+/// signals (to everyone, or to Grow directly) changes nothing, while the server's own do.
 @Suite(.serialized)
 struct SignalSenderTests {
   static let config = NotifyPluginDesktopTests.shortCycle

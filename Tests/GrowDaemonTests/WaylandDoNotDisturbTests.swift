@@ -251,7 +251,7 @@ struct WaylandDoNotDisturbTests {
     #expect(!FileManager.default.fileExists(atPath: restoreRecord(harness)))
   }
 
-  // MARK: Grow's own notifications during focus (issue 15, item 1, on Wayland servers)
+  // MARK: Grow's own notifications during focus (on Wayland servers)
 
   /// Focus with the warning due halfway, the notify and dnd plugins on.
   static let warnedFocus = """

@@ -366,7 +366,7 @@ import Testing
     #expect(status["ends_at"] as? String == endsAt, "the timer kept its deadline")
   }
 
-  // MARK: Trust under stress (issue 14)
+  // MARK: Trust under stress
 
   /// GetStatus over D-Bus, timed; throws when no answer comes within `timeout`.
   func timedGetStatus(_ client: RawBusClient) throws -> TimeInterval {
@@ -504,7 +504,7 @@ import Testing
     #expect(waitForTitle(desktop, "flood \(flood.count - 1)"))
   }
 
-  // MARK: Hostile title patterns (issue 14, item 4)
+  // MARK: Hostile title patterns
 
   /// `GetStatus` over D-Bus with gdbus, timed; gdbus gives up after 20 s (status non-zero): a
   /// freeze fails, a slow machine does not.

@@ -25,7 +25,7 @@ import Testing
   }
 
   /// A daemon killed between recording a phase and saving the session after it ends the same
-  /// phase again when it restarts; the history keeps one row (found by the soak, issue 9).
+  /// phase again when it restarts; the history keeps one row (found by the soak).
   @Test func thePhaseRecordedAgainKeepsOneRowAndItsID() throws {
     let directory = try TemporaryDirectory()
     let store = try HistoryStore(path: directory.databasePath)

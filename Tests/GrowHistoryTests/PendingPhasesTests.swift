@@ -234,7 +234,7 @@ extension PendingPhases {
   }
 }
 
-/// The journal itself (issue 31, item 5): one line per change, the old format converted, a
+/// The journal itself: one line per change, the old format converted, a
 /// capacity said loudly, and reading and draining linear in the number of kept phases.
 @Suite(.serialized) struct PendingJournalTests {
   func phases(_ count: Int, card: String = "math") -> [PendingPhase] {

@@ -14,13 +14,13 @@ struct SoakTests {
     // A bound for a soak that hangs, not a speed: 30 faults take about a minute here, and
     // waiting for openbox to catch up with a title flood can take minutes beside stress-ng.
     options.timeLimit = 480
-    // Issue 9's and issue 14's kinds and one plugin-hang round; of issue 31's kinds (trust),
+    // The classic and stress kinds and one plugin-hang round; of the trust kinds,
     // each costing seconds, one reload storm and one plugin crashing in init, so CI sees the
     // two that once left DND on for good (make soak draws them all).
     options.kinds = Set(FaultKind.classic + FaultKind.stress)
     options.fixedCounts = [.reloadStorm: 1, .pluginCrashesInInit: 1]
     options.hangRounds = 1
-    // Here the bound is behavioural, a loop that never freezes (issue 14 saw 50 s): make test
+    // Here the bound is behavioural, a loop that never freezes (one froze for 50 s): make test
     // runs on busy machines too, where a 100 ms p99 is not the daemon's doing. make soak
     // reports the p99 against 100 ms. Set before the run, which decides pass or fail (and
     // keeps the evidence of a failure) with it.

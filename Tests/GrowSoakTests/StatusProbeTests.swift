@@ -3,7 +3,7 @@ import GrowSoak
 import GrowTestSupport
 import Testing
 
-/// The soak's latency probe (issue 14) must see a loop that stands still, and file it under
+/// The soak's latency probe must see a loop that stands still, and file it under
 /// the fault under way: a real daemon stopped with SIGSTOP for 1.5 s while the probe calls
 /// `GetStatus`.
 struct StatusProbeTests {

@@ -1,8 +1,8 @@
 import Foundation
 import GrowTestSupport
 
-/// Issue 31's hostile compositors: the daemon is restarted (kill -9) with a sway or Hyprland
-/// session's environment pointing at a stand-in the soak serves (GrowTestSupport's
+/// Hostile compositors (the trust faults): the daemon is restarted (kill -9) with a sway or
+/// Hyprland session's environment pointing at a stand-in the soak serves (GrowTestSupport's
 /// `SwayStandIn`, `HyprlandStandIn`), so the wayland plugin reads it (and the x11 plugin
 /// stands down); the stand-in attacks for one to four seconds; then the daemon goes back to
 /// the X desktop. The probe times `GetStatus` and counts descriptors meanwhile; the external

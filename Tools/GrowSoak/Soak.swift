@@ -19,7 +19,7 @@ public struct SoakOptions: Sendable {
 
   /// Whether the run may inject `kind` (drawn or fixed), so its tools are set up.
   public func uses(_ kind: FaultKind) -> Bool { kinds.contains(kind) || fixedCounts[kind] ?? 0 > 0 }
-  /// Rounds of the separate plugin-hang check after the faults (issue 14); 0 for none.
+  /// Rounds of the separate plugin-hang check after the faults; 0 for none.
   public var hangRounds = 3
   /// The daemon's resident set may not grow past this (MiB); 0 for no bound.
   public var rssLimitMiB = 256
@@ -40,21 +40,21 @@ public struct SoakOptions: Sendable {
   public init() {}
 }
 
-/// The fault-injection soak of issue 9 ("Nothing lost"): the real `grow daemon` with the dnd
-/// plugin and crash-prone external plugins, on a private session bus with a real dunst, runs a
+/// The fault-injection soak ("Nothing lost", docs/measurements.md): the real `grow daemon` with the
+/// dnd plugin and crash-prone external plugins, on a private session bus with a real dunst, runs a
 /// card of one- and two-second phases by itself while the soak pauses, skips, stops, kills the
 /// daemon with SIGKILL (at random moments, at phase ends, in the middle of a command), crashes
 /// plugins and dunst. After every recovery it checks that `grow status`, session.json and
 /// dunst agree; at the end that the history holds every phase that ran exactly once
 /// (`HistoryAudit`), passes `PRAGMA integrity_check`, and that DND is off.
 ///
-/// Issue 14's faults ("Trust under stress", StressFaults.swift) come on top: dunst and the X
+/// The stress faults ("Trust under stress", StressFaults.swift) come on top: dunst and the X
 /// server stopped, a title flood, the history locked, the data directory full, the WAL
 /// deleted, and separately a plugin that hangs; `StatusProbe` times `GetStatus` meanwhile and
 /// watches the daemon's memory. So the daemon also runs the notify and x11 plugins, on an X
 /// server of the soak's own (stopping the desktop's would stop other tests' windows too).
 ///
-/// Issue 31's faults ("Trust, round two", TrustFaults.swift and HostilePeers.swift): hostile
+/// The trust faults ("Trust, round two", TrustFaults.swift and HostilePeers.swift): hostile
 /// sway and Hyprland peers (the daemon runs with the wayland plugin against stand-ins for as
 /// long as one lasts), reload storms, a plugin that crashes in `init`, a damaged pending
 /// journal, pipelined call bursts; the probe counts the daemon's descriptors too.

@@ -11,15 +11,15 @@ public enum FaultKind: String, CaseIterable, Codable, Sendable {
   case pluginKill = "plugin kill -9"
   case pluginExit = "plugin exits mid-event"
   case dunstKill = "dunst kill -9"
-  // Issue 14, "Trust under stress": peers that hang and resources that run out.
+  // The stress faults, "Trust under stress": peers that hang and resources that run out.
   case dunstStall = "dunst stopped"
   case xServerStall = "X server stopped"
   case titleFlood = "title flood"
   case historyLocked = "history locked"
   case dataDirectoryFull = "data directory full"
   case walDeleted = "WAL deleted"
-  // Issue 31, "Trust, round two": hostile compositors, reloads, a crashing plugin, a damaged
-  // journal, call bursts.
+  // The trust faults, "Trust, round two": hostile compositors, reloads, a crashing plugin, a
+  // damaged journal, call bursts.
   case swayPeer = "hostile sway peer"
   case hyprlandPeer = "hostile Hyprland peer"
   case reloadStorm = "reload storm"
@@ -29,17 +29,17 @@ public enum FaultKind: String, CaseIterable, Codable, Sendable {
 
   /// What a run draws from unless told otherwise (`--kinds` picks others): every kind.
   public static let standard = allCases
-  /// Issue 9's kinds ("Nothing lost"): the daemon, plugins and dunst killed, commands.
+  /// The classic kinds ("Nothing lost"): the daemon, plugins and dunst killed, commands.
   public static let classic: [FaultKind] = [
     .pauseResume, .skip, .stopStart, .daemonKill, .daemonKillAtPhaseEnd, .daemonKillMidCommand,
     .pluginKill, .pluginExit, .dunstKill,
   ]
-  /// Issue 14's kinds: stalled servers, a title flood, a locked history, a full disk, a
+  /// The stress kinds: stalled servers, a title flood, a locked history, a full disk, a
   /// deleted WAL. Each lasts seconds (`StressFaults.swift`), so they are drawn less often.
   public static let stress: [FaultKind] = [
     .dunstStall, .xServerStall, .titleFlood, .historyLocked, .dataDirectoryFull, .walDeleted,
   ]
-  /// Issue 31's kinds (`TrustFaults.swift`, `HostilePeers.swift`): each lasts seconds, some
+  /// The trust kinds (`TrustFaults.swift`, `HostilePeers.swift`): each lasts seconds, some
   /// restart the daemon, so they too are drawn less often.
   public static let trust: [FaultKind] = [
     .swayPeer, .hyprlandPeer, .reloadStorm, .pluginCrashesInInit, .damagedJournal, .callBurst,
@@ -113,7 +113,7 @@ public struct SoakReport: Codable, Sendable {
 
   /// `GetStatus` latency per kind of fault (and between faults) and the daemon's memory.
   public var probe = StatusProbeFigures()
-  /// Issue 14's bounds: p99 latency during every fault, the daemon's resident set.
+  /// The stress bounds: p99 latency during every fault, the daemon's resident set.
   public var latencyBoundMilliseconds = 100.0
   public var rssLimitKiB = 0
   /// Seconds from a stopped notification or X server answering again (SIGCONT) until dunst's
@@ -126,7 +126,7 @@ public struct SoakReport: Codable, Sendable {
   public var titlesFlooded = 0
   /// WAL deletions followed by a kill -9 of the daemon.
   public var walDeletionsThenKilled = 0
-  /// Issue 31's: the daemon's open descriptors may not pass this (0: no bound).
+  /// The trust bound: the daemon's open descriptors may not pass this (0: no bound).
   public var descriptorLimit = 0
   /// Hostile-peer faults after which an external plugin had been cut off (a new process).
   public var pluginsCutOff = 0
@@ -166,7 +166,7 @@ public struct SoakReport: Codable, Sendable {
 
   public var faultsInjected: Int { faults.values.reduce(0, +) }
 
-  /// Every invariant of issue 9's "Nothing lost" promise holds, and issue 14's: the loop
+  /// Every invariant of the "Nothing lost" promise holds, and the stress bounds: the loop
   /// answers in time during every fault, DND is right soon after a stalled server answers,
   /// memory stays bounded, and a hung plugin neither keeps the daemon from exiting nor
   /// leaves DND on.

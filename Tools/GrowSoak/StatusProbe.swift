@@ -1,7 +1,7 @@
 import Foundation
 import GrowTestSupport
 
-/// The loop-latency probe of issue 14: a client of its own on the soak's bus that calls
+/// The loop-latency probe of the stress faults: a client of its own on the soak's bus that calls
 /// `GetStatus` on `org.grow.Grow1` every `interval` from a thread of its own, and the
 /// daemon's memory (VmRSS) and open descriptors about once a second. Each answer's latency is filed under the
 /// fault the soak says is under way (`fault`), so the report has figures per kind of fault.

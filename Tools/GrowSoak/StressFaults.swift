@@ -1,7 +1,7 @@
 import Foundation
 import GrowTestSupport
 
-/// Issue 14's faults ("Trust under stress"): peers that stop answering and resources that run
+/// The stress faults ("Trust under stress"): peers that stop answering and resources that run
 /// out, each lasting seconds and spanning phase ends, while `StatusProbe` times `GetStatus`.
 /// The soak only watches session.json while one lasts (no `grow` commands, which a stuck
 /// daemon would hold up); after each it checks DND and the usual consistency, and at the end
@@ -228,7 +228,7 @@ extension Soak {
 
     """
 
-  /// Issue 14's in-process hang, after the faults and the audit: a plugin's handler never
+  /// The in-process hang, after the faults and the audit: a plugin's handler never
   /// returns (Tests/Fixtures/HangsInHandlerPlugin, on `grow pause` during focus with DND on).
   /// Then SIGTERM: the daemon must exit within `hangExitBound` seconds, and DND must be put
   /// back. Each round starts from no saved session and dunst not paused.

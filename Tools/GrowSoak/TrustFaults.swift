@@ -4,7 +4,7 @@ import GrowHistory
 import GrowPluginKit
 import GrowTestSupport
 
-/// Issue 31's faults ("Trust, round two") besides the hostile compositors: reload storms, a
+/// The trust faults ("Trust, round two") besides the hostile compositors: reload storms, a
 /// plugin that crashes in `init`, a damaged pending-phase journal, pipelined call bursts.
 /// Each is one small injector; the soak's usual checks follow it (`grow status` agrees with
 /// session.json, DND is right), and the history audit at the end counts what was lost.

@@ -1,7 +1,7 @@
 import Foundation
 import GrowTestSupport
 
-/// Call bursts from other local clients (issue 31, items 7 and 10) against a real
+/// Call bursts from other local clients (CallBurstTests) against a real
 /// `grow daemon`, while GetStatusProbe calls GetStatus every 50 ms from a connection of its
 /// own: pipelined Timer.Toggle and Extend, ListCards of 42,000 cards, and a flood of
 /// notification-server signals from a client that is not the server (the daemon's CPU).

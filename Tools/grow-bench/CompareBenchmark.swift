@@ -4,7 +4,7 @@ import GrowDaemon
 import GrowPluginKit
 import GrowTestSupport
 
-/// Grow next to Safe Eyes, Workrave and GNOME Pomodoro (issue 10), in one run, on one private
+/// Grow next to Safe Eyes, Workrave and GNOME Pomodoro, in one run, on one private
 /// headless desktop: Xvfb with openbox, a private session bus, dunst on it. Each tool is
 /// started in turn and measured the same way over the same window, from /proc only:
 ///

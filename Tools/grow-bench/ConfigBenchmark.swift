@@ -2,7 +2,7 @@ import Foundation
 import GrowPluginKit
 import GrowTestSupport
 
-/// A config of 42,000 `[card.*]` sections, just under the 1 MiB cap (issue 14): how long
+/// A config of 42,000 `[card.*]` sections, just under the 1 MiB cap: how long
 /// `grow config check` takes, and how long GetStatus over D-Bus waits while a real daemon
 /// reloads that file on SIGHUP (the loop must not be held more than 100 ms).
 struct ConfigBenchmark {

@@ -15,7 +15,7 @@ struct ExternalPluginBenchmark {
     let events: Int
     let medianMilliseconds: Double
     let p90Milliseconds: Double
-    /// SIGTERM to exit while a plugin sends 800 commands a second (issue 22, item 3; the test,
+    /// SIGTERM to exit while a plugin sends 800 commands a second (the test,
     /// ExternalPluginTests, asserts the exit is the normal one, not how fast it is).
     var sigtermWhileFloodedMilliseconds: Double = 0
     var sigtermWhileFloodedStatus: Int32 = -1

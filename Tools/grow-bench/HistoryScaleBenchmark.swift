@@ -4,7 +4,7 @@ import GrowHistory
 import GrowPluginKit
 import GrowTestSupport
 
-/// Issue 17's history figures, each with a year of history (2,920 phases) and with forty
+/// The history's figures, each with a year of history (2,920 phases) and with forty
 /// (116,800: 8 a day), so that what grows with the history shows as the difference:
 ///
 /// - `grow history --all --csv` and `--json` as whole processes, output to /dev/null: wall
@@ -161,7 +161,7 @@ struct HistoryScaleBenchmark {
     func number(_ value: Double?, _ digits: Int = 1) -> String {
       value.map { String(format: "%.\(digits)f", $0) } ?? "–"
     }
-    Swift.print("History at scale (issue 17): one year vs forty (medians; whole processes)")
+    Swift.print("History at scale: one year vs forty (medians; whole processes)")
     Swift.print(
       "years  phases   csv s (peak MiB)  json s (peak MiB)  stats --year s  report s  "
         + "start-up ms  phase-end late ms median / max (n)")

@@ -5,7 +5,7 @@ import GrowLoop
 import GrowTestSupport
 
 /// The journal of phases kept for the history with 20,000 in it (a history locked, or on a full
-/// disk, for a long spell; issue 31): how long the recorder takes to start on it, how long a
+/// disk, for a long spell): how long the recorder takes to start on it, how long a
 /// phase end holds the caller (the daemon's loop) while the history is locked by the `sqlite3`
 /// program, and how long writing all of them takes once the lock is gone. Only the recorder's
 /// public API, so the same code measures older versions.

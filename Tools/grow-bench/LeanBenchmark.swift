@@ -2,11 +2,11 @@ import Foundation
 import GrowPluginKit
 import GrowTestSupport
 
-/// Issue 17's goals in one table: the daemon's memory and wake-ups (from `compare`, which
-/// measures GNOME Pomodoro, Safe Eyes and Workrave the same way), `grow status` against
-/// `busctl … GetStatus`, the status-bar follower, the event bus (from `bus`), and the floors:
-/// a Swift program importing only Glibc and a C loop on clock_nanosleep (bench/floors, built by
-/// `make bench` into .build/bench-floors).
+/// The lean goals (memory, wake-ups, start-up) in one table: the daemon's memory and wake-ups (from
+/// `compare`, which measures GNOME Pomodoro, Safe Eyes and Workrave the same way), `grow status`
+/// against `busctl … GetStatus`, the status-bar follower, the event bus (from `bus`), and the
+/// floors: a Swift program importing only Glibc and a C loop on clock_nanosleep (bench/floors,
+/// built by `make bench` into .build/bench-floors).
 ///
 /// Short processes: wall time from posix_spawn to waitpid, median; peak RSS from GNU time's
 /// `%M` (a child's maxrss via wait4 would include the spawning bench's own pages, since
@@ -148,7 +148,7 @@ struct LeanBenchmark {
 // MARK: The table
 
 extension LeanBenchmark.Sample {
-  /// Every goal of issue 17 with Grow's figure, the anchors' and the floor's, as Markdown.
+  /// Every lean goal with Grow's figure, the anchors' and the floor's, as Markdown.
   func markdown(compare: CompareBenchmark.Result?, bus: [BusBenchmark.Sample]) -> String {
     func number(_ value: Double?, _ digits: Int = 1) -> String {
       value.map { String(format: "%.\(digits)f", $0) } ?? "–"

@@ -1,7 +1,7 @@
 import Foundation
 import GrowConfig
 
-/// Issue 14, item 4: what one evaluation of the pathological title pattern `(a+)+$` costs, on
+/// What one evaluation of the pathological title pattern `(a+)+$` costs, on
 /// a title of N `a`s and a `!`. Before: Swift's backtracking `Regex` (what Grow used), whose
 /// time doubles with each `a`, so it is measured on shorter titles and the 24 of the issue is
 /// extrapolated (`--swift-regex-24` measures it, in minutes). After: `TitleRegex`, on the

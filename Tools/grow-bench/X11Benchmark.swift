@@ -16,7 +16,7 @@ struct X11Benchmark {
     let seconds: Double
     let contextSwitches: Int
     let contextSwitchesPerSecond: Double
-    /// (d) A client retitles the active window flat out (issue 14) while GetStatus is timed.
+    /// (d) A client retitles the active window flat out while GetStatus is timed.
     let floodTitles: Int
     let floodSeconds: Double
     let floodGetStatusCalls: Int

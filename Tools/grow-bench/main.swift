@@ -156,7 +156,7 @@ func printTables(_ report: Report) {
         + String(format: "(the bus runs at %.0f%% of that)", four / direct * 100))
   }
   if let patterns = report.patterns {
-    print("Title pattern (a+)+$ on N a's and '!', time per evaluation (issue 14)")
+    print("Title pattern (a+)+$ on N a's and '!', time per evaluation")
     for (length, milliseconds) in patterns.swiftRegexMilliseconds.sorted(by: {
       Int($0.key) ?? 0 < Int($1.key) ?? 0
     }) {
@@ -310,11 +310,11 @@ func printTables(_ report: Report) {
           journal.drainSeconds, journal.drainCPUSeconds))
   }
   if let compare = report.compare {
-    print("Side by side (issue 10)")
+    print("Side by side")
     print(compare.markdown, terminator: "")
   }
   if let lean = report.lean {
-    print("Lean: issue 17's goals with the anchors and the floors")
+    print("Lean: the goals with the anchors and the floors")
     print(lean.markdown(compare: report.compare, bus: report.bus), terminator: "")
   }
 }

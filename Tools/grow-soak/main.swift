@@ -10,7 +10,7 @@ let usage = """
     --seed S              the random seed; a failing run prints its seed to reproduce it
     --time-limit SECONDS  the whole run's bound (default 600); injection stops in time
     --kinds K1,K2         only these kinds of fault (names as in the table), or the groups
-                          classic (issue 9's), stress (issue 14's), trust (issue 31's),
+                          classic (nothing lost), stress (peers that hang), trust (hostile peers),
                           all (the default)
     --hang-rounds N       rounds of the plugin-hang check after the faults (default 3)
     --rss-limit MIB       the daemon's resident set bound (default 256; 0: none)

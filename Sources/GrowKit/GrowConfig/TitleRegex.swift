@@ -4,7 +4,7 @@ import Glibc
 /// A title regular expression, matched in time proportional to the title.
 ///
 /// Grow does not use Swift's `Regex` for window titles: it backtracks, so `(a+)+$` against a
-/// title of 24 `a`s and a `!` took minutes with the loop held (issue 14), and it can be neither
+/// title of 24 `a`s and a `!` took minutes with the loop held, and it can be neither
 /// bounded nor cancelled. This is a Thompson NFA simulated breadth-first (Pike's VM without
 /// captures, as in RE2): every position of the title is visited once with the set of states
 /// alive there, so the work is at most title length × program size. Both are capped
@@ -89,7 +89,7 @@ public struct MatchableTitle: Sendable {
 /// The step count is deterministic (one step is one NFA state visited at one title position)
 /// and, with the caps on titles and programs, is only reached by patterns with thousands of
 /// states alive at once. The CPU-time limit is what keeps the promise that a pattern never
-/// holds the loop for more than 50 ms (issue 14), whatever the machine; it is the thread's CPU
+/// holds the loop for more than 50 ms, whatever the machine; it is the thread's CPU
 /// time, so a daemon descheduled or stopped (`kill -STOP`) mid-match is not blamed on the
 /// pattern.
 public struct MatchBudget: Sendable, Equatable {

@@ -92,7 +92,7 @@ public enum PluginError: Error, Equatable, CustomStringConvertible {
 /// for another version with a message naming both, instead of crashing on mismatched types.
 public enum GrowPluginAPI {
   /// Emitted into each client, so a plugin carries the version it was compiled with.
-  /// 2: `PhaseOutcome` gained `abandoned` (one vocabulary of outcomes, issue 33 item 6).
+  /// 2: `PhaseOutcome` gained `abandoned` (one vocabulary of outcomes).
   @_alwaysEmitIntoClient
   public static var version: UInt32 { 2 }
 

@@ -100,8 +100,7 @@ extension Commands {
       let config = try loadConfiguration(path)
       let problems = PluginHost.configurationProblems(in: config, directories: .standard())
       guard problems.isEmpty else { throw CLIError.failed(problems.joined(separator: "\n")) }
-      // Warnings (a pattern that backtracks exponentially) do not fail the check: Grow runs
-      // such a config as it is. They come first, each with its file and line.
+      // Warnings do not fail the check: Grow runs such a config as it is. They come first, each with its file and line.
       for warning in config.warnings { say(warning.description) }
       if let note = warnBeforeNote(config) { say(note) }
       let values: [String: any CustomStringConvertible] = [

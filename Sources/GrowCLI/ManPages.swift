@@ -144,8 +144,7 @@ enum ManPages {
     + "\(TitleRegex.titleLimit) characters of a title are matched ($ does not match a longer "
     + "title's end). A pattern that still runs over its budget on one title (400000 steps "
     + "or 50 ms of CPU time) is switched off, and the log and grow plugins name its file and "
-    + "line. grow config check warns about a "
-    + "pattern that backtracks exponentially, such as (a+)+, and suggests a simpler one."
+    + "line."
 
   private static func sectionDescription(_ section: ConfigSectionKind) -> String {
     switch section {

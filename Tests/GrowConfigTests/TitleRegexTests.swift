@@ -151,44 +151,6 @@ import Testing
       fresh.judge(instance: "xterm", windowClass: "XTerm", title: "c").distraction?.text
         == "xterm:/(a|b)*c/", "rules compiled anew (the config changed) have it on again")
   }
-
-  /// `grow config check`'s warning, from the config parser: file:line, the pattern, why, and
-  /// what to write instead.
-  @Test func theConfigWarnsAboutExponentialBacktrackingWithARewrite() throws {
-    let config = try GrowConfig.parse(
-      "[timer]\nfocus = 25m\ndistractions = steam, xterm:/(a+)+$/\n", path: "c.ini")
-    #expect(
-      config.warnings.map(\.description) == [
-        "c.ini:3: warning: distractions pattern xterm:/(a+)+$/ in [timer] may backtrack "
-          + "exponentially: (a+)+ repeats a+, which repeats by itself, so a title with many 'a' "
-          + "in a row can be split between the two in exponentially many ways. Grow matches it "
-          + "in time proportional to the title anyway, but other regex engines stall on such a "
-          + "pattern and it is likely a mistake; write xterm:/a+$/ instead"
-      ])
-    #expect(try config.deck.card(named: nil).distractionsLine == ConfigLine(path: "c.ini", line: 3))
-  }
-
-  @Test func overlappingAlternativesAndNestedRepetitionsAreFoundAndSimpleOnesAreNot() throws {
-    func warning(_ source: String) throws -> (part: String, pump: String, rewrite: String?)? {
-      let pattern = try WindowPattern("/\(source)/")
-      return pattern.backtrackingWarnings.first.map {
-        ($0.warning.part, $0.warning.pump, $0.rewrite)
-      }
-    }
-    #expect(try warning("(a|a)*")?.rewrite == "/a*/")
-    #expect(try warning("x(a|aa)+y")?.rewrite == "/xa+y/")
-    #expect(try warning("(a*)*b")?.rewrite == "/a*b/")
-    #expect(try warning("^(\\w+\\s?)+$")?.part == "(\\w+\\s?)+")
-    #expect(try warning("(\\d|[0-9])+")?.pump == "0")
-    #expect(try warning("(.*,){5}x") != nil)
-    #expect(try warning("((ab)+)+")?.rewrite == "/(ab)+/")
-    for fine in [
-      "youtube|reddit", "(ab)+", "\\d{1,3}", "(a|b)+", "(\\w+\\s)+", "[a-z]+(\\.[a-z]+)*",
-      "^(\\S+ - )?Mozilla Firefox$", "(ab|ac)+", "a*b*", ".*youtube.*",
-    ] {
-      #expect(try warning(fine) == nil, "\(fine)")
-    }
-  }
 }
 
 /// Random patterns over regex metacharacters, against Swift's `Regex` on short titles (where

@@ -62,10 +62,6 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
     case duplicateSection(String, firstLine: Int)
     /// The list was cut short; this many more problems were found.
     case moreProblems(Int)
-    /// A warning: a title regex that backtracking engines take exponential time over.
-    case exponentialBacktracking(
-      key: String, pattern: String, section: String, warning: BacktrackingWarning,
-      rewrite: String?)
   }
 
   public var description: String {
@@ -123,16 +119,6 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
       return "duplicate section [\(name)]; it first appears on line \(first)"
     case .moreProblems(let count):
       return "\(count) more problem\(count == 1 ? "" : "s") not shown"
-    case .exponentialBacktracking(let key, let pattern, let section, let warning, let rewrite):
-      // Said the way ReDoS checkers say it (what, on which input), then what Grow does and
-      // what to write.
-      let advice =
-        rewrite.map { "write \($0) instead" } ?? "make the repeated part match each "
-        + "text one way only (one quantifier, alternatives that cannot match the same text)"
-      return "warning: \(key) pattern \(pattern) in [\(section)] may backtrack exponentially: "
-        + "\(warning.explanation). Grow matches it in time proportional to the title anyway, "
-        + "but other regex engines stall on such a pattern and it is likely a mistake; "
-        + advice
     }
   }
 

@@ -291,8 +291,7 @@ enum Assertion: Sendable, Equatable {
   case start, end, wordBoundary, notWordBoundary
 }
 
-/// The parsed pattern. `range` is where it is written, in scalars of the NFC pattern, so the
-/// backtracking check can quote the part it means.
+/// The parsed pattern. `range` is where it is written, in scalars of the NFC pattern.
 struct RegexNode: Sendable, Equatable {
   indirect enum Kind: Sendable, Equatable {
     case empty

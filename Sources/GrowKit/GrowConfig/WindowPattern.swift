@@ -93,15 +93,6 @@ public struct WindowPattern: Sendable, Equatable {
       == .match
   }
 
-  /// Parts of the title regex that backtracking engines take exponential time over, each with
-  /// the whole entry rewritten where a simpler form is known (`xterm:/a+$/`).
-  public var backtrackingWarnings: [(warning: BacktrackingWarning, rewrite: String?)] {
-    guard let titleRegex else { return [] }
-    return BacktrackingCheck.warnings(for: titleRegex).map { warning in
-      (warning, warning.rewrite.map { (name.map { $0 + ":" } ?? "") + "/" + $0 + "/" })
-    }
-  }
-
   /// Splits a config value at the commas that are not inside a `/regex/`, so
   /// `firefox:/a{1,3}/, steam` gives two patterns.
   public static func split(_ value: String) -> [String] {

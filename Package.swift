@@ -37,7 +37,7 @@ func builtIn(
 /// clashing symbols.
 let builtInPlugins = [
   builtIn("notify", "NotifyPlugin", dependencies: ["GrowMessages"]),
-  builtIn("dnd", "DoNotDisturbPlugin", dependencies: ["CNotify"]),
+  builtIn("dnd", "DoNotDisturbPlugin", dependencies: ["CGio"]),
   builtIn("x11", "X11Plugin", dependencies: ["CX11"]),
   // Wayland sessions: the compositors' window sources (sway/i3 IPC, Hyprland) and idle
   // protocols feeding the kit's DistractionWatch, as the x11 plugin does under X. Its tests
@@ -62,9 +62,9 @@ let package = Package(
   targets: [
     // The system SQLite, behind GrowHistory's Swift names; nothing else imports it.
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-    // libnotify with the GLib/GIO under it, for the dnd plugin (GNOME's GSettings). The notify
-    // plugin speaks the notification protocol over the daemon's own bus connection instead.
-    .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
+    // GIO, for the dnd plugin's GNOME backend (GSettings). The notify plugin speaks the
+    // notification protocol over the daemon's own bus connection instead.
+    .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
     // The phase history (SQLite), its statistics, the garden and the SVG report.
     .target(name: "GrowHistory", dependencies: [kit, "CSQLite"]),
     // XCB with the SYNC (idle alarm) extension, behind the x11 plugin's Swift wrapper

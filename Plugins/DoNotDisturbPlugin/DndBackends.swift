@@ -1,4 +1,5 @@
 import GrowDBus
+import GrowLoop
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// One notification server's own Do-Not-Disturb switch; each class below names the D-Bus
@@ -30,7 +31,7 @@ func makeBackend(serverName: String, bus: BusConnection, context: PluginContext)
   case .swaync: SwayncBackend(bus: bus, context: context)
   case .mako: MakoBackend(bus: bus)
   case .kde: PlasmaBackend(bus: bus)
-  case .gnome: GnomeBackend()
+  case .gnome: GnomeBackend(loop: context.loop)
   case nil: nil
   // A server a newer GrowKit names (the kit is built with library evolution, see
   // Sources/GrowKit/Package.swift) has no backend in this plugin yet.
@@ -285,6 +286,9 @@ final class GnomeBackend: DndBackend {
   let name = DoNotDisturbBackend.gnome.rawValue
   private let showBanners = GSettingsBoolean(
     schema: "org.gnome.desktop.notifications", key: "show-banners")
+  private let loop: any EventLoop
+
+  init(loop: any EventLoop) { self.loop = loop }
 
   func read(timeout: Int32, _ done: @escaping (Bool?) -> Void) {
     done(showBanners.map { !$0.value })
@@ -292,7 +296,7 @@ final class GnomeBackend: DndBackend {
 
   func write(_ enabled: Bool, timeout: Int32, _ done: @escaping (Bool) -> Void) {
     guard let showBanners else { return done(false) }
-    done(showBanners.set(!enabled))
+    showBanners.set(!enabled, on: loop, done)
   }
 
   func watch(_ changed: @escaping (Bool) -> Void) {}

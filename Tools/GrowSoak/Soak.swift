@@ -339,8 +339,10 @@ public final class Soak {
   // MARK: Commands
 
   /// Runs `grow ARGS`; a failure is a problem (the soak only asks what the state allows).
+  /// Up to 30 s, past `grow reload`'s own 15 s wait for a daemon reading 42,000 cards.
   func command(_ arguments: String...) throws {
-    let result = try Command.run(Binaries.grow, arguments, environment: harness.environment)
+    let result = try Command.run(
+      Binaries.grow, arguments, environment: harness.environment, timeout: 30)
     if result.status != 0 {
       problem("grow \(arguments.joined(separator: " ")) failed: \(result.stderr)")
     }

@@ -1,5 +1,6 @@
 import GrowCore
 import GrowDBus
+import GrowLoop
 import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
 
@@ -11,11 +12,11 @@ struct GrowClient {
   /// The session bus; attached to the loop for a client whose replies come later.
   let connection: BusConnection
 
-  /// - Parameter attachedToLoop: replies and signals arrive on the main loop (the follower);
-  ///   otherwise every call blocks until it is answered.
-  init(attachedToLoop: Bool = false) throws(CLIError) {
+  /// - Parameter loop: where replies and signals arrive (the follower's); without one every
+  ///   call blocks until it is answered.
+  init(on loop: (any EventLoop)? = nil) throws(CLIError) {
     do {
-      connection = try BusConnection.session(attachToLoop: attachedToLoop)
+      connection = try BusConnection.session(on: loop)
     } catch {
       throw .noSessionBus(error.message)
     }

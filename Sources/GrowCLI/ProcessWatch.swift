@@ -56,5 +56,5 @@ enum ProcessWatch {
 /// Lets a handler reach its own watch.
 @MainActor
 final class WatchBox {
-  var watch: FileWatcher.Watch?
+  var watch: (any DescriptorWatch)?
 }

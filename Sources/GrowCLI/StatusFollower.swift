@@ -2,7 +2,7 @@ import FoundationEssentials
 import Glibc
 @_spi(GrowHost) import GrowCore
 import GrowDBus
-import GrowLoop
+@_spi(GrowHost) import GrowLoop
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// `grow status --follow`: one line per change for a bar that reads a never-ending script.
@@ -13,25 +13,26 @@ import GrowLoop
 /// every minute for `{remaining_min}`, never while paused or idle). When the daemon goes
 /// away the line says "off" until `NameOwnerChanged` announces a new one.
 ///
-/// Runs on one thread, the main one, sleeping in the loop's epoll (`FileWatcher.runOnMainThread`)
-/// with the countdown's timerfd (`WallClockTimer`) in it: one wake-up per displayed second and
-/// none in between. Ends when the bar does (its parent exits, or stdout's reader goes away)
+/// Runs on one thread, the main one, sleeping in `EpollLoop`'s epoll with the countdown's
+/// timerfd (`WallClockTimer`) and the bus connection in it: one wake-up per displayed second
+/// and none in between. Ends when the bar does (its parent exits, or stdout's reader goes away)
 /// and when the session bus does.
 @MainActor
 final class StatusFollower {
   private let renderer: StatusBarRenderer
+  private let loop = EpollLoop.shared
   private let client: GrowClient
   private var connection: BusConnection { client.connection }
   private var snapshot = StatusSnapshot(status: nil)
   private var lastLine: String?
   private var wroteFirstUpdate = false
   private lazy var tick = WallClockTimer { [weak self] in self?.redraw() }
-  private var keptWatches: [FileWatcher.Watch] = []
+  private var keptWatches: [any DescriptorWatch] = []
   private var clickBuffer = Data()
 
   init(renderer: StatusBarRenderer) throws(CLIError) {
     self.renderer = renderer
-    client = try GrowClient(attachedToLoop: true)
+    client = try GrowClient(on: loop)
   }
 
   func run() throws(CLIError) -> Never {
@@ -61,7 +62,7 @@ final class StatusFollower {
     // Subscribed first, asked second: a daemon starting in between is not missed. The first
     // line waits for the answer, so a bar never flashes "off" while the daemon runs.
     refresh()
-    FileWatcher.shared.runOnMainThread()
+    loop.run()
   }
 
   // MARK: Bus
@@ -115,7 +116,7 @@ final class StatusFollower {
   /// Writes the line if it changed, and sets the timer for the next change the template
   /// shows, aligned to the countdown's own second (or minute) boundary.
   private func redraw() {
-    let now = Date()
+    let now = loop.now
     let line = renderer.update(snapshot, at: now, isFirst: !wroteFirstUpdate)
     let comparable = wroteFirstUpdate && line.hasPrefix(",") ? String(line.dropFirst()) : line
     if comparable != lastLine {
@@ -136,7 +137,7 @@ final class StatusFollower {
   /// comma. Each click calls the daemon; the change comes back as a signal like any other.
   private func readClicks() {
     let box = WatchBox()
-    let watch = FileWatcher.shared.watch(STDIN_FILENO, for: .readable) { [weak self] _ in
+    let watch = loop.watch(STDIN_FILENO, for: .readable) { [weak self] _ in
       var chunk = [UInt8](repeating: 0, count: 4096)
       let count = read(STDIN_FILENO, &chunk, chunk.count)
       // End of input: i3bar is going away, or there never was a click stream.

@@ -143,7 +143,7 @@ public final class Daemon {
   public func start() throws(DaemonError) {
     let connection: BusConnection
     do {
-      connection = try BusConnection.session()
+      connection = try BusConnection.session(on: loop)
     } catch {
       throw .noSessionBus(error)
     }
@@ -398,7 +398,7 @@ public final class Daemon {
       "type='signal',sender='org.freedesktop.login1',path='/org/freedesktop/login1',"
       + "interface='org.freedesktop.login1.Manager',member='PrepareForSleep'"
     do {
-      let systemBus = try BusConnection.system()
+      let systemBus = try BusConnection.system(on: loop)
       try systemBus.onSignal(match: rule) { [weak self] message in
         guard let self, case .bool(let goingToSleep)? = message.arguments.first else { return }
         self.log.info(goingToSleep ? "the system is going to sleep" : "the system woke up")

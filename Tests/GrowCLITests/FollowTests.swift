@@ -60,6 +60,21 @@ import Testing
     #expect(follower.isRunning)
   }
 
+  /// The bus connection's call timeouts are alarms on the follower's loop: a daemon that
+  /// owns its name but never answers leaves the bar saying "off" once the call times out,
+  /// not blank for ever.
+  @Test func aDaemonThatNeverAnswersShowsOffOnceTheCallTimesOut() throws {
+    let harness = try DaemonHarness()
+    let daemon = try #require(harness.daemon)
+    kill(daemon.pid, SIGSTOP)
+    let follower = try follow(harness, "--template", "{state}")
+    try expectLastLine(follower, "off")
+    kill(daemon.pid, SIGCONT)
+    #expect(try harness.grow("start").status == 0)
+    try expectLastLine(follower, "focus")
+    #expect(lines(follower) == ["off", "focus"])
+  }
+
   @Test func exitsWhenItsParentDies() throws {
     let harness = try DaemonHarness()
     let pidFile = harness.bus.directory.appendingPathComponent("follower.pid").path

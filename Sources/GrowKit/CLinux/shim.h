@@ -84,10 +84,3 @@ static inline int clinux_spawn(int program_fd, char *const argv[], char *const e
     }
     return pid;
 }
-
-/* libdispatch's hooks for a loop that drains the main queue itself, as CoreFoundation's
-   RunLoop does: the descriptor (an eventfd on Linux) that becomes readable when work is queued
-   on the main queue, and the call that runs that work. Exported by libdispatch.so, declared
-   only in its private headers. FileWatcher.runOnMainThread uses them. */
-extern int _dispatch_get_main_queue_handle_4CF(void);
-extern void _dispatch_main_queue_callback_4CF(void *message);

@@ -1,16 +1,16 @@
 internal import CDBus
-import Dispatch
 import FoundationEssentials
 import Glibc
 @_spi(GrowHost) import GrowCore
 import GrowLoop
 
-/// A private connection to a message bus, driven by the event loop (the main queue).
+/// A private connection to a message bus, driven by an event loop (the daemon's `MainLoop`
+/// unless told otherwise; `EpollLoop` in the CLI).
 ///
-/// Every libdbus watch and timeout becomes a DispatchSource on the main queue, so the
-/// connection costs no wake-ups while nothing happens and replies and signals are handled as
-/// soon as they arrive. All use of the connection happens on the main actor, which is the
-/// daemon's one event loop; libdbus itself is never touched from another thread.
+/// Every libdbus watch becomes a descriptor watch on the loop and every timeout an alarm, so
+/// the connection costs no wake-ups while nothing happens and replies and signals are handled
+/// as soon as they arrive. All use of the connection happens on the main actor, on the loop's
+/// thread; libdbus itself is never touched from another thread.
 ///
 /// The connection never exits the process when the bus goes away (libdbus's default does):
 /// `onDisconnect` is called instead.
@@ -42,22 +42,38 @@ public final class BusConnection {
   private var isClosed = false
   private let bridge: LoopBridge
 
+  /// The loop the connection is attached to; nil for one that only makes blocking calls.
+  var loop: (any EventLoop)? { bridge.loop }
+
   /// Called once when the bus connection is lost.
   public var onDisconnect: (() -> Void)?
 
   /// Connects to the session bus of this login session.
   ///
   /// - Parameter attachToLoop: false for one-shot clients (the CLI) that only make blocking
-  ///   calls; true for anything that receives calls or signals.
+  ///   calls; true for anything that receives calls or signals, on `MainLoop.shared`.
   public static func session(attachToLoop: Bool = true) throws(BusError) -> BusConnection {
-    try connect(address: sessionBusAddress(), attachToLoop: attachToLoop)
+    try session(on: attachToLoop ? MainLoop.shared : nil)
+  }
+
+  /// Connects to the session bus of this login session, handled on `loop`.
+  ///
+  /// - Parameter loop: where replies, signals and calls are handled; nil for one-shot clients
+  ///   that only make blocking calls.
+  public static func session(on loop: (any EventLoop)?) throws(BusError) -> BusConnection {
+    try connect(address: sessionBusAddress(), on: loop)
   }
 
   /// Connects to the system bus (logind and friends).
   public static func system(attachToLoop: Bool = true) throws(BusError) -> BusConnection {
+    try system(on: attachToLoop ? MainLoop.shared : nil)
+  }
+
+  /// Connects to the system bus, handled on `loop` (nil: blocking calls only).
+  public static func system(on loop: (any EventLoop)?) throws(BusError) -> BusConnection {
     let address =
       nonEmpty(getenv("DBUS_SYSTEM_BUS_ADDRESS")) ?? "unix:path=/run/dbus/system_bus_socket"
-    return try connect(address: address, attachToLoop: attachToLoop)
+    return try connect(address: address, on: loop)
   }
 
   /// The session bus address. Never autolaunches a bus: a client that finds no session bus
@@ -77,6 +93,13 @@ public final class BusConnection {
   public static func connect(address: String, attachToLoop: Bool = true) throws(BusError)
     -> BusConnection
   {
+    try connect(address: address, on: attachToLoop ? MainLoop.shared : nil)
+  }
+
+  /// Connects to the bus at `address`, handled on `loop` (nil: blocking calls only).
+  public static func connect(address: String, on loop: (any EventLoop)?) throws(BusError)
+    -> BusConnection
+  {
     var error = DBusError()
     dbus_error_init(&error)
     guard let raw = dbus_connection_open_private(address, &error) else {
@@ -89,7 +112,7 @@ public final class BusConnection {
       throw BusError(taking: &error, fallback: "the bus at \(address) refused to register us")
     }
     let connection = BusConnection(raw: raw)
-    if attachToLoop { connection.attachToMainQueue() }
+    if let loop { connection.bridge.attach(to: loop) }
     return connection
   }
 
@@ -416,11 +439,11 @@ public final class BusConnection {
   }
 
   private func scheduleTurn() {
-    guard !turnScheduled else { return }
+    guard !turnScheduled, let loop = bridge.loop else { return }
     turnScheduled = true
-    // A block of its own at the end of the main queue: whatever became ready meanwhile (the
-    // loop's timers, other descriptors, more bytes on this socket) runs before the next turn.
-    DispatchQueue.main.async { [weak self] in
+    // A turn of its own on the loop: whatever became ready meanwhile (the loop's timers,
+    // other descriptors, more bytes on this socket) runs before the next turn.
+    _ = loop.after(seconds: 0) { [weak self] in
       MainActor.assumeIsolated { self?.serveCalls() }
     }
   }
@@ -428,16 +451,15 @@ public final class BusConnection {
   /// One turn: up to `callsPerSenderPerTurn` calls of each waiting sender, in rotation.
   private func serveCalls() {
     turnScheduled = false
-    guard !isClosed else { return }
+    guard !isClosed, let loop = bridge.loop else { return }
     let senders = callRotation
     callRotation.removeAll(keepingCapacity: true)
     for sender in senders {
       guard let queue = waitingCalls[sender] else { continue }
       var served = 0
-      let start = DispatchTime.now().uptimeNanoseconds
+      let start = loop.monotonicNow
       while served < Self.callsPerSenderPerTurn,
-        served == 0
-          || Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 < Self.turnShare,
+        served == 0 || loop.monotonicNow - start < Self.turnShare,
         let call = queue.popFirst()
       {
         served += 1
@@ -455,10 +477,6 @@ public final class BusConnection {
   }
 
   // MARK: Event-loop integration
-
-  private func attachToMainQueue() {
-    bridge.attach()
-  }
 
   fileprivate func drain() {
     guard !isClosed else { return }
@@ -511,8 +529,8 @@ private final class CallQueue {
   }
 }
 
-/// Turns libdbus watches into FileWatcher watches and its timeouts into timers, both on the
-/// main queue.
+/// Turns libdbus watches into the loop's descriptor watches and its timeouts into the loop's
+/// alarms.
 ///
 /// libdbus keeps a retained reference to the bridge and releases it when the connection is
 /// finalised; the bridge only holds the connection weakly.
@@ -520,10 +538,13 @@ private final class CallQueue {
 private final class LoopBridge {
   let raw: OpaquePointer
   weak var connection: BusConnection?
-  private var watches: [OpaquePointer: FileWatcher.Watch] = [:]
-  private var timeouts: [OpaquePointer: any DispatchSourceTimer] = [:]
+  private var watches: [OpaquePointer: any DescriptorWatch] = [:]
+  private var timeouts: [OpaquePointer: TimeoutAlarm] = [:]
   private var cancelled = false
-  private(set) var isAttached = false
+  /// The loop the connection is attached to; nil for a connection that only blocks.
+  private(set) var loop: (any EventLoop)?
+  var isAttached: Bool { loop != nil }
+  private var drainScheduled = false
 
   /// Reads (of 2 KiB, libdbus's unit) from the bus per readiness of its socket, at most 512 KiB:
   /// reading only 2 KiB per turn would leave a call of another client behind everything the
@@ -547,8 +568,8 @@ private final class LoopBridge {
     data.map { Unmanaged<LoopBridge>.fromOpaque($0).release() }
   }
 
-  func attach() {
-    isAttached = true
+  func attach(to loop: any EventLoop) {
+    self.loop = loop
     dbus_connection_set_watch_functions(
       raw,
       { watch, data in
@@ -573,7 +594,9 @@ private final class LoopBridge {
       },
       { timeout, data in
         guard let timeout, let bridge = LoopBridge.from(data) else { return }
-        MainActor.assumeIsolated { bridge.timeouts.removeValue(forKey: timeout)?.cancel() }
+        MainActor.assumeIsolated {
+          bridge.timeouts.removeValue(forKey: timeout)?.alarm?.cancel()
+        }
       },
       { timeout, data in
         guard let timeout, let bridge = LoopBridge.from(data) else { return }
@@ -585,17 +608,30 @@ private final class LoopBridge {
         guard status == DBUS_DISPATCH_DATA_REMAINS, let bridge = LoopBridge.from(data) else {
           return
         }
-        // Never dispatch from inside libdbus; come back on the loop.
-        DispatchQueue.main.async { MainActor.assumeIsolated { bridge.connection?.drain() } }
+        MainActor.assumeIsolated { bridge.scheduleDrain() }
       }, retained(), Self.release)
     connection?.drain()
+  }
+
+  /// Never dispatch from inside libdbus; come back on the loop's next turn. One turn drains
+  /// everything, so one is enough however often libdbus says data remains.
+  private func scheduleDrain() {
+    guard !drainScheduled, let loop else { return }
+    drainScheduled = true
+    _ = loop.after(seconds: 0) { [weak self] in
+      MainActor.assumeIsolated {
+        guard let self else { return }
+        self.drainScheduled = false
+        self.connection?.drain()
+      }
+    }
   }
 
   func cancelAll() {
     cancelled = true
     for watch in watches.values { watch.cancel() }
     watches.removeAll()
-    for timeout in timeouts.values { timeout.cancel() }
+    for timeout in timeouts.values { timeout.alarm?.cancel() }
     timeouts.removeAll()
   }
 
@@ -613,8 +649,9 @@ private final class LoopBridge {
       existing.interest = interest
       return
     }
+    guard let loop else { return }
     let descriptor = dbus_watch_get_unix_fd(watch)
-    watches[watch] = FileWatcher.shared.watch(descriptor, for: interest) { [weak self] ready in
+    watches[watch] = loop.watch(descriptor, for: interest) { [weak self] ready in
       self?.handle(watch, ready)
     }
   }
@@ -655,22 +692,32 @@ private final class LoopBridge {
     return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLIN) != 0
   }
 
+  /// Arms an alarm for an enabled libdbus timeout. libdbus's timeouts repeat every interval
+  /// until removed or disabled, and an alarm fires once: one that fired and is still the
+  /// timeout's own after `dbus_timeout_handle` is armed again.
   private func syncTimeout(_ timeout: OpaquePointer) {
-    timeouts.removeValue(forKey: timeout)?.cancel()
-    guard !cancelled, dbus_timeout_get_enabled(timeout) != 0 else { return }
-    let interval = Int(dbus_timeout_get_interval(timeout))
-    let timer = DispatchSource.makeTimerSource(queue: .main)
-    timer.schedule(deadline: .now() + .milliseconds(interval), repeating: .milliseconds(interval))
-    timer.setEventHandler { [weak self] in
+    timeouts.removeValue(forKey: timeout)?.alarm?.cancel()
+    guard !cancelled, let loop, dbus_timeout_get_enabled(timeout) != 0 else { return }
+    let seconds = Double(dbus_timeout_get_interval(timeout)) / 1000
+    let entry = TimeoutAlarm()
+    entry.alarm = loop.after(seconds: seconds) { [weak self, weak entry] in
       MainActor.assumeIsolated {
-        guard let self, !self.cancelled, self.timeouts[timeout] != nil else { return }
+        guard let self, let entry, !self.cancelled, self.timeouts[timeout] === entry else {
+          return
+        }
         dbus_timeout_handle(timeout)
+        if self.timeouts[timeout] === entry { self.syncTimeout(timeout) }
         self.connection?.drain()
       }
     }
-    timer.resume()
-    timeouts[timeout] = timer
+    timeouts[timeout] = entry
   }
+}
+
+/// The alarm standing for one libdbus timeout until it fires or the timeout changes.
+@MainActor
+private final class TimeoutAlarm {
+  var alarm: (any Alarm)?
 }
 
 @MainActor

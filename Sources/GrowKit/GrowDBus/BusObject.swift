@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 @_spi(GrowHost) import GrowCore
 import GrowLoop
@@ -208,8 +207,8 @@ public final class BusObject {
   /// Properties changed this turn, by interface, in the order first named: announced together
   /// when the turn ends (`flushPropertiesChanged`).
   private var pendingChanges: [(interface: String, names: [String])] = []
-  /// When PropertiesChanged last left (uptime nanoseconds).
-  private var lastChangesSent: UInt64 = 0
+  /// When PropertiesChanged last left, on the loop's monotonic clock.
+  private var lastChangesSent: MonotonicInstant?
   /// PropertiesChanged leaves at most this often (seconds) while properties keep changing: a
   /// burst of calls answered over many turns sends a few signals with the latest values, not
   /// one per turn. A change after a quiet spell leaves at the end of its turn.
@@ -263,14 +262,11 @@ public final class BusObject {
     }
     pendingChanges.append((interfaceName, names))
     guard pendingChanges.count == 1 else { return }
-    let flush: @Sendable () -> Void = { [weak self] in
+    // A connection that only blocks has no turns to wait for.
+    guard let loop = connection.loop else { return flushPropertiesChanged() }
+    let wait = lastChangesSent.map { $0 + Self.changesInterval - loop.monotonicNow } ?? 0
+    _ = loop.after(seconds: max(0, wait)) { [weak self] in
       MainActor.assumeIsolated { self?.flushPropertiesChanged() }
-    }
-    let next = lastChangesSent + UInt64(Self.changesInterval * 1e9)
-    if lastChangesSent == 0 || DispatchTime.now().uptimeNanoseconds >= next {
-      DispatchQueue.main.async(execute: flush)
-    } else {
-      DispatchQueue.main.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: next), execute: flush)
     }
   }
 
@@ -279,7 +275,7 @@ public final class BusObject {
     guard !pendingChanges.isEmpty else { return }
     let pending = pendingChanges
     pendingChanges.removeAll()
-    lastChangesSent = DispatchTime.now().uptimeNanoseconds
+    lastChangesSent = connection.loop?.monotonicNow
     for (interface, names) in pending { sendPropertiesChanged(names, on: interface) }
   }
 
@@ -387,7 +383,10 @@ public final class BusObject {
       try expect(call, method.inputs.map(\.signature).joined())
       if let answer = method.answer {
         answer(
-          call, PendingReply(call: call, connection: connection, timeout: method.replyTimeout))
+          call,
+          PendingReply(
+            call: call, connection: connection, timeout: method.replyTimeout,
+            loop: connection.loop ?? MainLoop.shared))
         return nil
       }
       return try method.handler(arguments, call)

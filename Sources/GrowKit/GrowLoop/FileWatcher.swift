@@ -2,7 +2,9 @@ internal import CLinux
 import Dispatch
 import Glibc
 
-/// Calls back on the main queue when file descriptors become readable or writable.
+/// Calls back on the main thread when file descriptors become readable or writable: from the
+/// main queue (the daemon), or from `EpollLoop.run` (the CLI), which then waits on the epoll
+/// descriptor itself.
 ///
 /// All descriptors share one epoll instance, and only that instance is a DispatchSource, made
 /// once and never cancelled. libdispatch's own per-descriptor sources are not used for
@@ -54,11 +56,11 @@ public final class FileWatcher {
     public var isCancelled: Bool { watcher == nil }
   }
 
-  /// The process's watcher, living on the main queue.
+  /// The process's watcher, living on the main thread.
   public static let shared = FileWatcher()
 
   private let epoll: Int32
-  /// libdispatch's view of the epoll descriptor; nil once `runOnMainThread` took over.
+  /// libdispatch's view of the epoll descriptor; nil once `EpollLoop` took over.
   private var source: (any DispatchSourceRead)?
   /// Several watches may share a descriptor (libdbus watches one socket for reading and for
   /// writing separately); epoll takes each descriptor once, with the union of their interests.
@@ -69,12 +71,16 @@ public final class FileWatcher {
   /// queued for an earlier file with the same descriptor.
   private var registered: [Int32: (mask: UInt32, id: UInt64)] = [:]
   private var lastRegistrationID: UInt64 = 0
-  private var keptForever: [Watch] = []
   private var descriptors: [UInt64: Int32] = [:]
+
+  /// Set by `EpollLoop`, which waits on the epoll descriptor itself: then libdispatch is
+  /// never given it, and starts no thread of its own to watch it.
+  static var isDrivenByCaller = false
 
   private init() {
     epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
     precondition(epoll >= 0, "epoll_create1 failed: \(String(cString: strerror(errno)))")
+    guard !Self.isDrivenByCaller else { return }
     let source = DispatchSource.makeReadSource(fileDescriptor: epoll, queue: .main)
     source.setEventHandler { [unowned(unsafe) self] in
       MainActor.assumeIsolated { self.dispatchReadyDescriptors() }
@@ -83,35 +89,22 @@ public final class FileWatcher {
     self.source = source
   }
 
-  /// Runs the loop on the calling thread, which must be the main thread, instead of
-  /// `dispatchMain()`: the thread sleeps in `epoll_wait` on the watched descriptors and on
-  /// the main queue's own descriptor, and runs what is queued on the main queue (D-Bus
-  /// timeouts, MainActor work) itself. A ready descriptor then wakes this one thread, where
-  /// under `dispatchMain()` it wakes libdispatch's manager thread and a worker as well; for a
-  /// process woken every second (`grow status --follow`) that is a third of the wake-ups.
+  /// Runs `EpollLoop.shared` on the calling thread, which must be the main thread: it sleeps
+  /// in this epoll itself, and the main queue is no longer served.
   public func runOnMainThread() -> Never {
-    source?.cancel()
-    source = nil
-    let mainQueue = _dispatch_get_main_queue_handle_4CF()
-    let mainQueueWatch = watch(mainQueue, for: .readable) { _ in
-      var count: UInt64 = 0
-      _ = read(mainQueue, &count, MemoryLayout<UInt64>.size)
-      _dispatch_main_queue_callback_4CF(nil)
-    }
-    // Work queued before the loop started has already made the main queue's descriptor
-    // readable, so it runs on the first turn. The watch lives as long as the loop: forever.
-    keptForever.append(mainQueueWatch)
-    var ready = pollfd(fd: epoll, events: Int16(POLLIN), revents: 0)
-    while true {
-      let count = poll(&ready, 1, -1)
-      if count < 0 && errno != EINTR {
-        preconditionFailure("poll on epoll failed: \(String(cString: strerror(errno)))")
-      }
-      if count > 0 { dispatchReadyDescriptors() }
-    }
+    EpollLoop.shared.run()
   }
 
-  /// Calls `handler` on the main queue whenever `descriptor` is ready for what `interest`
+  /// Hands the epoll descriptor to a loop that waits on it itself (`EpollLoop.run`) and
+  /// calls `dispatchReadyDescriptors` when it is ready: libdispatch stops watching it.
+  func driveFromCaller() -> Int32 {
+    Self.isDrivenByCaller = true
+    source?.cancel()
+    source = nil
+    return epoll
+  }
+
+  /// Calls `handler` on the main thread whenever `descriptor` is ready for what `interest`
   /// names. A hang-up or error is reported as readable and writable too, so the handler's
   /// next read or write finds out.
   public func watch(
@@ -182,7 +175,7 @@ public final class FileWatcher {
   /// Calls the handlers of every ready descriptor until none is ready. Draining completely
   /// matters: libdispatch may watch the epoll descriptor edge-triggered, and then a descriptor
   /// left ready (a handler that read only part of a pipe) would never be reported again.
-  private func dispatchReadyDescriptors() {
+  func dispatchReadyDescriptors() {
     var events = [epoll_event](repeating: epoll_event(), count: 64)
     // Bounded, so one busy descriptor cannot starve the rest of the main queue; what is left
     // is picked up on the next turn of the queue.
@@ -219,6 +212,8 @@ public final class FileWatcher {
         }
       }
     }
+    // A loop that waits on the epoll descriptor itself sees it still ready next turn.
+    guard source != nil else { return }
     DispatchQueue.main.async { MainActor.assumeIsolated { self.dispatchReadyDescriptors() } }
   }
 }

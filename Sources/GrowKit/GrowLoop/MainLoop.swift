@@ -22,11 +22,7 @@ public final class MainLoop: EventLoop {
 
   public nonisolated var now: Date { Date() }
   public nonisolated var zone: LocalZone { .system }
-  public nonisolated var monotonicNow: MonotonicInstant {
-    var spec = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &spec)
-    return MonotonicInstant(secondsSinceOrigin: Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9)
-  }
+  public nonisolated var monotonicNow: MonotonicInstant { .systemNow }
 
   public nonisolated func schedule(at deadline: Date, _ action: @escaping () -> Void)
     -> any Alarm
@@ -83,14 +79,14 @@ public final class MainLoop: EventLoop {
   }
 }
 
-/// The loop's callbacks are created and run on the main queue only.
-private struct UncheckedAction: @unchecked Sendable {
+/// The loop's callbacks are created and run on the loop's thread only.
+struct UncheckedAction: @unchecked Sendable {
   let action: () -> Void
   init(_ action: @escaping () -> Void) { self.action = action }
 }
 
-/// Cancelled on the loop only, like every alarm.
-private final class QueuedAlarm: Alarm, @unchecked Sendable {
+/// An action queued for the loop's next turn; cancelled on the loop only, like every alarm.
+final class QueuedAlarm: Alarm, @unchecked Sendable {
   private(set) var isCancelled = false
   func cancel() { isCancelled = true }
 }

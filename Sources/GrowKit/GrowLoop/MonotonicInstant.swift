@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 
 /// An instant on the loop's monotonic clock (CLOCK_MONOTONIC), which never jumps: setting the
 /// wall clock, by hand or by NTP, does not move it. Rate limits, flood windows, timeouts and
@@ -30,4 +31,11 @@ public struct MonotonicInstant: Comparable, Hashable, Sendable, CustomStringConv
   }
 
   public var description: String { "\(secondsSinceOrigin) s (monotonic)" }
+
+  /// Now on CLOCK_MONOTONIC, whose origin is the boot: what the real loops report.
+  static var systemNow: MonotonicInstant {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return MonotonicInstant(secondsSinceOrigin: Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9)
+  }
 }

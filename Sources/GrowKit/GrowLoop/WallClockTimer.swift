@@ -10,12 +10,31 @@ import Glibc
 /// does not push it back.
 @MainActor
 public final class WallClockTimer {
-  private let descriptor: Int32
-  private var watch: FileWatcher.Watch?
+  private let timer: TimerDescriptor
 
   /// `handler` runs on the loop each time an armed instant passes.
   public init(_ handler: @escaping @MainActor () -> Void) {
-    descriptor = timerfd_create(CLOCK_REALTIME, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+    timer = TimerDescriptor(clock: CLOCK_REALTIME, handler)
+  }
+
+  /// Fires once at `instant` (at once if it has passed), replacing any earlier arming.
+  public func fire(at instant: Date) {
+    timer.fire(atSecondsSinceOrigin: instant.timeIntervalSince1970)
+  }
+
+  /// Fires no more until armed again.
+  public func disarm() { timer.disarm() }
+}
+
+/// A timerfd on `clock`, watched on `FileWatcher.shared`, armed for absolute instants on that
+/// clock. Closed when it goes away or when `close()` is called.
+@MainActor
+final class TimerDescriptor {
+  private let descriptor: Int32
+  private var watch: FileWatcher.Watch?
+
+  init(clock: clockid_t, _ handler: @escaping @MainActor () -> Void) {
+    descriptor = timerfd_create(clock, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
     precondition(descriptor >= 0, "timerfd_create failed: \(String(cString: strerror(errno)))")
     let descriptor = descriptor
     watch = FileWatcher.shared.watch(descriptor, for: .readable) { _ in
@@ -25,14 +44,21 @@ public final class WallClockTimer {
     }
   }
 
-  isolated deinit {
-    watch?.cancel()
-    close(descriptor)
+  isolated deinit { close() }
+
+  /// Stops watching and closes the descriptor. Safe to call more than once.
+  func close() {
+    guard let watch else { return }
+    watch.cancel()
+    self.watch = nil
+    Glibc.close(descriptor)
   }
 
-  /// Fires once at `instant` (at once if it has passed), replacing any earlier arming.
-  public func fire(at instant: Date) {
-    let seconds = max(instant.timeIntervalSince1970, 1e-9)
+  /// Fires once at `seconds` on the clock (at once if it has passed), replacing any earlier
+  /// arming. A zero `it_value` would disarm, so the instant is at least a nanosecond.
+  func fire(atSecondsSinceOrigin seconds: Double) {
+    guard watch != nil else { return }
+    let seconds = max(seconds, 1e-9)
     let whole = seconds.rounded(.down)
     var spec = itimerspec()
     spec.it_value.tv_sec = Int(whole)
@@ -40,8 +66,8 @@ public final class WallClockTimer {
     timerfd_settime(descriptor, Int32(TFD_TIMER_ABSTIME), &spec, nil)
   }
 
-  /// Fires no more until armed again.
-  public func disarm() {
+  func disarm() {
+    guard watch != nil else { return }
     var spec = itimerspec()
     timerfd_settime(descriptor, 0, &spec, nil)
   }

@@ -62,6 +62,15 @@ struct WaylandPluginDesktopTests {
       }
       return nil
     }
+
+    /// What `grow plugins` prints once it holds `note` (waiting up to 30 s for it).
+    func pluginsOnceTheyNote(_ note: String) throws -> String {
+      let noted = try harness.daemon?.waitUntil(timeout: 30) {
+        try harness.grow("plugins").stdout.contains(note)
+      }
+      #expect(noted == true, "grow plugins never said: \(note)")
+      return try harness.grow("plugins").stdout
+    }
   }
 
   /// Xwayland is there (DISPLAY is set) but no view of the session: the x11 plugin stands down
@@ -77,11 +86,7 @@ struct WaylandPluginDesktopTests {
       "note: compositor: sway; active window from sway IPC; "
       + "block = minimize moves the window to the scratchpad; idle from org_kde_kwin_idle"
     // The idle protocol is known once the compositor listed its globals, a moment after start.
-    let noted = try desktop.harness.daemon?.waitUntil(timeout: 30) {
-      try desktop.harness.grow("plugins").stdout.contains(note)
-    }
-    #expect(noted == true)
-    let human = try desktop.harness.grow("plugins").stdout
+    let human = try desktop.pluginsOnceTheyNote(note)
     #expect(human.contains(note), "\(human)")
     #expect(human.contains("the wayland plugin watches it"), "\(human)")
 
@@ -206,11 +211,7 @@ struct WaylandPluginDesktopTests {
     let note =
       "compositor: river; active window from zwlr_foreign_toplevel_manager_v1; "
       + "block = minimize asks the compositor to minimise the window; idle from org_kde_kwin_idle"
-    let noted = try desktop.harness.daemon?.waitUntil(timeout: 30) {
-      try desktop.harness.grow("plugins").stdout.contains(note)
-    }
-    #expect(noted == true)
-    let plugins = try desktop.harness.grow("plugins").stdout
+    let plugins = try desktop.pluginsOnceTheyNote(note)
     #expect(plugins.contains(note), "\(plugins)")
     #expect(try desktop.harness.grow("start").status == 0)
     let editor = try session.openNativeWindow(appID: "grow-editor", title: "notes")

@@ -296,7 +296,7 @@ final class GnomeBackend: DndBackend {
 
   func write(_ enabled: Bool, timeout: Int32, _ done: @escaping (Bool) -> Void) {
     guard let showBanners else { return done(false) }
-    showBanners.set(!enabled, on: loop, done)
+    showBanners.set(!enabled, on: loop, timeout: Double(timeout) / 1000, done)
   }
 
   func watch(_ changed: @escaping (Bool) -> Void) {}

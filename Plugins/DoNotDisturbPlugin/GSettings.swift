@@ -27,24 +27,62 @@ final class GSettingsBoolean {
 
   var value: Bool { g_settings_get_boolean(settings, key) != 0 }
 
-  /// Writes, and calls `done` on the loop once the backend (dconf) has it. `g_settings_sync`
-  /// blocks for as long as dconf takes, so it runs on a worker thread, never on the loop; a
-  /// pipe brings the answer back.
-  func set(_ value: Bool, on loop: any EventLoop, _ done: @escaping (Bool) -> Void) {
+  /// Writes, and calls `done` on the loop once the backend (dconf) has it, or with false
+  /// after `timeout` seconds. `g_settings_sync` blocks for as long as dconf takes, so it runs
+  /// on a worker thread, never on the loop, and one at a time: it flushes every write made
+  /// before it, so a write made while one runs waits for the next. A stalled dconf thus
+  /// holds one thread and one pipe, not one per write; a pipe brings the answer back.
+  func set(
+    _ value: Bool, on loop: any EventLoop, timeout: Double,
+    _ done: @escaping (Bool) -> Void
+  ) {
     let written = g_settings_set_boolean(settings, key, value ? 1 : 0) != 0
+    var answered = false
+    let alarm = loop.after(seconds: timeout) {
+      if !answered {
+        answered = true
+        done(false)
+      }
+    }
+    waiting.append {
+      alarm.cancel()
+      if !answered {
+        answered = true
+        done(written)
+      }
+    }
+    if !syncing { sync(on: loop) }
+  }
+
+  /// Writes made since the running sync started, each told once a later sync returns.
+  private var waiting: [() -> Void] = []
+  private var syncing = false
+
+  private func sync(on loop: any EventLoop) {
     var ends: [Int32] = [-1, -1]
-    guard pipe(&ends) == 0 else { return done(false) }
+    guard pipe(&ends) == 0 else {
+      let failed = waiting
+      waiting = []
+      for tell in failed { tell() }
+      return
+    }
     let (readEnd, writeEnd) = (ends[0], ends[1])
     // pipe2 is not imported: close-on-exec is set at once, so a plugin's child started
     // meanwhile keeps at most these two ends until its exec.
     _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
     _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
+    syncing = true
+    let flushed = waiting
+    waiting = []
     var watch: (any DescriptorWatch)?
-    watch = loop.watch(readEnd, for: .readable) { _ in
+    watch = loop.watch(readEnd, for: .readable) { [weak self] _ in
       watch?.cancel()
       watch = nil
       close(readEnd)
-      done(written)
+      for tell in flushed { tell() }
+      guard let self else { return }
+      self.syncing = false
+      if !self.waiting.isEmpty { self.sync(on: loop) }
     }
     DispatchQueue.global(qos: .utility).async {
       g_settings_sync()

@@ -42,7 +42,7 @@ SOAK_SEED ?=
 # grow-soak --help).
 SOAK_ARGS ?=
 
-.PHONY: help deps build release run test soak bench bench-deps fuzz sanitize asan tsan format lint clean \
+.PHONY: help deps build release run test test-unit soak bench bench-deps fuzz sanitize asan tsan format lint clean \
   install uninstall api
 
 # List the targets.
@@ -50,7 +50,8 @@ help:
 	@echo "make build   - debug build of the product: grow, the plugins, the SDK (not Tools/)"
 	@echo "make release - release build of the same: what 'make install NO_BUILD=1' installs"
 	@echo "make run     - install deps, build, run 'grow demo' (private desktop if none)"
-	@echo "make test    - install deps, build, run the whole suite on a private desktop"
+	@echo "make test    - install deps, build, run the whole suite on a private desktop, per tier"
+	@echo "make test-unit - the unit tier alone (no bus, daemon or desktop): seconds"
 	@echo "make soak    - fault-injection soak: kill -9, crashes, stalled peers, full disk; prints a table"
 	@echo "make bench   - benchmarks: print performance figures (release build)"
 	@echo "make fuzz    - libFuzzer on the config, duration and plugin-line parsers (FUZZ_SECONDS each)"
@@ -97,12 +98,20 @@ run: deps build
 	  echo "make run: if grow reports an unknown command, 'grow demo' is not implemented yet." >&2; \
 	  exit $$status; }
 
-# The whole suite (Swift Testing only, hence --disable-xctest), always on a private desktop and
-# session bus so tests never see the user's notifications or services. Building first keeps
-# compile time out of the desktop's lifetime. Make fails with the suite's exit status.
+# The whole suite (Swift Testing only), tier by tier (scripts/test-tiers: unit, then system),
+# always on a private desktop and session bus so tests never see the user's notifications or
+# services. Building first, the test fixtures too, keeps compile time out of the desktop's
+# lifetime and every swift build but the SDK's own checks out of swift test. Prints each
+# tier's tests and seconds; make fails with the first failing tier's status.
 test: deps
 	$(SWIFT) build --build-tests
-	scripts/with-desktop --private $(SWIFT) test --disable-xctest
+	GROW_TEST_FIXTURES=$$(scripts/build-test-fixtures) && export GROW_TEST_FIXTURES && \
+	  scripts/with-desktop --private scripts/test-tiers all
+
+# The unit tier alone (no bus, no daemon, no desktop): the quick check while editing.
+test-unit: deps
+	$(SWIFT) build --build-tests
+	scripts/test-tiers unit
 
 # The fault-injection soak (docs/measurements.md, "Nothing lost"):
 # SOAK_FAULTS faults (pause, skip, stop, daemon kill -9, plugin and dunst crashes; dunst and

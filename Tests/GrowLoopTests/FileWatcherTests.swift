@@ -131,6 +131,32 @@ import Testing
     b.cancel()
   }
 
+  /// A peer that floods (a compositor's event socket) keeps its descriptor ready: each call
+  /// of its handler parses a slice, which takes a few milliseconds. Work queued meanwhile (a
+  /// D-Bus call's turn) must run after that one call, not after the many a turn once made.
+  @Test func workQueuedBehindAFloodingDescriptorWaitsForOneOfItsCallsOnly() async throws {
+    let (reader, writer) = makePipe()
+    defer {
+      close(reader)
+      close(writer)
+    }
+    let flood = [UInt8](repeating: 0x41, count: 4096)
+    _ = write(writer, flood, flood.count)
+    var floodCalls = 0
+    var callsBeforeQueued: Int?
+    let watch = FileWatcher.shared.watch(reader, for: .readable) { _ in
+      floodCalls += 1
+      // A slice's parsing; the pipe never runs dry while the test runs.
+      usleep(3000)
+      // Queued after several turns, when the queue holds whatever the flood left there.
+      if floodCalls == 10 {
+        DispatchQueue.main.async { MainActor.assumeIsolated { callsBeforeQueued = floodCalls } }
+      }
+    }
+    defer { watch.cancel() }
+    try await settle { callsBeforeQueued != nil }
+    #expect(callsBeforeQueued == 10)
+  }
 }
 
 /// Lets a handler reach its own watch.

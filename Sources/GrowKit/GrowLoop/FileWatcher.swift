@@ -71,6 +71,8 @@ public final class FileWatcher {
   /// queued for an earlier file with the same descriptor.
   private var registered: [Int32: (mask: UInt32, id: UInt64)] = [:]
   private var lastRegistrationID: UInt64 = 0
+  /// Whether a pass is queued on the main queue for descriptors still ready.
+  private var continuationQueued = false
   private var descriptors: [UInt64: Int32] = [:]
 
   /// Set by `EpollLoop`, which waits on the epoll descriptor itself: then libdispatch is
@@ -83,7 +85,9 @@ public final class FileWatcher {
     guard !Self.isDrivenByCaller else { return }
     let source = DispatchSource.makeReadSource(fileDescriptor: epoll, queue: .main)
     source.setEventHandler { [unowned(unsafe) self] in
-      MainActor.assumeIsolated { self.dispatchReadyDescriptors() }
+      // A continuation already queued makes the next pass; another now would go before
+      // whatever was queued meanwhile.
+      MainActor.assumeIsolated { if !self.continuationQueued { self.dispatchReadyDescriptors() } }
     }
     source.resume()
     self.source = source
@@ -175,11 +179,20 @@ public final class FileWatcher {
   /// Calls the handlers of every ready descriptor until none is ready. Draining completely
   /// matters: libdispatch may watch the epoll descriptor edge-triggered, and then a descriptor
   /// left ready (a handler that read only part of a pipe) would never be reported again.
+  /// Most passes over the ready descriptors in one turn of the main queue, and the time
+  /// after which no new pass starts (a pass calls each ready handler once).
+  static let passesPerTurn = 16
+  static let turnBudget: Double = 0.002
+
   func dispatchReadyDescriptors() {
     var events = [epoll_event](repeating: epoll_event(), count: 64)
-    // Bounded, so one busy descriptor cannot starve the rest of the main queue; what is left
-    // is picked up on the next turn of the queue.
-    for _ in 0..<16 {
+    // Bounded in passes and in time, so a busy descriptor cannot starve the rest of the main
+    // queue: what is left is picked up on the next turn of the queue, after what was queued
+    // meanwhile (a D-Bus call waits for one pass, not sixteen: a compositor's flood parsed 64
+    // KiB a pass and held GetStatus for 0.9 s; see Tests/GrowLoopTests/FileWatcherTests).
+    let start = MonotonicInstant.systemNow
+    for pass in 0..<Self.passesPerTurn {
+      if pass > 0, MonotonicInstant.systemNow - start > Self.turnBudget { break }
       let count = events.withUnsafeMutableBufferPointer {
         epoll_wait(epoll, $0.baseAddress, Int32($0.count), 0)
       }
@@ -213,7 +226,16 @@ public final class FileWatcher {
       }
     }
     // A loop that waits on the epoll descriptor itself sees it still ready next turn.
-    guard source != nil else { return }
-    DispatchQueue.main.async { MainActor.assumeIsolated { self.dispatchReadyDescriptors() } }
+    guard source != nil, !continuationQueued else { return }
+    // One continuation at a time: the source fires again while one waits, and each pass
+    // queued its own, so under a flood the queue filled with passes that a D-Bus call's turn
+    // waited behind.
+    continuationQueued = true
+    DispatchQueue.main.async {
+      MainActor.assumeIsolated {
+        self.continuationQueued = false
+        self.dispatchReadyDescriptors()
+      }
+    }
   }
 }

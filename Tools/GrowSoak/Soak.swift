@@ -275,7 +275,17 @@ public final class Soak {
     report.faults[kind.rawValue, default: 0] += 1
     say("fault \(report.faultsInjected): \(kind.rawValue)")
     probe.fault = kind.rawValue
-    defer { probe.fault = nil }
+    probe.markWindow()
+    defer {
+      probe.fault = nil
+      let window = probe.window()
+      if window.slowestMilliseconds > options.latencyBoundMilliseconds {
+        say(
+          "  GetStatus: slowest \(Int(window.slowestMilliseconds)) ms, "
+            + "\(window.timeouts) timed out; the slowest sent "
+            + String(format: "%.1f s ago", Date().timeIntervalSince(window.sent)))
+      }
+    }
     switch kind {
     case .pauseResume:
       try togglePause()

@@ -30,6 +30,10 @@ public final class StatusProbe: @unchecked Sendable {
     var descriptorsFirst: Int?
     var rssMaxKiBByFault: [String: Int] = [:]
     var descriptorsMaxByFault: [String: Int] = [:]
+    /// The slowest answer (a call that timed out counts as `timeout`) since `markWindow()`.
+    var windowSlowest = 0.0
+    var windowTimeouts = 0
+    var windowSlowestSent = Date.distantPast
   }
 
   private let address: String
@@ -54,6 +58,20 @@ public final class StatusProbe: @unchecked Sendable {
   public var daemonPID: Int32? {
     get { state.current.daemonPID }
     set { state.withLock { $0.daemonPID = newValue } }
+  }
+
+  /// Starts a window of calls for `window()`: one fault's figures, for its progress line.
+  public func markWindow() {
+    state.withLock {
+      $0.windowSlowest = 0
+      $0.windowTimeouts = 0
+    }
+  }
+
+  /// The slowest answer in milliseconds and the calls that timed out since `markWindow()`.
+  public func window() -> (slowestMilliseconds: Double, timeouts: Int, sent: Date) {
+    let state = state.current
+    return (state.windowSlowest, state.windowTimeouts, state.windowSlowestSent)
   }
 
   public func start() {
@@ -124,9 +142,16 @@ public final class StatusProbe: @unchecked Sendable {
         if timedOut {
           state.latencies[label, default: []].append(timeout * 1000)
           state.timeouts[label, default: 0] += 1
+          state.windowTimeouts += 1
+          if timeout * 1000 > state.windowSlowest { state.windowSlowestSent = sent }
+          state.windowSlowest = max(state.windowSlowest, timeout * 1000)
           if silentSince == nil { silentSince = sent }
         } else if let latency {
           state.latencies[label, default: []].append(latency)
+          if !starting, latency > state.windowSlowest {
+            state.windowSlowest = latency
+            state.windowSlowestSent = sent
+          }
           if let since = silentSince {
             let silence = now.timeIntervalSince(since) * 1000
             state.longestSilence[label] = max(state.longestSilence[label] ?? 0, silence)

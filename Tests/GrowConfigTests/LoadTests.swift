@@ -159,7 +159,8 @@ func withTemporaryDirectory(_ body: (String) throws -> Void) throws {
 /// 42,000 `[card.*]` sections, just under the 1 MiB cap: every header used to be compared
 /// with every one before it (28 s). Now each line costs the same: the parse's CPU time on this
 /// thread (which a busy machine does not change, unlike the seconds `make bench` reports)
-/// grows about 4 times for 4 times the cards, where the old one grew 16 times.
+/// grows about 4 times for 4 times the sections, where the old one grew 16 times. Past
+/// `maximumCards` the file is refused with one problem, at the first card too many.
 @Test func fortyTwoThousandCardsUnderTheCapAreReadInLinearTime() throws {
   func cards(_ count: Int) -> String {
     "[timer]\nfocus = 25m\n" + (0..<count).map { "[card.c\($0)]\nfocus = 1m\n" }.joined()
@@ -169,17 +170,37 @@ func withTemporaryDirectory(_ body: (String) throws -> Void) throws {
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
   }
-  func parseCost(_ text: String) throws -> (GrowConfig, Double) {
+  func parseCost(_ text: String) -> ([ConfigProblem], Double) {
     let started = threadCPUSeconds()
-    let config = try GrowConfig.parse(text, path: "big.ini")
-    return (config, threadCPUSeconds() - started)
+    var problems: [ConfigProblem] = []
+    do {
+      _ = try GrowConfig.parse(text, path: "big.ini")
+    } catch {
+      problems = error.problems
+    }
+    return (problems, threadCPUSeconds() - started)
   }
   let (small, text) = (cards(10_500), cards(42_000))
   #expect(text.utf8.count < GrowConfig.maximumFileSize)
-  _ = try parseCost(small)  // warm up
-  let (_, smallCost) = try parseCost(small)
-  let (config, cost) = try parseCost(text)
-  #expect(config.deck.cards.count == 42_001)
-  #expect(config.deck.names.last == "c41999")
+  _ = parseCost(small)  // warm up
+  let (_, smallCost) = parseCost(small)
+  let (problems, cost) = parseCost(text)
+  // [timer] and its line, then two lines a card: card 1,001 starts on line 2,003.
+  let firstTooMany = 3 + 2 * GrowConfig.maximumCards
+  #expect(
+    problems.map(\.description) == [
+      "big.ini:\(firstTooMany): more than 1000 cards from here on; a config may have at most "
+        + "1000: remove or merge cards"
+    ])
   #expect(cost / smallCost < 10, "4x the cards cost \(cost / smallCost)x the CPU time")
+}
+
+@Test func aConfigWithAsManyCardsAsAllowedLoadsThemAll() throws {
+  let count = GrowConfig.maximumCards
+  let text =
+    "[timer]\nfocus = 25m\n" + (0..<count).map { "[card.c\($0)]\nfocus = 1m\n" }.joined()
+  let config = try GrowConfig.parse(text, path: "big.ini")
+  // The default card ("work", from [timer] alone) comes on top.
+  #expect(config.deck.cards.count == count + 1)
+  #expect(config.deck.names.last == "c\(count - 1)")
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GrowConfig
 @_spi(GrowHost) import GrowCore
 import GrowHistory
 import GrowPluginKit
@@ -11,8 +12,9 @@ import GrowTestSupport
 extension Soak {
   /// The id the crashing fixture (Tests/Fixtures/CrashesOnInitPlugin) is installed as.
   static let crashingPluginID = "crashes-on-init"
-  /// Cards in the config when call bursts are drawn: the deck ListCards answers with.
-  static let burstCardCount = 42_000
+  /// Cards in the config when call bursts are drawn: the deck ListCards answers with, as
+  /// large as a config may have.
+  static let burstCardCount = GrowConfig.maximumCards
 
   /// What the drawn kinds need before the daemon first starts.
   func prepareTrustFaults() throws {

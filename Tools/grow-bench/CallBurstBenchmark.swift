@@ -1,9 +1,10 @@
 import Foundation
+import GrowConfig
 import GrowTestSupport
 
 /// Call bursts from other local clients (CallBurstTests) against a real
 /// `grow daemon`, while GetStatusProbe calls GetStatus every 50 ms from a connection of its
-/// own: pipelined Timer.Toggle and Extend, ListCards of 42,000 cards, and a flood of
+/// own: pipelined Timer.Toggle and Extend, ListCards of 1,000 cards (the most a config may have), and a flood of
 /// notification-server signals from a client that is not the server (the daemon's CPU).
 struct CallBurstBenchmark {
   struct Row: Encodable {
@@ -20,7 +21,7 @@ struct CallBurstBenchmark {
 
   struct Sample: Encodable {
     var rows: [Row] = []
-    /// ListCards of 42,000 cards as a client sees it: the first call after the daemon
+    /// ListCards of 1,000 cards (the most a config may have) as a client sees it: the first call after the daemon
     /// started (the reply is encoded then) and the median of the next ones.
     var listCardsFirstSeconds = 0.0
     var listCardsMedianSeconds = 0.0
@@ -31,7 +32,7 @@ struct CallBurstBenchmark {
   }
 
   let seconds: TimeInterval
-  static let cards = 42_000
+  static let cards = GrowConfig.maximumCards
 
   func run() throws -> Sample {
     var sample = Sample()
@@ -94,7 +95,7 @@ struct CallBurstBenchmark {
       }
       let probe = try GetStatusProbe(harness, seconds: seconds)
       stop()
-      sample.rows.append(row("ListCards, 42,000 cards", sent: sent.current, probe))
+      sample.rows.append(row("ListCards, 1,000 cards", sent: sent.current, probe))
     }
     do {
       let harness = try DaemonHarness()

@@ -1,8 +1,10 @@
 import Foundation
+import GrowConfig
 import GrowPluginKit
 import GrowTestSupport
 
-/// A config of 42,000 `[card.*]` sections, just under the 1 MiB cap: how long
+/// A config of as many `[card.*]` sections as allowed (`GrowConfig.maximumCards`), filled
+/// with comment lines to near the 1 MiB cap (42,000 lines, as the old 42,000 cards): how long
 /// `grow config check` takes, and how long GetStatus over D-Bus waits while a real daemon
 /// reloads that file on SIGHUP (the loop must not be held more than 100 ms).
 struct ConfigBenchmark {
@@ -16,9 +18,12 @@ struct ConfigBenchmark {
     let medianCallMilliseconds: Double
   }
 
-  static let sections = 42_000
+  static let sections = GrowConfig.maximumCards
   static let text =
-    "[timer]\nfocus = 25m\n" + (0..<sections).map { "[card.c\($0)]\nfocus = 1m\n" }.joined()
+    "[timer]\nfocus = 25m\n"
+    + (0..<sections).map {
+      "[card.c\($0)]\nfocus = 1m\n" + String(repeating: "; what this card is for\n", count: 40)
+    }.joined()
 
   func run() throws -> Sample {
     let harness = try DaemonHarness(config: "[plugins]\nenable = statusbar\n")

@@ -60,6 +60,8 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
     case invalidValue(key: String, value: String, section: String, reason: String)
     case duplicateKey(String, section: String, firstLine: Int)
     case duplicateSection(String, firstLine: Int)
+    /// A card past `GrowConfig.maximumCards` (reported once, at the first one too many).
+    case tooManyCards(limit: Int)
     /// The list was cut short; this many more problems were found.
     case moreProblems(Int)
   }
@@ -117,6 +119,9 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
       return "duplicate key '\(key)' in [\(section)]; it was first set on line \(first)"
     case .duplicateSection(let name, let first):
       return "duplicate section [\(name)]; it first appears on line \(first)"
+    case .tooManyCards(let limit):
+      return "more than \(limit) cards from here on; a config may have at most \(limit): "
+        + "remove or merge cards"
     case .moreProblems(let count):
       return "\(count) more problem\(count == 1 ? "" : "s") not shown"
     }

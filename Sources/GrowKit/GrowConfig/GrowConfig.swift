@@ -60,6 +60,11 @@ public struct GrowConfig: Sendable, Equatable {
 
   /// The largest config file Grow reads: 1 MiB.
   public static let maximumFileSize = 1024 * 1024
+  /// Most `[card.NAME]` sections. Every card goes whole into ListCards' reply, which the bus
+  /// daemon relays and checks byte by byte: 42,000 cards made 12 MB replies that kept the
+  /// session bus itself busy for 300 ms a burst (make soak, "call burst"); a thousand is
+  /// more than anyone plans with and a reply of about 0.3 MB.
+  public static let maximumCards = 1000
 
   /// `$XDG_CONFIG_HOME/grow/config.ini`, or `$HOME/.config/grow/config.ini` when
   /// XDG_CONFIG_HOME is unset, empty or relative (as the XDG spec says).
@@ -282,6 +287,7 @@ private struct ConfigBuilder {
     var plugins: ConfigSection?
     var cards: [(name: String, section: ConfigSection)] = []
     var pluginSections: [String: ConfigSection] = [:]
+    var cardsOverflowed = false
 
     for section in sections {
       let (prefix, rest) = split(section.name)
@@ -289,7 +295,13 @@ private struct ConfigBuilder {
       case ("timer", nil): timer = section
       case ("plugins", nil): plugins = section
       case ("card", let name?):
-        if ConfigSchema.isValidName(name) {
+        if cards.count == GrowConfig.maximumCards {
+          // Once, at the first card too many: the ones after it say nothing new.
+          if !cardsOverflowed {
+            cardsOverflowed = true
+            report(section.line, .tooManyCards(limit: GrowConfig.maximumCards))
+          }
+        } else if ConfigSchema.isValidName(name) {
           cards.append((name, section))
         } else {
           report(section.line, .invalidName(name, what: "card name", section: section.name))

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 @_spi(GrowHost) import GrowCore
 import GrowDaemon
+@_spi(GrowHost) import GrowLoop
 @_spi(GrowHost) import GrowPluginKit
 
 /// `grow logs`: the daemon's log, wherever it went. A daemon that systemd runs logs to the
@@ -41,60 +42,27 @@ enum LogsCommand {
     return line.contains(" grow[\(plugin)] ")
   }
 
-  /// Prints what is appended from now on, across rotations, until interrupted. The command
-  /// line tool has no event loop to keep free: it blocks in inotify's read, so it sleeps until
+  /// Prints what is appended from now on, across rotations, until interrupted: the log's
+  /// directory is watched on the command's event loop (DirectoryWatch), so it sleeps until
   /// the file changes instead of polling.
   private static func follow(_ file: LogFile, plugin: String?) -> Never {
-    let directory = PathText.directory(of: file.path)
-    let inotify = inotify_init1(Int32(IN_CLOEXEC))
-    guard inotify >= 0,
-      inotify_add_watch(inotify, directory, UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO)) >= 0
-    else {
-      reportError(.failed("cannot watch \(directory): \(String(cString: strerror(errno)))"))
-      exit(1)
-    }
-    var descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
-    var offset = descriptor >= 0 ? lseek(descriptor, 0, SEEK_END) : 0
-    var partial: [UInt8] = []
-    var events = [UInt8](repeating: 0, count: 4096)
-    while true {
-      // Rotated (a new file at the path) or truncated: start at the top of the new one.
-      var onDisk = stat()
-      var reading = stat()
-      if stat(file.path, &onDisk) == 0,
-        descriptor < 0 || fstat(descriptor, &reading) != 0 || reading.st_ino != onDisk.st_ino
-          || onDisk.st_size < offset
-      {
-        if descriptor >= 0 { drain(descriptor, &partial, plugin) }
-        if descriptor >= 0 { close(descriptor) }
-        descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
-        offset = 0
+    MainActor.assumeIsolated {
+      // The loop first: it must own FileWatcher's epoll before anything is watched.
+      let loop = EpollLoop.shared
+      let tail = LogTail(path: file.path, plugin: plugin)
+      let name = PathText.name(of: file.path)
+      do {
+        LogTail.watch = try DirectoryWatch(
+          directory: PathText.directory(of: file.path),
+          appeared: { if $0 == name { tail.catchUp() } },
+          written: { if $0 == name { tail.catchUp() } })
+      } catch {
+        reportError(.failed("\(error)"))
+        exit(1)
       }
-      if descriptor >= 0 { offset += drain(descriptor, &partial, plugin) }
-      let count = events.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
-      if count < 0, errno != EINTR { exit(1) }
+      tail.catchUp()
+      loop.run()
     }
-  }
-
-  /// Prints the whole lines that are readable now; keeps a half-written last line for later.
-  @discardableResult
-  private static func drain(_ descriptor: Int32, _ partial: inout [UInt8], _ plugin: String?)
-    -> Int
-  {
-    var total = 0
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-      let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-      guard count > 0 else { break }
-      total += count
-      partial += buffer[..<count]
-      while let newline = partial.firstIndex(of: UInt8(ascii: "\n")) {
-        let line = String(decoding: partial[..<newline], as: UTF8.self)
-        partial.removeSubrange(...newline)
-        if matches(Substring(line), plugin) { say(line) }
-      }
-    }
-    return total
   }
 
   /// systemd manages `grow.service` for this user (so the journal has the log).
@@ -137,5 +105,62 @@ extension Commands {
       options.lines = count
     }
     try LogsCommand.run(options, environment: ProcessInfo.processInfo.environment)
+  }
+}
+
+/// The end of the log as `grow logs --follow` reads it: what was appended since the last look,
+/// across rotations (a new file at the path) and truncations, whole lines only.
+@MainActor
+private final class LogTail {
+  /// The watch that calls `catchUp`, kept while the process runs.
+  static var watch: DirectoryWatch?
+  private let path: String
+  private let plugin: String?
+  private var descriptor: Int32
+  private var offset: Int
+  private var partial: [UInt8] = []
+
+  init(path: String, plugin: String?) {
+    self.path = path
+    self.plugin = plugin
+    descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    offset = descriptor >= 0 ? Int(lseek(descriptor, 0, SEEK_END)) : 0
+  }
+
+  func catchUp() {
+    // Rotated (a new file at the path) or truncated: start at the top of the new one.
+    var onDisk = stat()
+    var reading = stat()
+    if stat(path, &onDisk) == 0,
+      descriptor < 0 || fstat(descriptor, &reading) != 0 || reading.st_ino != onDisk.st_ino
+        || onDisk.st_size < offset
+    {
+      if descriptor >= 0 {
+        drain()
+        close(descriptor)
+      }
+      descriptor = open(path, O_RDONLY | O_CLOEXEC)
+      offset = 0
+    }
+    if descriptor >= 0 { offset += drain() }
+  }
+
+  /// Prints the whole lines that are readable now; keeps a half-written last line for later.
+  @discardableResult
+  private func drain() -> Int {
+    var total = 0
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      guard count > 0 else { break }
+      total += count
+      partial += buffer[..<count]
+      while let newline = partial.firstIndex(of: UInt8(ascii: "\n")) {
+        let line = String(decoding: partial[..<newline], as: UTF8.self)
+        partial.removeSubrange(...newline)
+        if LogsCommand.matches(Substring(line), plugin) { say(line) }
+      }
+    }
+    return total
   }
 }

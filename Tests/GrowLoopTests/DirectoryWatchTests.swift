@@ -44,6 +44,31 @@ import Testing
     #expect(seen == ["X7", "moved"])
   }
 
+  /// `grow logs --follow`: a file that grows is reported each time it is written, by name;
+  /// a watch that did not ask hears nothing of it.
+  @Test func writesAreReportedOnlyToAWatchThatAsks() async throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    #expect(touch(directory + "/grow.log"))
+    var written: [String] = []
+    var appeared: [String] = []
+    let asking = try DirectoryWatch(
+      directory: directory, appeared: { appeared.append($0) }, written: { written.append($0) })
+    defer { asking.cancel() }
+    var heardByOther: [String] = []
+    let other = try DirectoryWatch(directory: directory) { heardByOther.append($0) }
+    defer { other.cancel() }
+    let log = open(directory + "/grow.log", O_WRONLY | O_APPEND | O_CLOEXEC)
+    defer { close(log) }
+    _ = write(log, "one\n", 4)
+    try await settle { !written.isEmpty }
+    #expect(written.first == "grow.log")
+    #expect(touch(directory + "/new"))
+    try await settle { appeared == ["new"] && heardByOther == ["new"] }
+    #expect(appeared == ["new"])
+    #expect(heardByOther == ["new"])
+  }
+
   @Test func aMissingDirectoryIsWaitedForAndWhatItHoldsIsReported() async throws {
     let parent = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: parent) }

@@ -15,7 +15,7 @@ public enum DirectoryWatchError: Error, Equatable, CustomStringConvertible {
 }
 
 /// Calls back on the main queue when an entry appears in a directory (created, or moved in),
-/// through inotify on `FileWatcher.shared`: nothing polls, and the process sleeps until the
+/// or, if asked, when one is written to, through inotify on `FileWatcher.shared`: nothing polls, and the process sleeps until the
 /// kernel reports a change.
 ///
 /// A directory that does not exist yet is waited for in its parent; once it appears, every
@@ -25,18 +25,24 @@ public enum DirectoryWatchError: Error, Equatable, CustomStringConvertible {
 public final class DirectoryWatch {
   public let path: String
   private let appeared: (String) -> Void
+  /// Called with the name of an entry written to; nil to hear only new entries.
+  private let written: ((String) -> Void)?
   private let inotify: Int32
   private var watch: FileWatcher.Watch?
   /// The inotify watch on the directory, or on its parent while the directory is missing.
   private var descriptor: Int32 = -1
   private var waitingForDirectory = false
 
-  /// - Parameter appeared: called with the name (not the path) of each new entry.
-  public init(directory path: String, appeared: @escaping (String) -> Void)
-    throws(DirectoryWatchError)
-  {
+  /// - Parameters:
+  ///   - appeared: called with the name (not the path) of each new entry.
+  ///   - written: called with the name of each entry written to (a log that grows), if given.
+  public init(
+    directory path: String, appeared: @escaping (String) -> Void,
+    written: ((String) -> Void)? = nil
+  ) throws(DirectoryWatchError) {
     self.path = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
     self.appeared = appeared
+    self.written = written
     inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
     guard inotify >= 0 else {
       throw .cannotWatch(path: path, reason: String(cString: strerror(errno)))
@@ -72,7 +78,8 @@ public final class DirectoryWatch {
 
   private func watchDirectoryOrParent() throws(DirectoryWatchError) {
     let directoryMask = UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR)
-    descriptor = inotify_add_watch(inotify, path, directoryMask)
+    descriptor = inotify_add_watch(
+      inotify, path, directoryMask | (written == nil ? 0 : UInt32(IN_MODIFY)))
     if descriptor >= 0 {
       waitingForDirectory = false
       return
@@ -103,14 +110,15 @@ public final class DirectoryWatch {
         let nameBytes = buffer[(offset + header)..<(offset + header + Int(event.len))]
         let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
         offset += header + Int(event.len)
-        handle(descriptor: event.wd, name: name)
+        handle(descriptor: event.wd, name: name, wasWritten: event.mask & UInt32(IN_MODIFY) != 0)
         if watch == nil { return }
       }
     }
   }
 
-  private func handle(descriptor watched: Int32, name: String) {
+  private func handle(descriptor watched: Int32, name: String, wasWritten: Bool) {
     guard watched == descriptor, !name.isEmpty else { return }
+    if wasWritten, !waitingForDirectory { return written?(name) ?? () }
     guard waitingForDirectory else { return appeared(name) }
     guard name == baseName else { return }
     // The directory itself appeared: move the watch into it and report what is there.

@@ -34,6 +34,11 @@ extension PhaseRecord {
     public var kind: PhaseKind
     /// Unix seconds, exactly as stored in `started_at`.
     public var startedAt: Double
+
+    public init(kind: PhaseKind, startedAt: Double) {
+      self.kind = kind
+      self.startedAt = startedAt
+    }
   }
 
   public var key: Key { Key(kind: kind, startedAt: startedAt.timeIntervalSince1970) }

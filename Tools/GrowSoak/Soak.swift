@@ -614,9 +614,17 @@ public final class Soak {
     if restored == nil { try command("start") }
   }
 
-  /// The history's end of `phase`, when it has one.
+  /// The end of `phase` that a restarted daemon finds, when there is one: a phase kept in the
+  /// pending journal first, as the daemon looks (HistoryRecorder.recordedEnd), then the
+  /// history. A kill -9 in the middle of a command can leave a skip journaled and not yet in
+  /// the database; the history alone then predicted the focus going on while the daemon
+  /// rightly started the break at the skip.
   private func recordedEnd(of phase: PhaseSnapshot?) throws -> (outcome: String, endedAt: Double)? {
     guard let phase else { return nil }
+    let journal = try? PendingPhases(path: PendingPhases.path(besideSession: sessionPath))
+    if let kept = journal?.pending(PhaseRecord.Key(kind: phase.kind, startedAt: phase.startedAt)) {
+      return (kept.phase.outcome.rawValue, kept.phase.endedAt.timeIntervalSince1970)
+    }
     let store = try history ?? HistoryStore(path: historyPath, create: false)
     history = store
     let row = try store.phases().last { HistoryAudit.key($0) == phase.key }

@@ -46,6 +46,7 @@ let builtInPlugins = [
     "wayland", "WaylandPlugin", dependencies: ["CWaylandProtocols"],
     testDependencies: ["GrowTestSupport"]),
   builtIn("statusbar", "StatusBarPlugin", dependencies: ["GrowMessages"]),
+  builtIn("sound", "SoundPlugin", dependencies: ["CCanberra", "GrowMessages"]),
 ]
 
 let package = Package(
@@ -65,6 +66,9 @@ let package = Package(
     // GIO, for the dnd plugin's GNOME backend (GSettings). The notify plugin speaks the
     // notification protocol over the daemon's own bus connection instead.
     .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
+    // libcanberra, for the sound plugin's event sounds (Plugins/SoundPlugin/Canberra.swift).
+    .systemLibrary(
+      name: "CCanberra", pkgConfig: "libcanberra", providers: [.apt(["libcanberra-dev"])]),
     // The phase history (SQLite), its statistics, the garden and the SVG report.
     .target(name: "GrowHistory", dependencies: [kit, "CSQLite"]),
     // XCB with the SYNC (idle alarm) extension, behind the x11 plugin's Swift wrapper

@@ -7,4 +7,6 @@ public let growVersion = "0.1.0"
 /// The plugins that ship with Grow (`libgrow-plugin-ID.so` next to `grow`), in the order
 /// `grow plugins` lists them: the ids of `builtInPlugins` in Package.swift
 /// (Tests/GrowCLITests/BuiltInPluginsTests.swift checks).
-@_spi(GrowHost) public let builtInPluginIDs = ["notify", "dnd", "x11", "wayland", "statusbar"]
+@_spi(GrowHost) public let builtInPluginIDs = [
+  "notify", "dnd", "x11", "wayland", "statusbar", "sound",
+]

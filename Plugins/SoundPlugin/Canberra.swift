@@ -1,0 +1,225 @@
+import CCanberra
+import Dispatch
+import Glibc
+import GrowLoop
+import Synchronization
+
+/// What the sound server said to one sound.
+enum PlayOutcome: Equatable, Sendable {
+  case played
+  /// No sound server to play on (the plugin is unavailable while this holds).
+  case noServer(String)
+  /// The server is there but could not play this one (an unknown event id, a missing file).
+  case failed(String)
+}
+
+/// Plays sounds; the sound plugin's logic is tested against a recording one.
+@MainActor
+protocol SoundOutput: AnyObject {
+  /// Plays `sound`; `done` is called on the loop once the server has it (or has refused it).
+  func play(_ sound: SoundRequest, _ done: @escaping (PlayOutcome) -> Void)
+}
+
+/// One sound: an event id from the sound theme or a file, at a volume in dB (0 is full).
+struct SoundRequest: Equatable, Sendable {
+  var eventID: String?
+  var file: String?
+  var decibels: Double
+  /// What the sound is for, for the server's event list ("Focus over").
+  var description: String
+}
+
+/// libcanberra on a thread of its own, behind Swift names. `ca_context_open` connects to
+/// PulseAudio (or PipeWire's pulse server) and waits for it, and a stopped server holds that
+/// call for as long as it is stopped, so no canberra call is ever made on the loop: the loop
+/// hands one sound at a time to the thread and hears back through a pipe (the GSettings
+/// wrapper in Plugins/DoNotDisturbPlugin does the same for dconf).
+///
+/// A sound that waited longer than `staleAfter` for a stuck thread is dropped: a bell that
+/// rings seconds after the phase it was for is worse than none.
+@MainActor
+final class CanberraOutput: SoundOutput {
+
+  private let loop: any EventLoop
+  private let worker: CanberraThread
+  private var watch: (any DescriptorWatch)?
+  private var waiting: [(PlayOutcome) -> Void] = []
+
+  init(loop: any EventLoop, applicationName: String) throws(PluginSoundError) {
+    self.loop = loop
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else { throw .cannotStart(String(cString: strerror(errno))) }
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
+    worker = CanberraThread(applicationName: applicationName, wake: ends[1])
+    let readEnd = ends[0]
+    watch = loop.watch(readEnd, for: .readable) { [weak self] _ in
+      var bytes = [UInt8](repeating: 0, count: 64)
+      while read(readEnd, &bytes, bytes.count) > 0 {}
+      self?.deliver()
+    }
+  }
+
+  isolated deinit {
+    watch?.cancel()
+    worker.finish()
+  }
+
+  func play(_ sound: SoundRequest, _ done: @escaping (PlayOutcome) -> Void) {
+    guard worker.enqueue(sound, at: loop.monotonicNow.secondsSinceOrigin) else {
+      // The thread still works on the one before (a stopped server): this one would be late.
+      return done(.noServer("the sound server does not answer"))
+    }
+    waiting.append(done)
+  }
+
+  private func deliver() {
+    for outcome in worker.takeOutcomes() where !waiting.isEmpty {
+      waiting.removeFirst()(outcome)
+    }
+  }
+}
+
+/// Why the sound plugin cannot start.
+enum PluginSoundError: Error, CustomStringConvertible {
+  case cannotStart(String)
+  var description: String {
+    switch self {
+    case .cannotStart(let reason): "cannot start the sound thread: \(reason)"
+    }
+  }
+}
+
+/// The thread that owns the `ca_context`. At most one sound waits for it: while it is stuck
+/// in a call, `enqueue` refuses the next.
+final class CanberraThread: @unchecked Sendable {
+  /// Seconds a sound may wait for the thread before it is dropped as late.
+  static let staleAfter = 2.0
+
+  private struct State {
+    var next: (sound: SoundRequest, queuedAt: Double)?
+    var busy = false
+    var outcomes: [PlayOutcome] = []
+    var finished = false
+  }
+
+  private let state = Mutex(State())
+  private let wakeThread = DispatchSemaphore(value: 0)
+  private let wakeLoop: Int32
+  private let applicationName: String
+  /// Owned by the thread alone.
+  private nonisolated(unsafe) var context: OpaquePointer?
+
+  init(applicationName: String, wake: Int32) {
+    self.applicationName = applicationName
+    wakeLoop = wake
+    var thread = pthread_t()
+    let started = pthread_create(
+      &thread, nil,
+      { argument in
+        guard let argument else { return nil }
+        Unmanaged<CanberraThread>.fromOpaque(argument).takeRetainedValue().run()
+        return nil
+      }, Unmanaged.passRetained(self).toOpaque())
+    if started == 0 { pthread_detach(thread) }
+  }
+
+  /// Queues `sound`; false while the thread is still busy with an earlier one.
+  func enqueue(_ sound: SoundRequest, at now: Double) -> Bool {
+    let queued = state.withLock { state -> Bool in
+      guard !state.busy, state.next == nil else { return false }
+      state.next = (sound, now)
+      return true
+    }
+    if queued { wakeThread.signal() }
+    return queued
+  }
+
+  func takeOutcomes() -> [PlayOutcome] {
+    state.withLock { state in
+      defer { state.outcomes.removeAll() }
+      return state.outcomes
+    }
+  }
+
+  func finish() {
+    state.withLock { $0.finished = true }
+    wakeThread.signal()
+  }
+
+  private func run() {
+    while true {
+      wakeThread.wait()
+      let job = state.withLock { state -> (SoundRequest, Double)?? in
+        if state.finished { return .none }
+        guard let next = state.next else { return .some(nil) }
+        state.next = nil
+        state.busy = true
+        return .some((next.sound, next.queuedAt))
+      }
+      guard let job else { break }
+      guard let (sound, queuedAt) = job else { continue }
+      let outcome = play(sound, queuedAt: queuedAt)
+      state.withLock {
+        $0.busy = false
+        $0.outcomes.append(outcome)
+      }
+      var byte: UInt8 = 1
+      _ = write(wakeLoop, &byte, 1)
+    }
+    if let context { ca_context_destroy(context) }
+    close(wakeLoop)
+  }
+
+  private func play(_ sound: SoundRequest, queuedAt: Double) -> PlayOutcome {
+    let late = PlayOutcome.failed("not played: it waited too long for the sound server")
+    guard monotonicSeconds() - queuedAt <= Self.staleAfter else { return late }
+    if context == nil {
+      var created: OpaquePointer?
+      let code = Int(ca_context_create(&created))
+      guard code == CA_SUCCESS, let created else { return .noServer(Self.reason(code)) }
+      // PulseAudio's protocol (PipeWire serves it too): without a sound server canberra would
+      // fall back to ALSA's default device, which on a desktop is the same server or nothing.
+      _ = ca_context_set_driver(created, "pulse")
+      let opened = Int(ca_context_open(created))
+      guard opened == CA_SUCCESS else {
+        ca_context_destroy(created)
+        return .noServer("no sound server (\(Self.reason(opened)))")
+      }
+      context = created
+      // Connecting can take as long as a stopped server stays stopped.
+      guard monotonicSeconds() - queuedAt <= Self.staleAfter else { return late }
+    }
+    var properties: OpaquePointer?
+    guard Int(ca_proplist_create(&properties)) == CA_SUCCESS, let properties else {
+      return .failed("out of memory")
+    }
+    defer { ca_proplist_destroy(properties) }
+    _ = ca_proplist_sets(properties, CA_PROP_APPLICATION_NAME, applicationName)
+    if let id = sound.eventID { _ = ca_proplist_sets(properties, CA_PROP_EVENT_ID, id) }
+    if let file = sound.file { _ = ca_proplist_sets(properties, CA_PROP_MEDIA_FILENAME, file) }
+    _ = ca_proplist_sets(properties, CA_PROP_EVENT_DESCRIPTION, sound.description)
+    _ = ca_proplist_sets(properties, CA_PROP_CANBERRA_VOLUME, String(sound.decibels))
+    // Not cached: a sound that changed on disk (a file of the person's) plays as it is now.
+    _ = ca_proplist_sets(properties, CA_PROP_CANBERRA_CACHE_CONTROL, "never")
+    let code = Int(ca_context_play_full(context, 0, properties, nil, nil))
+    switch code {
+    case CA_SUCCESS: return .played
+    case CA_ERROR_DISCONNECTED, CA_ERROR_NODRIVER:
+      // The server went away: a new context next time.
+      ca_context_destroy(context)
+      context = nil
+      return .noServer("the sound server went away (\(Self.reason(code)))")
+    default: return .failed(Self.reason(code))
+    }
+  }
+
+  private static func reason(_ code: Int) -> String { String(cString: ca_strerror(Int32(code))) }
+}
+
+/// CLOCK_MONOTONIC in seconds, the clock the daemon's loop reports (`monotonicNow`).
+private func monotonicSeconds() -> Double {
+  var spec = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &spec)
+  return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}

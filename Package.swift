@@ -47,6 +47,7 @@ let builtInPlugins = [
     testDependencies: ["GrowTestSupport"]),
   builtIn("statusbar", "StatusBarPlugin", dependencies: ["GrowMessages"]),
   builtIn("sound", "SoundPlugin", dependencies: ["CCanberra", "GrowMessages"]),
+  builtIn("tray", "TrayPlugin", dependencies: ["GrowMessages"]),
 ]
 
 let package = Package(

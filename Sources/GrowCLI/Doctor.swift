@@ -403,12 +403,20 @@ struct Doctor {
     }
     return probes.map { probe in
       let check = "plugin \(probe.id)"
-      if !probe.enabled { return .ok(check, "disabled in the config") }
+      if !probe.enabled { return .ok(check, Self.offText(probe.id)) }
       if let problem = probe.problem {
         return .failed(check, problem, fix: "fix what it says, then start the daemon")
       }
       return .ok(check, "loads (\(probe.source.kind) \(probe.source.location))")
     }
+  }
+
+  /// Why a plugin does not run although it is there: the config says so, or it is one that
+  /// runs only when asked for (the tray icon).
+  static func offText(_ id: String) -> String {
+    PluginHost.offByDefault.contains(id)
+      ? "off unless asked for; [plugin.\(id)] enabled = true turns it on"
+      : "disabled in the config"
   }
 
   /// The daemon's own view: what it loaded, and why not.
@@ -444,7 +452,7 @@ struct Doctor {
               + "the timer, away pause (where noted) and Do-Not-Disturb still work")
         }
         return .ok(check, detail)
-      case "disabled": return .ok(check, "disabled in the config")
+      case "disabled": return .ok(check, Self.offText(plugin.id))
       // The x11 and wayland plugins each stand down in the other kind of session: as it should.
       case "unavailable"
       where (plugin.id == "x11" && reason.hasPrefix("this is a Wayland session"))

@@ -104,6 +104,8 @@ public final class PluginHost {
 
   /// The plugins that ship with Grow.
   public static let builtInIDs = builtInPluginIDs
+  /// Built-in plugins that run only when the config asks for them.
+  public static let offByDefault = builtInPluginsOffByDefault
 
   /// Called whenever a record changes (for PropertiesChanged-style announcements).
   public var onChange: (() -> Void)?
@@ -716,7 +718,11 @@ public final class PluginHost {
     let known = Array(sources.keys)
     let wanted =
       config.enabledPlugins
-      ?? builtInIDs.filter { sources[$0] != nil }
+      ?? builtInIDs.filter {
+        sources[$0] != nil
+          && (!builtInPluginsOffByDefault.contains($0)
+            || (try? config.pluginSections[$0]?.bool("enabled", default: false)) == true)
+      }
       + sources.keys.filter { !builtInIDs.contains($0) }.sorted()
     var items: [PlanItem] = []
     for id in wanted where !items.contains(where: { $0.id == id }) {

@@ -74,13 +74,14 @@ import Testing
     #expect(
       Array(lines[7...])
         == ["notify", "dnd", "x11"].map(running) + [wayland]
-        + ["statusbar", "sound"].map(running) + [""])
+        + ["statusbar", "sound"].map(running)
+        + ["✔ plugin tray: off unless asked for; [plugin.tray] enabled = true turns it on", ""])
 
     let json = try harness.grow("doctor", "--json")
     let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
     #expect(report?["ok"] as? Bool == true)
     let checks = report?["checks"] as? [[String: Any]]
-    #expect(checks?.count == 13)
+    #expect(checks?.count == 14)
     #expect(checks?.first?["check"] as? String == "session bus")
     #expect(checks?.first?["status"] as? String == "ok")
   }
@@ -141,6 +142,7 @@ import Testing
         ✔ plugin wayland: loads (built-in \(pluginPath("wayland")))
         ✔ plugin statusbar: loads (built-in \(pluginPath("statusbar")))
         ✔ plugin sound: loads (built-in \(pluginPath("sound")))
+        ✔ plugin tray: off unless asked for; [plugin.tray] enabled = true turns it on
 
         """)
     let json = try harness.grow("doctor", "--json")
@@ -170,7 +172,7 @@ import Testing
     #expect(
       lines[5]
         == "✘ config: \(harness.configPath): [plugins] enable: unknown plugin 'notfy'; did you "
-        + "mean 'notify'? (known: dnd, notify, sound, statusbar, wayland, x11); fix: edit \(harness.configPath); "
+        + "mean 'notify'? (known: dnd, notify, sound, statusbar, tray, wayland, x11); fix: edit \(harness.configPath); "
         + "'grow config check' lists every problem")
     #expect(lines.contains { $0.hasPrefix("✘ plugin notfy: unknown plugin 'notfy'") })
   }

@@ -8,14 +8,17 @@ import Testing
   @Test func theBuiltInsLoadFromTheirOwnLibraries() throws {
     let harness = try DaemonHarness(environment: ["DISPLAY": ":99", "WAYLAND_DISPLAY": ""])
     let plugins = try harness.plugins()
-    #expect(Set(plugins.keys) == ["notify", "dnd", "x11", "wayland", "statusbar", "sound"])
+    #expect(
+      Set(plugins.keys) == ["notify", "dnd", "x11", "wayland", "statusbar", "sound", "tray"])
     for (id, plugin) in plugins {
       #expect(plugin["source"] == "built-in")
       #expect(plugin["location"]?.hasSuffix("/libgrow-plugin-\(id).so") == true)
       // There is no X server on :99 and no Wayland display: loaded, then unavailable with the
       // reason.
       #expect(
-        plugin["state"] == (["x11", "wayland"].contains(id) ? "unavailable" : "running"),
+        plugin["state"]
+          == (["x11", "wayland"].contains(id)
+            ? "unavailable" : id == "tray" ? "disabled" : "running"),
         "\(id): \(plugin)")
     }
     #expect(
@@ -76,7 +79,7 @@ import Testing
     #expect(plugins["notfy"]?["state"] == "failed")
     #expect(
       plugins["notfy"]?["error"]
-        == "unknown plugin 'notfy'; did you mean 'notify'? (known: dnd, notify, sound, statusbar, wayland, x11)"
+        == "unknown plugin 'notfy'; did you mean 'notify'? (known: dnd, notify, sound, statusbar, tray, wayland, x11)"
     )
     #expect(plugins["statusbar"]?["state"] == "running")
   }

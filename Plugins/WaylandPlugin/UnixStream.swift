@@ -30,8 +30,9 @@ final class UnixStream {
   /// Most bytes kept unread or unsent; beyond that the connection is dropped as hostile.
   let limit: Int
   /// Most bytes read per turn of the loop, so one flood does not hold it: what they hold is
-  /// decoded on the loop, and a turn should cost a few milliseconds at most.
-  static let readPerTurn = 64 * 1024
+  /// decoded on the loop, and a turn should cost a few milliseconds at most (64 KiB of
+  /// Hyprland's lines took a debug build 30–40 ms, and GetStatus waited that long behind each).
+  static let readPerTurn = 16 * 1024
 
   private let loop: any EventLoop
   private var descriptor: Int32
@@ -131,7 +132,7 @@ final class UnixStream {
   }
 
   private func readIn() {
-    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    var buffer = [UInt8](repeating: 0, count: Self.readPerTurn)
     var taken = 0
     while taken < Self.readPerTurn, !isClosed {
       let count = buffer.withUnsafeMutableBytes {

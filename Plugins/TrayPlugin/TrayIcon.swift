@@ -2,7 +2,8 @@ import FoundationEssentials
 import Glibc
 
 /// The tray icon, drawn: a ring that fills clockwise from twelve o'clock as the phase passes,
-/// in the phase's colour, over a faint track, with a dot in the middle while idle. Pixels are
+/// in the phase's colour, over a faint track, and a dot in the middle in that colour (larger
+/// while idle), so the state shows from the first second of a phase. Pixels are
 /// ARGB32 in network byte order, as StatusNotifierItem's `IconPixmap` carries them.
 enum TrayIcon {
   /// The sizes hosts ask for: panels of 16–48 px.
@@ -14,7 +15,7 @@ enum TrayIcon {
     let centre = Double(size) / 2
     let outer = centre - 0.5
     let inner = outer - max(2, Double(size) / 5.5)
-    let dot = idle ? Double(size) / 7 : 0
+    let dot = Double(size) / (idle ? 5 : 7)
     let track: UInt32 = (colour & 0x00FF_FFFF) | 0x5000_0000
     // 4×4 samples a pixel: the ring's edges are smooth at 16 px.
     let samples = 4

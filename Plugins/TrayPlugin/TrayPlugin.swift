@@ -120,9 +120,6 @@ public final class TrayPlugin: GrowPlugin {
     model.status = status
     model.cards = context.timer.deck.names
     if before.menu != model.menu { layoutChanged() }
-    if before.status.state != status.state || before.status.paused != status.paused {
-      item.emit("NewStatus", on: Self.itemInterface, [.string(itemStatus)])
-    }
     item.emit("NewToolTip", on: Self.itemInterface)
     redrawIfChanged()
     scheduleTick()
@@ -200,7 +197,9 @@ public final class TrayPlugin: GrowPlugin {
 
   // MARK: org.kde.StatusNotifierItem
 
-  private var itemStatus: String { model.status.hasPhase ? "Active" : "Passive" }
+  /// Always Active: a Passive item is hidden by hosts (waybar), and when idle the tray is
+  /// where a person starts a focus.
+  private var itemStatus: String { "Active" }
 
   private func pixmaps() -> BusValue {
     let progress = model.progress(at: context.loop.now)
@@ -254,13 +253,14 @@ public final class TrayPlugin: GrowPlugin {
         .init("Category", "s", changes: .const) { .string("ApplicationStatus") },
         .init("Id", "s", changes: .const) { .string("grow") },
         .init("Title", "s", changes: .const) { .string("Grow") },
-        .init("Status", "s", changes: .silent) { [weak self] in
-          .string(self?.itemStatus ?? "Passive")
+        .init("Status", "s", changes: .const) { [weak self] in
+          .string(self?.itemStatus ?? "Active")
         },
         .init("WindowId", "i", changes: .const) { .int32(0) },
-        .init("IconName", "s", changes: .silent) { [weak self] in
-          .string(self?.model.phase.iconName ?? "")
-        },
+        // Empty: hosts prefer a name over pixels (as the specification asks them to), and
+        // a themed name would hide the drawn ring and its progress everywhere. The name
+        // stays in the tooltip's icon, for hosts that show one there.
+        .init("IconName", "s", changes: .const) { .string("") },
         .init("IconPixmap", "a(iiay)", changes: .silent) { [weak self] in
           self?.pixmaps() ?? .array(element: "(iiay)", [])
         },

@@ -67,9 +67,10 @@ import Testing
       Array(half[((y * size + x) * 4)..<((y * size + x) * 4 + 4)])
     }
     // Right of centre (a quarter turn: filled) in the colour, opaque; left (three quarters:
-    // not yet) the faint track; the middle transparent.
+    // not yet) the faint track; the dot in the middle in the colour, clear around it.
     #expect(pixel(size - 2, size / 2) == [0xFF, 0xE5, 0x53, 0x4B])
     #expect(pixel(1, size / 2)[0] < 0x80 && pixel(1, size / 2)[0] > 0)
-    #expect(pixel(size / 2, size / 2) == [0, 0, 0, 0])
+    #expect(pixel(size / 2, size / 2) == [0xFF, 0xE5, 0x53, 0x4B])
+    #expect(pixel(size / 2 + 5, size / 2) == [0, 0, 0, 0])
   }
 }

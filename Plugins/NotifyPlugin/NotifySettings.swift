@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import GrowConfig
+@_spi(GrowBuiltIn) import GrowConfig
 import GrowCore
 import GrowPluginKit
 
@@ -68,8 +68,8 @@ struct NotifySettings {
       var kinds = Set<NotificationKind>()
       for name in section.list("events") where name != "none" {
         guard let kind = NotificationKind(rawValue: name) else {
-          throw Self.invalid(
-            section, entry,
+          throw section.invalid(
+            entry,
             "unknown event '\(name)'; known: none, "
               + NotificationKind.allCases.map(\.rawValue).joined(separator: ", "))
         }
@@ -96,7 +96,8 @@ struct NotifySettings {
     }
     if let entry = section["urgency"] {
       guard let urgency = NotificationUrgency(rawValue: entry.value.lowercased()) else {
-        throw Self.invalid(section, entry, "use low, normal or critical")
+        throw section.invalid(
+          entry, "use low, normal or critical")
       }
       self.urgency = urgency
     }
@@ -104,16 +105,5 @@ struct NotifySettings {
     actions = try section.bool("actions", default: true)
     let listed = section.list("suggestions")
     if section["suggestions"] != nil { suggestions = listed }
-  }
-
-  private static func invalid(_ section: ConfigSection, _ entry: ConfigEntry, _ reason: String)
-    -> ConfigError
-  {
-    ConfigError([
-      ConfigProblem(
-        path: section.path, line: entry.line,
-        issue: .invalidValue(
-          key: entry.key, value: entry.value, section: section.name, reason: reason))
-    ])
   }
 }

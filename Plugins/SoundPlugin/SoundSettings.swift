@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import GrowConfig
+@_spi(GrowBuiltIn) import GrowConfig
 import GrowCore
 import GrowPluginKit
 
@@ -106,6 +106,9 @@ struct SoundSettings: Equatable {
     .focusOver: "complete", .breakOver: "bell", .distraction: "dialog-warning",
   ]
 
+  /// What a sound setting takes, for its error.
+  static let choiceHelp = "use on, off, an event id such as bell, or a file path"
+
   var moments: Set<SoundMoment> = [.focusOver, .breakOver]
   var sounds: [SoundMoment: SoundChoice] = [:]
   /// 0–100.
@@ -124,14 +127,16 @@ struct SoundSettings: Equatable {
     for moment in SoundMoment.allCases {
       guard let entry = section[moment.rawValue] else { continue }
       guard let choice = SoundChoice(entry.value) else {
-        throw Self.invalid(section, entry, "use on, off, an event id such as bell, or a file path")
+        throw section.invalid(
+          entry, Self.choiceHelp)
       }
       sounds[moment] = choice
     }
     if let entry = section["volume"] { volume = Int(entry.value) ?? volume }
     if let entry = section["quiet-hours"], entry.value.lowercased() != "none" {
       guard let span = QuietHours(entry.value) else {
-        throw Self.invalid(section, entry, "write a span such as 22:00-07:00, or none")
+        throw section.invalid(
+          entry, "write a span such as 22:00-07:00, or none")
       }
       quietHours = span
     }
@@ -140,7 +145,8 @@ struct SoundSettings: Equatable {
     }
     for entry in section.entries where entry.key.hasPrefix("card.") {
       guard let choice = SoundChoice(entry.value) else {
-        throw Self.invalid(section, entry, "use on, off, an event id such as bell, or a file path")
+        throw section.invalid(
+          entry, Self.choiceHelp)
       }
       cards[String(entry.key.dropFirst(5))] = choice
     }
@@ -160,15 +166,4 @@ struct SoundSettings: Equatable {
 
   /// The volume in decibels, as canberra takes it: 100 % is 0 dB.
   var decibels: Double { 20 * log10(Double(volume) / 100) }
-
-  private static func invalid(_ section: ConfigSection, _ entry: ConfigEntry, _ reason: String)
-    -> ConfigError
-  {
-    ConfigError([
-      ConfigProblem(
-        path: section.path, line: entry.line,
-        issue: .invalidValue(
-          key: entry.key, value: entry.value, section: section.name, reason: reason))
-    ])
-  }
 }

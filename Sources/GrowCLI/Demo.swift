@@ -31,13 +31,7 @@ extension Commands {
       throw .failed("the demo runs its own timer: \(error.description)")
     }
     let demo = DemoNarrator(daemon: daemon)
-    say(
-      """
-      Grow demo: a real focus cycle, in seconds instead of minutes.
-        card 'demo': focus 6s → short break 3s → focus 6s → long break 5s
-        The daemon is live on the session bus as org.grow.Grow1 while this runs.
-
-      """)
+    say(DemoNarrator.welcome.render() + "\n")
     demo.begin()
     dispatchMain()
   }
@@ -55,17 +49,43 @@ private final class DemoNarrator {
 
   init(daemon: Daemon) { self.daemon = daemon }
 
+  static let welcome = Message(
+    """
+    Grow demo: a real focus cycle, in seconds instead of minutes.
+      card 'demo': focus 6s → short break 3s → focus 6s → long break 5s
+      The daemon is live on the session bus as org.grow.Grow1 while this runs.
+    """)
+  static let started = Message("{phase} started: {length}")
+  static let focusStarted = Message("{phase} started: {length} (cycle {cycle}/2)")
+  static let ended = Message("{phase} {outcome}")
+  static let cannotStart = Message("could not start: {reason}")
+  static let done = Message(
+    one: "cycle done: {count} focus phase completed, {focus} of focus.",
+    other: "cycle done: {count} focus phases completed, {focus} of focus.", countedBy: "count")
+  static let next = Message(
+    "Next, a real session: 'grow daemon &' then 'grow start'. See README.md.")
+  static let waits = Message(
+    "the {phase} waits for you: this card never starts focus by itself. "
+      + "Pressing 'grow resume' for you in 2s.")
+
   func begin() {
     let events = daemon.events
     events.subscribe(PhaseStarted.self, as: "demo") { [weak self] event in
+      let values: [String: any CustomStringConvertible] = [
+        "phase": event.phase.kind.inWords, "length": DurationText.format(event.phase.duration),
+        "cycle": event.phase.cycle,
+      ]
       self?.line(
-        "▶ \(event.phase.kind.inWords) started: \(DurationText.format(event.phase.duration))"
-          + (event.phase.kind == .focus ? " (cycle \(event.phase.cycle)/2)" : ""))
+        "▶ " + (event.phase.kind == .focus ? Self.focusStarted : Self.started).render(values))
       self?.startTicker()
     }
     events.subscribe(PhaseEnded.self, as: "demo") { [weak self] event in
       self?.stopTicker()
-      self?.line("■ \(event.phase.kind.inWords) \(event.outcome.rawValue)")
+      self?.line(
+        "■ "
+          + Self.ended.render([
+            "phase": event.phase.kind.inWords, "outcome": event.outcome.rawValue,
+          ]))
     }
     events.subscribe(PhaseAwaiting.self, as: "demo") { [weak self] event in
       self?.awaiting(event.next)
@@ -73,7 +93,7 @@ private final class DemoNarrator {
     do {
       try daemon.timer.start()
     } catch {
-      line("could not start: \(error.message)")
+      line(Self.cannotStart.render(["reason": error.message]))
       exit(1)
     }
   }
@@ -82,14 +102,14 @@ private final class DemoNarrator {
     let status = daemon.timer.status
     if status.completedToday >= 2 {
       line(
-        "✔ cycle done: \(status.completedToday) focus phases completed, "
-          + "\(DurationText.format(status.focusToday)) of focus.")
-      line("  Next, a real session: 'grow daemon &' then 'grow start'. See README.md.")
+        "✔ "
+          + Self.done.render([
+            "count": status.completedToday, "focus": DurationText.format(status.focusToday),
+          ]))
+      line("  " + Self.next.render())
       daemon.shutdown()
     }
-    line(
-      "… the \(next.inWords) waits for you: this card never starts focus by itself. "
-        + "Pressing 'grow resume' for you in 2s.")
+    line("… " + Self.waits.render(["phase": next.inWords]))
     DispatchQueue.main.asyncAfter(deadline: .now() + 2) { [weak self] in
       MainActor.assumeIsolated { try? self?.daemon.timer.resume() }
     }

@@ -36,7 +36,8 @@ struct StatusReport: Encodable {
     }.joined(separator: "\n")
   }
 
-  /// Two or three lines for people.
+  /// Two or three lines for people, each a whole sentence of the message layer (so a
+  /// translation can reorder it), with the state's glyph in front.
   var humanText: String {
     var lines: [String] = []
     let cardName = status.card.isEmpty ? "" : "'\(status.card)'"
@@ -45,28 +46,47 @@ struct StatusReport: Encodable {
     let mark = StatusSnapshot(status: status).displayState.icon()
     switch status.state {
     case .waiting:
-      let nextName = status.next?.inWords ?? ""
-      lines.append("\(mark) \(nextName) waiting on \(cardName) · 'grow resume' starts it")
+      lines.append(
+        mark + " "
+          + Self.waiting.render(["next": status.next?.inWords ?? "", "card": cardName]))
     case .idle:
-      lines.append("\(mark) idle · 'grow start [CARD]' begins a focus session")
+      lines.append(mark + " " + Self.idle.render())
     case .focus, .shortBreak, .longBreak:
-      let kind = status.state.phaseKind?.inWords ?? status.state.rawValue
-      var line = "\(mark) \(kind) on \(cardName) · "
-      line += "\(clock(status.remaining)) left of \(clock(status.duration))"
-      if status.paused { line += " · paused" }
-      if status.longBreakAfter > 0 { line += " · cycle \(status.cycle)/\(status.longBreakAfter)" }
+      var line =
+        mark + " "
+        + Self.running.render([
+          "phase": status.state.phaseKind?.inWords ?? status.state.rawValue, "card": cardName,
+          "left": clock(status.remaining), "length": clock(status.duration),
+        ])
+      if status.paused { line += " · " + Self.paused.render() }
+      if status.longBreakAfter > 0 {
+        line +=
+          " · "
+          + Self.cycle.render(["cycle": status.cycle, "of": status.longBreakAfter])
+      }
       lines.append(line)
     }
-    if let intention = status.intention { lines.append("  intention: \(intention)") }
+    if let intention = status.intention {
+      lines.append("  " + Self.intention.render(["intention": intention]))
+    }
     // The words and figures of `grow stats`' today line (FocusFigures).
-    let today =
-      "  today: "
-      + FocusFigures.today(
-        completed: status.completedToday, focus: status.focusToday,
-        cutShort: status.cutShortToday, goal: status.dailyGoal)
-    lines.append(today)
+    lines.append(
+      "  "
+        + Self.today.render([
+          "figures": FocusFigures.today(
+            completed: status.completedToday, focus: status.focusToday,
+            cutShort: status.cutShortToday, goal: status.dailyGoal)
+        ]))
     return lines.joined(separator: "\n")
   }
+
+  static let waiting = Message("{next} waiting on {card} · 'grow resume' starts it")
+  static let idle = Message("idle · 'grow start [CARD]' begins a focus session")
+  static let running = Message("{phase} on {card} · {left} left of {length}")
+  static let paused = Message("paused")
+  static let cycle = Message("cycle {cycle}/{of}")
+  static let intention = Message("intention: {intention}")
+  static let today = Message("today: {figures}")
 }
 
 /// A card as `grow cards` shows it.

@@ -306,7 +306,9 @@ import Testing
     "usr/lib/grow/libGrowPluginTesting.a",
     "usr/lib/grow/plugins/libgrow-plugin-dnd.so",
     "usr/lib/grow/plugins/libgrow-plugin-notify.so",
+    "usr/lib/grow/plugins/libgrow-plugin-sound.so",
     "usr/lib/grow/plugins/libgrow-plugin-statusbar.so",
+    "usr/lib/grow/plugins/libgrow-plugin-tray.so",
     "usr/lib/grow/plugins/libgrow-plugin-wayland.so",
     "usr/lib/grow/plugins/libgrow-plugin-x11.so",
     "usr/lib/grow/swift/GrowConfig.swiftinterface",
@@ -400,7 +402,7 @@ import Testing
     let list =
       try JSONSerialization.jsonObject(with: Data(plugins.stdout.utf8)) as? [[String: String]]
     let locations = Dictionary(uniqueKeysWithValues: (list ?? []).map { ($0["id"] ?? "", $0) })
-    for id in ["notify", "dnd", "statusbar", "x11", "wayland"] {
+    for id in ["notify", "dnd", "statusbar", "x11", "wayland", "sound", "tray"] {
       #expect(locations[id]?["location"] == "\(stage)/usr/lib/grow/plugins/libgrow-plugin-\(id).so")
     }
     #expect(locations["statusbar"]?["state"] == "running")

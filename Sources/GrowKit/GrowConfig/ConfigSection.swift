@@ -112,3 +112,15 @@ public struct ConfigSection: Sendable, Equatable {
     }
   }
 }
+
+@_spi(GrowBuiltIn) extension ConfigSection {
+  /// "KEY = 'VALUE' in [SECTION]: REASON" at `entry`'s line: a plugin's own check of a value
+  /// its declared kind lets through (an unknown event name, a span of the day).
+  public func invalid(_ entry: ConfigEntry, _ reason: String) -> ConfigError {
+    ConfigError([
+      ConfigProblem(
+        path: path, line: entry.line,
+        issue: .invalidValue(key: entry.key, value: entry.value, section: name, reason: reason))
+    ])
+  }
+}

@@ -33,12 +33,19 @@ public final class DirectoryWatch {
   private var descriptor: Int32 = -1
   private var waitingForDirectory = false
 
+  /// - Parameter appeared: called with the name (not the path) of each new entry.
+  public convenience init(directory path: String, appeared: @escaping (String) -> Void)
+    throws(DirectoryWatchError)
+  {
+    try self.init(directory: path, appeared: appeared, written: nil)
+  }
+
   /// - Parameters:
   ///   - appeared: called with the name (not the path) of each new entry.
-  ///   - written: called with the name of each entry written to (a log that grows), if given.
+  ///   - written: called with the name of each entry written to (a log that grows), if any.
   public init(
     directory path: String, appeared: @escaping (String) -> Void,
-    written: ((String) -> Void)? = nil
+    written: ((String) -> Void)?
   ) throws(DirectoryWatchError) {
     self.path = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
     self.appeared = appeared

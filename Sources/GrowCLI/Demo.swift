@@ -31,7 +31,14 @@ extension Commands {
       throw .failed("the demo runs its own timer: \(error.description)")
     }
     let demo = DemoNarrator(daemon: daemon)
-    say(DemoNarrator.welcome.render() + "\n")
+    say(
+      Message(
+        """
+        Grow demo: a real focus cycle, in seconds instead of minutes.
+          card 'demo': focus 6s → short break 3s → focus 6s → long break 5s
+          The daemon is live on the session bus as org.grow.Grow1 while this runs.
+        """
+      ).render() + "\n")
     demo.begin()
     dispatchMain()
   }
@@ -49,41 +56,25 @@ private final class DemoNarrator {
 
   init(daemon: Daemon) { self.daemon = daemon }
 
-  static let welcome = Message(
-    """
-    Grow demo: a real focus cycle, in seconds instead of minutes.
-      card 'demo': focus 6s → short break 3s → focus 6s → long break 5s
-      The daemon is live on the session bus as org.grow.Grow1 while this runs.
-    """)
-  static let started = Message("{phase} started: {length}")
-  static let focusStarted = Message("{phase} started: {length} (cycle {cycle}/2)")
-  static let ended = Message("{phase} {outcome}")
-  static let cannotStart = Message("could not start: {reason}")
-  static let done = Message(
-    one: "cycle done: {count} focus phase completed, {focus} of focus.",
-    other: "cycle done: {count} focus phases completed, {focus} of focus.", countedBy: "count")
-  static let next = Message(
-    "Next, a real session: 'grow daemon &' then 'grow start'. See README.md.")
-  static let waits = Message(
-    "the {phase} waits for you: this card never starts focus by itself. "
-      + "Pressing 'grow resume' for you in 2s.")
-
   func begin() {
     let events = daemon.events
     events.subscribe(PhaseStarted.self, as: "demo") { [weak self] event in
-      let values: [String: any CustomStringConvertible] = [
-        "phase": event.phase.kind.inWords, "length": DurationText.format(event.phase.duration),
-        "cycle": event.phase.cycle,
-      ]
-      self?.line(
-        "▶ " + (event.phase.kind == .focus ? Self.focusStarted : Self.started).render(values))
+      let phase = event.phase.kind.inWords
+      let length = DurationText.format(event.phase.duration)
+      let text =
+        event.phase.kind == .focus
+        ? Message("{phase} started: {length} (cycle {cycle}/2)").render([
+          "phase": phase, "length": length, "cycle": event.phase.cycle,
+        ])
+        : Message("{phase} started: {length}").render(["phase": phase, "length": length])
+      self?.line("▶ " + text)
       self?.startTicker()
     }
     events.subscribe(PhaseEnded.self, as: "demo") { [weak self] event in
       self?.stopTicker()
       self?.line(
         "■ "
-          + Self.ended.render([
+          + Message("{phase} {outcome}").render([
             "phase": event.phase.kind.inWords, "outcome": event.outcome.rawValue,
           ]))
     }
@@ -93,7 +84,7 @@ private final class DemoNarrator {
     do {
       try daemon.timer.start()
     } catch {
-      line(Self.cannotStart.render(["reason": error.message]))
+      line(Message("could not start: {reason}").render(["reason": error.message]))
       exit(1)
     }
   }
@@ -103,13 +94,25 @@ private final class DemoNarrator {
     if status.completedToday >= 2 {
       line(
         "✔ "
-          + Self.done.render([
+          + Message(
+            one: "cycle done: {count} focus phase completed, {focus} of focus.",
+            other: "cycle done: {count} focus phases completed, {focus} of focus.",
+            countedBy: "count"
+          ).render([
             "count": status.completedToday, "focus": DurationText.format(status.focusToday),
           ]))
-      line("  " + Self.next.render())
+      line(
+        "  "
+          + Message("Next, a real session: 'grow daemon &' then 'grow start'. See README.md.")
+          .render())
       daemon.shutdown()
     }
-    line("… " + Self.waits.render(["phase": next.inWords]))
+    line(
+      "… "
+        + Message(
+          "the {phase} waits for you: this card never starts focus by itself. "
+            + "Pressing 'grow resume' for you in 2s."
+        ).render(["phase": next.inWords]))
     DispatchQueue.main.asyncAfter(deadline: .now() + 2) { [weak self] in
       MainActor.assumeIsolated { try? self?.daemon.timer.resume() }
     }

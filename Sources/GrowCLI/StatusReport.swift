@@ -48,45 +48,42 @@ struct StatusReport: Encodable {
     case .waiting:
       lines.append(
         mark + " "
-          + Self.waiting.render(["next": status.next?.inWords ?? "", "card": cardName]))
+          + Message("{next} waiting on {card} · 'grow resume' starts it").render([
+            "next": status.next?.inWords ?? "", "card": cardName,
+          ]))
     case .idle:
-      lines.append(mark + " " + Self.idle.render())
+      lines.append(
+        mark + " " + Message("idle · 'grow start [CARD]' begins a focus session").render())
     case .focus, .shortBreak, .longBreak:
       var line =
         mark + " "
-        + Self.running.render([
+        + Message("{phase} on {card} · {left} left of {length}").render([
           "phase": status.state.phaseKind?.inWords ?? status.state.rawValue, "card": cardName,
           "left": clock(status.remaining), "length": clock(status.duration),
         ])
-      if status.paused { line += " · " + Self.paused.render() }
+      if status.paused { line += " · " + Message("paused").render() }
       if status.longBreakAfter > 0 {
         line +=
           " · "
-          + Self.cycle.render(["cycle": status.cycle, "of": status.longBreakAfter])
+          + Message("cycle {cycle}/{of}").render([
+            "cycle": status.cycle, "of": status.longBreakAfter,
+          ])
       }
       lines.append(line)
     }
     if let intention = status.intention {
-      lines.append("  " + Self.intention.render(["intention": intention]))
+      lines.append("  " + Message("intention: {intention}").render(["intention": intention]))
     }
     // The words and figures of `grow stats`' today line (FocusFigures).
     lines.append(
       "  "
-        + Self.today.render([
+        + Message("today: {figures}").render([
           "figures": FocusFigures.today(
             completed: status.completedToday, focus: status.focusToday,
             cutShort: status.cutShortToday, goal: status.dailyGoal)
         ]))
     return lines.joined(separator: "\n")
   }
-
-  static let waiting = Message("{next} waiting on {card} · 'grow resume' starts it")
-  static let idle = Message("idle · 'grow start [CARD]' begins a focus session")
-  static let running = Message("{phase} on {card} · {left} left of {length}")
-  static let paused = Message("paused")
-  static let cycle = Message("cycle {cycle}/{of}")
-  static let intention = Message("intention: {intention}")
-  static let today = Message("today: {figures}")
 }
 
 /// A card as `grow cards` shows it.

@@ -66,11 +66,12 @@ final class CanberraOutput: SoundOutput {
   }
 
   func play(_ sound: SoundRequest, _ done: @escaping (PlayOutcome) -> Void) {
-    guard worker.enqueue(sound, at: loop.monotonicNow.secondsSinceOrigin) else {
-      // The thread still works on the one before (a stopped server): this one would be late.
-      return done(.noServer("the sound server does not answer"))
+    switch worker.enqueue(sound, at: loop.monotonicNow.secondsSinceOrigin) {
+    case .queued: waiting.append(done)
+    // The thread has been in one call for seconds (a stopped server): this one would be late.
+    case .stuck: done(.noServer("the sound server does not answer"))
+    case .anotherWaits: done(.failed("not played: another sound was still waiting to play"))
     }
-    waiting.append(done)
   }
 
   private func deliver() {
@@ -90,15 +91,18 @@ enum PluginSoundError: Error, CustomStringConvertible {
   }
 }
 
-/// The thread that owns the `ca_context`. At most one sound waits for it: while it is stuck
-/// in a call, `enqueue` refuses the next.
+/// The thread that owns the `ca_context`. At most one sound waits behind the one playing;
+/// while that one has been stuck in a call for longer than `staleAfter`, the next is refused.
 final class CanberraThread: @unchecked Sendable {
   /// Seconds a sound may wait for the thread before it is dropped as late.
   static let staleAfter = 2.0
 
+  enum Enqueued { case queued, stuck, anotherWaits }
+
   private struct State {
     var next: (sound: SoundRequest, queuedAt: Double)?
-    var busy = false
+    /// When the thread took the sound it is playing; nil while it waits for one.
+    var busySince: Double?
     var outcomes: [PlayOutcome] = []
     var finished = false
   }
@@ -124,15 +128,17 @@ final class CanberraThread: @unchecked Sendable {
     if started == 0 { pthread_detach(thread) }
   }
 
-  /// Queues `sound`; false while the thread is still busy with an earlier one.
-  func enqueue(_ sound: SoundRequest, at now: Double) -> Bool {
-    let queued = state.withLock { state -> Bool in
-      guard !state.busy, state.next == nil else { return false }
+  /// Queues `sound` behind the one playing, unless that one has been stuck longer than
+  /// `staleAfter` or another already waits.
+  func enqueue(_ sound: SoundRequest, at now: Double) -> Enqueued {
+    let result = state.withLock { state -> Enqueued in
+      if let since = state.busySince, now - since > Self.staleAfter { return .stuck }
+      guard state.next == nil else { return .anotherWaits }
       state.next = (sound, now)
-      return true
+      return .queued
     }
-    if queued { wakeThread.signal() }
-    return queued
+    if result == .queued { wakeThread.signal() }
+    return result
   }
 
   func takeOutcomes() -> [PlayOutcome] {
@@ -154,14 +160,14 @@ final class CanberraThread: @unchecked Sendable {
         if state.finished { return .none }
         guard let next = state.next else { return .some(nil) }
         state.next = nil
-        state.busy = true
+        state.busySince = monotonicSeconds()
         return .some((next.sound, next.queuedAt))
       }
       guard let job else { break }
       guard let (sound, queuedAt) = job else { continue }
       let outcome = play(sound, queuedAt: queuedAt)
       state.withLock {
-        $0.busy = false
+        $0.busySince = nil
         $0.outcomes.append(outcome)
       }
       var byte: UInt8 = 1

@@ -10,7 +10,7 @@ import GrowMessages
 /// panel, waybar, GNOME's AppIndicator extension) on the daemon's own bus connection, with
 /// its menu over com.canonical.dbusmenu: start a card, pause or resume, skip, stop, +5 min,
 /// Do-Not-Disturb. Left click pauses or resumes (starts the default card when idle); the
-/// wheel adds or takes a minute. The icon is a ring that fills as the phase passes, drawn
+/// wheel up adds a minute (the timer cannot shorten a phase yet). The icon is a ring that fills as the phase passes, drawn
 /// here, redrawn when the state changes and at most once a minute for progress.
 ///
 /// Without a StatusNotifierWatcher (no tray running) the plugin is unavailable with that
@@ -245,7 +245,8 @@ public final class TrayPlugin: GrowPlugin {
         .init("Scroll", inputs: [.init("delta", "i"), .init("orientation", "s")]) {
           [weak self] arguments, _ in
           guard case .int32(let delta)? = arguments.first, delta != 0 else { return [] }
-          self?.perform(.extend(minutes: delta > 0 ? 1 : -1))
+          // Up adds a minute; down does nothing: the timer has no way to shorten a phase yet.
+          if delta > 0 { self?.perform(.extend(minutes: 1)) }
           return []
         },
       ],

@@ -93,6 +93,19 @@ import Testing
     #expect(running.contains("'label': <'Pause'>"))
     #expect(!running.contains("'label': <'Start'>"))
 
+    // The wheel up adds a minute.
+    let endsAt = try #require(try harness.statusOverBus().endsAt)
+    _ = try gdbus(
+      harness,
+      [
+        "--object-path", "/StatusNotifierItem", "--method", "org.kde.StatusNotifierItem.Scroll",
+        "1", "vertical",
+      ])
+    #expect(
+      try harness.eventually {
+        (try harness.statusOverBus().endsAt?.timeIntervalSince(endsAt) ?? 0) > 59
+      })
+
     // Left click on the icon pauses.
     _ = try gdbus(
       harness,
@@ -109,7 +122,7 @@ import Testing
         "org.kde.StatusNotifierItem", "ToolTip",
       ])
     #expect(tooltip.contains("focus on 'work'"), "\(tooltip)")
-    #expect(tooltip.contains("Paused, 25m left"), "\(tooltip)")
+    #expect(tooltip.contains("Paused, 26m left"), "the wheel's minute too: \(tooltip)")
     let pixmap = try gdbus(
       harness,
       [

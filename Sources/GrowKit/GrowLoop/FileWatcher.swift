@@ -176,14 +176,14 @@ public final class FileWatcher {
     if let id = registered.removeValue(forKey: descriptor)?.id { descriptors[id] = nil }
   }
 
-  /// Calls the handlers of every ready descriptor until none is ready. Draining completely
-  /// matters: libdispatch may watch the epoll descriptor edge-triggered, and then a descriptor
-  /// left ready (a handler that read only part of a pipe) would never be reported again.
   /// Most passes over the ready descriptors in one turn of the main queue, and the time
   /// after which no new pass starts (a pass calls each ready handler once).
   static let passesPerTurn = 16
   static let turnBudget: Double = 0.002
 
+  /// Calls the handlers of every ready descriptor until none is ready. Draining completely
+  /// matters: libdispatch may watch the epoll descriptor edge-triggered, and then a descriptor
+  /// left ready (a handler that read only part of a pipe) would never be reported again.
   func dispatchReadyDescriptors() {
     var events = [epoll_event](repeating: epoll_event(), count: 64)
     // Bounded in passes and in time, so a busy descriptor cannot starve the rest of the main

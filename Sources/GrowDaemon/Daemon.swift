@@ -337,10 +337,10 @@ public final class Daemon {
     }
   }
 
-  /// Opens the history and seeds today's totals from it and from the phases kept for it. The
-  /// writing happens off the loop (HistoryWriter); its news comes back through `wake` onto
-  /// the main queue. A phase that cannot be written now is kept beside the saved session and
-  /// written later.
+  /// Opens the history, which keeps today's totals for the timer (from the file, the phases
+  /// kept for it and each phase recorded since). The writing happens off the loop
+  /// (HistoryWriter); its news comes back through `wake` onto the main queue. A phase that
+  /// cannot be written now is kept beside the saved session and written later.
   private func openHistory() -> HistoryRecorder? {
     let log = self.log
     let recorder = HistoryRecorder(
@@ -351,11 +351,8 @@ public final class Daemon {
     recorder.wake = { [weak self] in
       DispatchQueue.main.async { MainActor.assumeIsolated { self?.history?.deliverReports() } }
     }
-    recorder.todayChanged = { [weak self] today in self?.followHistory(today) }
-    let today = recorder.today()
-    timer.seedToday(
-      completed: today.completedFocus, focusSeconds: today.focusSeconds,
-      cutShortSeconds: today.cutShortSeconds)
+    recorder.todayChanged = { [weak self] in self?.service?.announceToday() }
+    timer.todayKeeper = recorder
     return recorder
   }
 
@@ -375,14 +372,6 @@ public final class Daemon {
         }
       ],
       doc: "Grow's history of phases, kept in $XDG_DATA_HOME/grow/history.sqlite.")
-  }
-
-  /// Today's figures as the history has them now (after `grow history` changed it).
-  private func followHistory(_ today: DayActivity) {
-    timer.seedToday(
-      completed: today.completedFocus, focusSeconds: today.focusSeconds,
-      cutShortSeconds: today.cutShortSeconds)
-    service?.announceToday()
   }
 
   /// Suspends and wall-clock changes: the kernel tells through the clock watch's timerfd, and

@@ -54,15 +54,13 @@ public final class HistoryRecorder {
   private var awaySeconds: TimeInterval = 0
   /// Phases kept by an earlier daemon, queued by `startWriting()`.
   private var keptAtStart: [PendingPhase]
-  /// Today's figures as the history and the kept phases give them at start.
-  private var todayAtStart = DayActivity()
   /// Today's focus and the runs of days before it (HistoryStore.todayAndStreak), updated per
   /// recorded phase.
   private var figures: TodayAndStreak
   /// The goal a reread was last asked for because the daily goal changed.
   private var rereadForGoal: TimeInterval??
-  /// Called on the loop with today's figures once `reread()` has read them.
-  public var todayChanged: ((DayActivity) -> Void)?
+  /// Called on the loop once `reread()` has read today's figures again.
+  public var todayChanged: (() -> Void)?
   /// How many rereads were asked for; each phase recorded since is tagged with the count
   /// then, so a reread's figures get the phases it could not see (recorded after it was
   /// asked for) and no phase twice.
@@ -124,10 +122,12 @@ public final class HistoryRecorder {
   /// Phases ended but not yet safely in the history.
   public var pendingPhases: [PendingPhase] { pending.phases }
 
-  /// What the timer's "today" counters should start from after a restart: the history's
-  /// today, and the kept phases it does not have yet, so the timer and the history agree once
-  /// they are written.
-  public func today() -> DayActivity { todayAtStart }
+  /// Today's focus so far: what the history had at start or at the last reread, the kept
+  /// phases it lacks, and every phase recorded since.
+  public var todayActivity: DayActivity {
+    figures.roll(to: LocalDay(time.now, in: time.zone))
+    return figures.activity
+  }
 
   /// Hands the writer the phases an earlier daemon kept, after `FocusTimer.restore` has asked
   /// `recordedEnd` (which reads at once, and must not wait behind a write), then has the
@@ -204,7 +204,7 @@ public final class HistoryRecorder {
     }
     recordedDuringRereads.removeAll { $0.request < request || request == rereadRequests }
     figures = fresh
-    todayChanged?(fresh.activity)
+    todayChanged?()
     if anotherDay { reread() }
   }
 
@@ -367,7 +367,6 @@ public final class HistoryRecorder {
     for phase in missing where phase.phase.kind == .focus && phase.phase.day == today {
       activity.add(phase.phase)
     }
-    todayAtStart = activity
     figures = TodayAndStreak(today: today, activity: activity, goal: dailyGoal())
   }
 }
@@ -399,5 +398,14 @@ private final class Mailbox: @unchecked Sendable {
       defer { reports = [] }
       return reports
     }
+  }
+}
+
+extension HistoryRecorder: TodayKeeper {
+  public var todayTotals: TodayTotals {
+    let today = todayActivity
+    return TodayTotals(
+      completed: today.completedFocus, focusSeconds: today.focusSeconds,
+      cutShortSeconds: today.cutShortSeconds)
   }
 }

@@ -73,8 +73,6 @@ struct FocusTimerCycleTests {
     #expect(status.state == .focus)
     #expect(status.cycle == 3)
     #expect(status.remaining == 5 * minute)
-    #expect(status.completedToday == 18)
-    #expect(status.focusToday == 18 * 1500, "the running focus counts once it completes")
   }
 
   @Test func oneBigAdvanceGivesTheSameTimelineAsManySmallOnes() throws {
@@ -132,7 +130,6 @@ struct FocusTimerWaitingTests {
     #expect(status.next == .shortBreak)
     #expect(status.card == "work")
     #expect(status.cycle == 1)
-    #expect(status.completedToday == 1)
     #expect(rig.time.nextDeadline == nil)
 
     rig.advance(minutes: 180)
@@ -402,7 +399,6 @@ struct FocusTimerSkipStopTests {
     #expect(rig.ends == ["focus 1 skipped @10"])
     #expect(rig.log.last(PhaseEnded.self)?.elapsed == 10 * minute)
     #expect(rig.starts == ["short-break 1 @10"])
-    #expect(rig.timer.status.completedToday == 0)
   }
 
   @Test func skippingABreakWaitsForFocus() throws {
@@ -433,9 +429,6 @@ struct FocusTimerSkipStopTests {
     #expect(status.state == .idle)
     #expect(status.card == "")
     #expect(status.cycle == 0)
-    #expect(status.completedToday == 2)
-    #expect(status.focusToday == 50 * minute, "only completed focus counts toward the goal")
-    #expect(status.cutShortToday == 10 * minute)
     #expect(rig.time.nextDeadline == nil)
 
     rig.log.removeAll()
@@ -672,8 +665,6 @@ struct FocusTimerStatusTests {
     expected.cycle = 1
     expected.longBreakAfter = 4
     expected.next = .shortBreak
-    expected.completedToday = 1
-    expected.focusToday = 1500
     #expect(rig.timer.status == expected)
   }
 
@@ -685,52 +676,27 @@ struct FocusTimerStatusTests {
     #expect(status.state == .shortBreak)
     #expect(status.cycle == 2)
     #expect(status.remaining == 3 * minute)
-    #expect(status.focusToday == 50 * minute)
   }
 
-  /// Focus time is focus that ran its course (PhaseOutcome.countsAsFocus): the running one
-  /// counts once it completes, so the figure never goes down when a focus is stopped.
-  @Test func todayCountsCompletedFocusOnlyAndKeepsCutShortFocusApart() throws {
-    let rig = Rig([card(autoFocus: true)])
-    try rig.timer.start()
-    rig.advance(minutes: 40)
-    try rig.timer.skip()
-    rig.advance(minutes: 8)
-    try rig.timer.stop()
-    try rig.timer.start()
-    rig.advance(minutes: 4)
-    let status = rig.timer.status
-    #expect(status.completedToday == 1)
-    #expect(status.focusToday == 25 * minute, "not the 4 minutes of the running focus")
-    #expect(status.cutShortToday == (10 + 3) * minute, "the skipped and the stopped focus")
-  }
-
-  @Test func theDayEndsAtLocalMidnight() throws {
-    let newYork = try #require(TimeZone(identifier: "America/New_York"))
-    let rig = Rig(now: date(2026, 5, 4, 19, in: newYork), timeZone: newYork)
+  /// The timer reports today's totals; the history keeps them (HistoryRecorderTests,
+  /// "today"), so a timer without a keeper reads an empty day.
+  @Test func todayIsWhatTheKeeperSays() throws {
+    let rig = Rig()
     try rig.timer.start()
     rig.advance(minutes: 25)
-    #expect(rig.timer.status.completedToday == 1)
-    // 20:30 in New York is already the next day in UTC.
-    rig.advance(minutes: 65)
-    #expect(rig.timer.status.completedToday == 1)
-    #expect(rig.timer.status.focusToday == 1500)
-    try rig.timer.stop()
-    rig.time.set(now: date(2026, 5, 5, 0, 1, in: newYork))
-    #expect(rig.timer.status.completedToday == 0)
-    #expect(rig.timer.status.focusToday == 0)
+    #expect(rig.timer.status.completedToday == 0, "no keeper: nobody counts")
+    let keeper = FixedToday(TodayTotals(completed: 3, focusSeconds: 4500, cutShortSeconds: 60))
+    rig.timer.todayKeeper = keeper
+    #expect(rig.timer.status.completedToday == 3)
+    #expect(rig.timer.status.focusToday == 4500)
+    #expect(rig.timer.status.cutShortToday == 60)
   }
+}
 
-  @Test func aFocusPhaseCountsOnTheDayItEnds() throws {
-    let newYork = try #require(TimeZone(identifier: "America/New_York"))
-    let rig = Rig(now: date(2026, 5, 4, 23, 50, in: newYork), timeZone: newYork)
-    try rig.timer.start()
-    rig.advance(minutes: 9)
-    #expect(rig.timer.status.focusToday == 0, "it counts once it completes")
-    rig.advance(minutes: 16)
-    #expect(rig.timer.status.completedToday == 1)
-    #expect(rig.timer.status.focusToday == 1500)
-  }
+/// A keeper that says the same totals whatever happens.
+private final class FixedToday: TodayKeeper {
+  let todayTotals: TodayTotals
+  init(_ totals: TodayTotals) { todayTotals = totals }
 }
 
 @Suite("FocusTimer events")
@@ -843,7 +809,6 @@ struct FocusTimerClockTests {
     #expect(rig.log.last(PhaseEnded.self)?.elapsed == 25 * minute)
     #expect(rig.starts == ["focus 1 @0", "short-break 1 @35"])
     #expect(rig.timer.status.remaining == 5 * minute)
-    #expect(rig.timer.status.completedToday == 1)
     rig.advance(minutes: 5)
     #expect(rig.ends.last == "short-break 1 completed @40")
   }

@@ -155,7 +155,7 @@ import Testing
     setup.recorder = nil  // gone, as after kill -9: only the file is left
 
     let restarted = setup.startRecorder()
-    #expect(restarted.today() == DayActivity(focusSeconds: 60, completedFocus: 1))
+    #expect(restarted.todayActivity == DayActivity(focusSeconds: 60, completedFocus: 1))
     // How the saved focus ended comes from the kept phase, not from the locked database.
     let focus = try #require(try setup.kept().first?.phase)
     let phase = Phase(
@@ -173,7 +173,7 @@ import Testing
       try setup.store().phases().map { PendingPhase(phase: $0) })
     setup.recorder = nil
     let again = setup.startRecorder()
-    #expect(again.today() == DayActivity(focusSeconds: 120, completedFocus: 2), "not twice")
+    #expect(again.todayActivity == DayActivity(focusSeconds: 120, completedFocus: 2), "not twice")
     again.startWriting()
     again.waitForWrites()
     #expect(try setup.store().phases().count == 3)

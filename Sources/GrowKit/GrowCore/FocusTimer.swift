@@ -81,17 +81,6 @@ public final class FocusTimer {
     var cycle = 0
   }
 
-  /// Today's totals: focus time (`PhaseOutcome.countsAsFocus`: focus that ran its course,
-  /// toward the daily goal), and apart from it the focus of phases skipped, stopped or
-  /// abandoned. The running phase joins one of them when it ends.
-  private struct Today {
-    /// Days since 1970-01-01 in the person's zone.
-    var day: Int
-    var completed = 0
-    var focusSeconds: TimeInterval = 0
-    var cutShortSeconds: TimeInterval = 0
-  }
-
   public private(set) var deck: CardDeck
   /// Counts `replaceDeck`s: what was derived from one deck (ListCards' encoded reply) is
   /// current while this has not moved, without comparing tens of thousands of cards.
@@ -101,7 +90,8 @@ public final class FocusTimer {
   private var mode = Mode.idle
   private var session: Session?
   private var alarm: (any Alarm)?
-  private var today: Today
+  /// Who keeps today's totals (the history, in the daemon); without one they read zero.
+  public weak var todayKeeper: (any TodayKeeper)?
 
   /// Phases that end more than this late (a suspended machine, a stopped daemon) start the next
   /// phase now rather than at the old deadline, so a break is never already over when it begins.
@@ -115,18 +105,6 @@ public final class FocusTimer {
     self.deck = deck
     self.bus = bus
     self.time = time
-    self.today = Today(day: time.zone.dayNumber(of: time.now))
-  }
-
-  /// Starts today's totals from what the history has for today (recorded by a daemon that
-  /// has since exited, or changed by `grow history`), so `CompletedToday`, `FocusToday` and
-  /// `CutShortToday` survive a restart and follow the history.
-  public func seedToday(
-    completed: Int, focusSeconds: TimeInterval, cutShortSeconds: TimeInterval = 0
-  ) {
-    today = Today(
-      day: time.zone.dayNumber(of: time.now), completed: completed, focusSeconds: focusSeconds,
-      cutShortSeconds: cutShortSeconds)
   }
 
   /// Replaces the cards (after the config was reloaded). A running session keeps its card.
@@ -398,11 +376,11 @@ public final class FocusTimer {
 
   // MARK: Status
 
-  /// What the timer shows now. Reading it changes nothing: after midnight it reports the new
-  /// day's (empty) totals, and `record(ended:)` starts the new day when a phase ends in it.
+  /// What the timer shows now, with today's totals as `todayKeeper` has them. Reading it
+  /// changes nothing.
   public var status: TimerStatus {
     let now = time.now
-    let figures = totals(on: time.zone.dayNumber(of: now))
+    let figures = todayKeeper?.todayTotals ?? TodayTotals()
     var status = TimerStatus.idle
     status.completedToday = figures.completed
     status.focusToday = figures.focusSeconds
@@ -469,10 +447,9 @@ public final class FocusTimer {
     advance(after: phase, outcome: outcome, at: end, lateBy: lateBy)
   }
 
-  /// Ends `phase` at `end`: no more alarm, today's totals counted, `PhaseEnded` published.
+  /// Ends `phase` at `end`: no more alarm, `PhaseEnded` published (the history counts it).
   private func end(_ phase: Phase, outcome: PhaseOutcome, at end: Date) {
     cancelAlarm()
-    record(ended: phase, outcome: outcome, at: end)
     bus.publish(PhaseEnded(phase: phase, outcome: outcome, endedAt: end))
   }
 
@@ -515,24 +492,6 @@ public final class FocusTimer {
     }
     publishChange()
   }
-
-  private func record(ended phase: Phase, outcome: PhaseOutcome, at end: Date) {
-    guard phase.kind == .focus else { return }
-    rollOverDayIfNeeded(end)
-    if outcome.countsAsFocus {
-      today.focusSeconds += phase.elapsed(at: end)
-      today.completed += 1
-    } else {
-      today.cutShortSeconds += phase.elapsed(at: end)
-    }
-  }
-
-  private func rollOverDayIfNeeded(_ now: Date) {
-    today = totals(on: time.zone.dayNumber(of: now))
-  }
-
-  /// Today's totals if `day` is the day they count, otherwise an empty day.
-  private func totals(on day: Int) -> Today { day == today.day ? today : Today(day: day) }
 
   private func armAlarm(for phase: Phase) {
     cancelAlarm()

@@ -130,8 +130,9 @@ public final class PluginHost {
   private var config = GrowConfig.defaults
   private var order: [String] = []
   private var records: [String: Record] = [:]
-  private var inProcess: [String: any GrowPlugin] = [:]
-  private var external: [String: ExternalPlugin] = [:]
+  /// Each loaded plugin, in the daemon or in its own process, with the context it was given:
+  /// what it subscribed to on the bus ends when it stops.
+  private var loaded: [String: (plugin: any HostedPlugin, context: PluginContext)] = [:]
   /// Plugins whose previous instance has not finished stopping (an asynchronous stop, an
   /// external plugin's exit). A new instance of the same plugin waits for that: two never run
   /// at once, or the old one's undo (the dnd plugin putting the server back and removing its
@@ -139,8 +140,6 @@ public final class PluginHost {
   private var stopping: Set<String> = []
   /// Plugins to start once their previous instance has stopped (`stopping`).
   private var startAfterStop: Set<String> = []
-  /// Each loaded plugin's context: what it subscribed to on the bus ends when it stops.
-  private var contexts: [String: PluginContext] = [:]
   /// Called once the previous instance has stopped and the start that waited for it has
   /// happened, or was called off meanwhile (`reload(_:then:)`, `afterPendingStarts`).
   private var whenStarted: [String: [() -> Void]] = [:]
@@ -308,7 +307,7 @@ public final class PluginHost {
 
   /// Running, or to start once its previous instance has stopped.
   private func isLoaded(_ id: String) -> Bool {
-    inProcess[id] != nil || external[id] != nil || startAfterStop.contains(id)
+    loaded[id] != nil || startAfterStop.contains(id)
   }
 
   /// The keys whose values differ between two versions of a section (lines do not count).
@@ -339,7 +338,7 @@ public final class PluginHost {
 
   /// A plugin took itself out of service (`PluginContext.disable`).
   private func disabledItself(_ id: String, error: PluginError) {
-    guard inProcess[id] != nil else { return }
+    guard loaded[id] != nil else { return }
     log.error("plugin '\(id)' disabled itself: \(error)")
     unload(id)
     if case .unavailable(let reason) = error {
@@ -352,7 +351,7 @@ public final class PluginHost {
   /// A loaded plugin lost what it needs and waits for it (`PluginContext.setUnavailable`), or
   /// has it back.
   private func availabilityChanged(_ id: String, unavailableBecause reason: String?) {
-    guard inProcess[id] != nil else { return }
+    guard loaded[id] != nil else { return }
     if let reason {
       log.warning("plugin '\(id)' unavailable: \(reason)")
       set(id, .unavailable(reason))
@@ -384,7 +383,6 @@ public final class PluginHost {
         let type = try starting(id) { try PluginLibrary.load(path: path, expectedID: id) }
         records[id]?.summary = type.summary
         let context = makeContext(id, section)
-        contexts[id] = context
         context.onDisable = { [weak self] error in self?.disabledItself(id, error: error) }
         context.onNote = { [weak self] note in
           self?.records[id]?.note = note
@@ -396,12 +394,25 @@ public final class PluginHost {
         context.onEmergencyAction = { [emergencyActions] action in
           emergencyActions.set(id, action)
         }
-        inProcess[id] = try starting(id) { try type.init(context: context) }
+        let plugin = try starting(id) {
+          do { return try type.init(context: context) } catch {
+            context.endSignalSubscriptions()
+            throw error
+          }
+        }
+        loaded[id] = (
+          InProcessPlugin(
+            id: id, plugin: plugin, loop: loop, log: log, watchdog: watchdog,
+            stopped: { [weak self] in
+              // A plugin reloaded meanwhile has registered its own action under the same id.
+              if self?.loaded[id] == nil { self?.emergencyActions.set(id, nil) }
+            }),
+          context
+        )
         set(id, .running)
         log.info("plugin '\(id)' running (\(record.source.kind): \(path))")
       } catch let error as PluginError {
         emergencyActions.set(id, nil)
-        endSignalSubscriptions(of: id)
         if case .unavailable(let reason) = error {
           set(id, .unavailable(reason))
           log.warning("plugin '\(id)' unavailable: \(reason)")
@@ -411,20 +422,18 @@ public final class PluginHost {
         }
       } catch {
         emergencyActions.set(id, nil)
-        endSignalSubscriptions(of: id)
         set(id, .failed("\(error)"))
         log.error("plugin '\(id)' failed to start: \(error)")
       }
     case .executable(let arguments):
       let context = makeContext(id, section)
-      contexts[id] = context
       let plugin = ExternalPlugin(
         context: context, arguments: arguments, growVersion: growVersion)
       plugin.onStateChange = { [weak self, unowned plugin] state in
         self?.records[id]?.lastOutput = plugin.lastOutput
         self?.set(id, Self.state(of: state, lastError: plugin.lastError))
       }
-      external[id] = plugin
+      loaded[id] = (plugin, context)
       records[id]?.summary = "runs \(arguments.first ?? "")"
       plugin.start()
       set(id, Self.state(of: plugin.state, lastError: plugin.lastError))
@@ -443,7 +452,8 @@ public final class PluginHost {
     _ id: String, deadline: MonotonicInstant? = nil, then completion: @escaping () -> Void = {}
   ) {
     unsubscribe(id)
-    endSignalSubscriptions(of: id)
+    let unloaded = loaded.removeValue(forKey: id)
+    unloaded?.context.endSignalSubscriptions()
     records[id]?.note = nil
     // A stop asked for after a start that waits cancels that start.
     startAfterStop.remove(id)
@@ -451,26 +461,13 @@ public final class PluginHost {
       self?.finishedStopping(id)
       completion()
     }
-    if let plugin = inProcess.removeValue(forKey: id) {
+    if let plugin = unloaded?.plugin {
       stopping.insert(id)
-      stopInProcess(
-        plugin, id: id, deadline: deadline ?? loop.monotonicNow + Self.stopGrace, then: stopped)
-    } else if let plugin = external.removeValue(forKey: id) {
-      plugin.onStateChange = nil
-      stopping.insert(id)
-      // The closure keeps the plugin alive until its process is gone.
-      plugin.stop {
-        withExtendedLifetime(plugin) { stopped() }
-      }
+      plugin.stop(by: deadline ?? loop.monotonicNow + Self.stopGrace, then: stopped)
     } else {
       completion()
     }
     if records[id]?.state == .running { set(id, .disabled) }
-  }
-
-  /// Ends what the instance of `id` subscribed to on the bus: its handlers and match rules.
-  private func endSignalSubscriptions(of id: String) {
-    contexts.removeValue(forKey: id)?.endSignalSubscriptions()
   }
 
   /// The previous instance of `id` has stopped (or the host gave up waiting): a start that
@@ -484,38 +481,6 @@ public final class PluginHost {
   /// Tells whoever waits for the start of `id` that it has happened (or was called off).
   private func startSettled(_ id: String) {
     for started in whenStarted.removeValue(forKey: id) ?? [] { started() }
-  }
-
-  /// `stop(then:)` for a plugin that needs answers from elsewhere, bounded by `deadline`;
-  /// `stop()` for the rest.
-  private func stopInProcess(
-    _ plugin: any GrowPlugin, id: String, deadline: MonotonicInstant,
-    then completion: @escaping () -> Void
-  ) {
-    guard let asynchronous = plugin as? any StopsAsynchronously else {
-      // Watched like a handler: one that never returns holds the loop (TerminationSignals).
-      watchdog?.handlerStarted(subscriber: id, event: "stop")
-      plugin.stop()
-      watchdog?.handlerFinished()
-      emergencyActions.set(id, nil)
-      return completion()
-    }
-    var grace: (any Alarm)?
-    let finish = { [weak self, log] (timedOut: Bool) in
-      guard grace != nil else { return }
-      grace?.cancel()
-      grace = nil
-      if timedOut {
-        log.warning("plugin '\(id)' did not finish stopping in time; going on without it")
-      }
-      // A plugin reloaded meanwhile has registered its own action under the same id.
-      if self?.inProcess[id] == nil { self?.emergencyActions.set(id, nil) }
-      // The plugin lives until it has finished, or the host gave up on it.
-      withExtendedLifetime(plugin) { completion() }
-    }
-    let left = deadline - loop.monotonicNow
-    grace = loop.after(seconds: max(0, min(left, Self.stopGrace))) { finish(true) }
-    asynchronous.stop { finish(false) }
   }
 
   private static func state(of external: ExternalPlugin.State, lastError: String?) -> State {

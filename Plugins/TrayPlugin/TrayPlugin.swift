@@ -10,8 +10,9 @@ import GrowMessages
 /// panel, waybar, GNOME's AppIndicator extension) on the daemon's own bus connection, with
 /// its menu over com.canonical.dbusmenu: start a card, pause or resume, skip, stop, +5 min,
 /// Do-Not-Disturb. Left click pauses or resumes (starts the default card when idle); the
-/// wheel up adds a minute (the timer cannot shorten a phase yet). The icon is a ring that fills as the phase passes, drawn
-/// here, redrawn when the state changes and at most once a minute for progress.
+/// wheel up adds a minute (the timer cannot shorten a phase yet). The icon is a ring that
+/// fills as the phase passes, drawn here, redrawn when the state changes and at most once a
+/// minute for progress.
 ///
 /// Without a StatusNotifierWatcher (no tray running) the plugin is unavailable with that
 /// reason, and registers by itself when one appears (NameOwnerChanged, no polling); a watcher
@@ -39,7 +40,6 @@ public final class TrayPlugin: GrowPlugin {
   private var tick: (any Alarm)?
   private var drawnProgress: Double?
   private var drawnPhase: TrayPhase?
-  private var registered = false
   private var watcherSubscription: SignalSubscription?
 
   public init(context: PluginContext) throws {
@@ -70,7 +70,6 @@ public final class TrayPlugin: GrowPlugin {
           + "member='NameOwnerChanged',arg0='\(Self.watcherName)'"
       ) { [weak self] message in
         guard case .string(let owner)? = message.arguments.last, !owner.isEmpty else {
-          self?.registered = false
           self?.context.setUnavailable(Self.noWatcher)
           return
         }
@@ -83,9 +82,13 @@ public final class TrayPlugin: GrowPlugin {
     scheduleTick()
   }
 
+  /// Takes the item and its menu off the bus: a tray that asks after the plugin was turned
+  /// off gets `UnknownObject`, not a menu that no longer drives anything.
   public func stop() {
     tick?.cancel()
     tick = nil
+    item.withdraw()
+    menuObject.withdraw()
   }
 
   static let noWatcher = "no StatusNotifierWatcher (is a tray running?)"
@@ -102,10 +105,8 @@ public final class TrayPlugin: GrowPlugin {
       guard let self else { return }
       switch result {
       case .success:
-        registered = true
         context.setAvailable()
       case .failure(let error):
-        registered = false
         context.setUnavailable(
           error.name == "org.freedesktop.DBus.Error.ServiceUnknown"
             ? Self.noWatcher : "the tray did not take the icon: \(error.message)")

@@ -133,4 +133,34 @@ import Testing
     #expect(pixmap.contains("(16, 16, ["))
     #expect(pixmap.contains("(48, 48, ["), "\(pixmap.suffix(200))")
   }
+
+  /// A tray plugin turned off takes its item and menu off the daemon's connection: the tray
+  /// gets an error for them, not a menu that no longer drives anything.
+  @Test func turnedOffTheItemLeavesTheBus() throws {
+    let harness = try DaemonHarness(config: Self.config)
+    let watcher = try startWatcher(harness)
+    defer { _ = watcher.terminate() }
+    #expect(watcher.waitUntil(timeout: 30) { watcher.stdout.contains("registered :") })
+    let getStatus = [
+      "call", "--session", "--dest", "org.grow.Grow1", "--object-path", "/StatusNotifierItem",
+      "--method", "org.freedesktop.DBus.Properties.Get", "org.kde.StatusNotifierItem", "Status",
+    ]
+    #expect(try harness.run("gdbus", getStatus).status == 0)
+
+    try harness.writeConfig("[plugin.tray]\nenabled = false\n")
+    #expect(try harness.grow("reload").status == 0)
+    #expect(try harness.eventually { try harness.plugins()["tray"]?["state"] == "disabled" })
+    let after = try harness.run("gdbus", getStatus)
+    #expect(after.status != 0)
+    #expect(
+      after.stderr.contains("UnknownObject") || after.stderr.contains("UnknownMethod"),
+      "\(after.stderr)")
+    let menu = try harness.run(
+      "gdbus",
+      [
+        "call", "--session", "--dest", "org.grow.Grow1", "--object-path", "/MenuBar", "--method",
+        "com.canonical.dbusmenu.GetLayout", "0", "10", "[]",
+      ])
+    #expect(menu.status != 0, "\(menu.stdout)")
+  }
 }

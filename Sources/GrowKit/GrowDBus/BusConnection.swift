@@ -282,6 +282,13 @@ public final class BusConnection {
     pathHandlers[path] = box
   }
 
+  /// Stops routing calls for `path` (a plugin's object, when the plugin stops): the bus
+  /// answers them `UnknownObject` again, and a later `register` may take the path.
+  public func unregister(path: String) {
+    guard pathHandlers.removeValue(forKey: path) != nil else { return }
+    dbus_connection_unregister_object_path(raw, path)
+  }
+
   /// Subscribes to signals matching a D-Bus match rule
   /// (`type='signal',sender='org.example',interface='org.example'`).
   ///

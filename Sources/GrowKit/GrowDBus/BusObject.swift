@@ -224,6 +224,12 @@ public final class BusObject {
     try connection.register(path: path) { [weak self] call in self?.handle(call) }
   }
 
+  /// Takes the object off the bus (a plugin's, when the plugin stops): calls to its path get
+  /// `UnknownObject`.
+  public func withdraw() {
+    connection.unregister(path: path)
+  }
+
   /// Adds (or replaces) an interface.
   public func add(_ interface: BusInterface) {
     interfaces.removeAll { $0.name == interface.name }

@@ -51,7 +51,8 @@ final class CanberraOutput: SoundOutput {
     guard pipe(&ends) == 0 else { throw .cannotStart(String(cString: strerror(errno))) }
     for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
-    worker = CanberraThread(applicationName: applicationName, wake: ends[1])
+    // The thread closes both ends when it ends: it may still be writing when this is dropped.
+    worker = CanberraThread(applicationName: applicationName, wake: ends[1], wakeRead: ends[0])
     let readEnd = ends[0]
     watch = loop.watch(readEnd, for: .readable) { [weak self] _ in
       var bytes = [UInt8](repeating: 0, count: 64)
@@ -110,13 +111,16 @@ final class CanberraThread: @unchecked Sendable {
   private let state = Mutex(State())
   private let wakeThread = DispatchSemaphore(value: 0)
   private let wakeLoop: Int32
+  /// The loop's end of the pipe, closed with the thread's (after the loop stopped watching it).
+  private let wakeRead: Int32
   private let applicationName: String
   /// Owned by the thread alone.
   private nonisolated(unsafe) var context: OpaquePointer?
 
-  init(applicationName: String, wake: Int32) {
+  init(applicationName: String, wake: Int32, wakeRead: Int32) {
     self.applicationName = applicationName
     wakeLoop = wake
+    self.wakeRead = wakeRead
     var thread = pthread_t()
     let started = pthread_create(
       &thread, nil,
@@ -175,6 +179,7 @@ final class CanberraThread: @unchecked Sendable {
     }
     if let context { ca_context_destroy(context) }
     close(wakeLoop)
+    close(wakeRead)
   }
 
   private func play(_ sound: SoundRequest, queuedAt: Double) -> PlayOutcome {

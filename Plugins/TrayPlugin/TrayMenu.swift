@@ -11,6 +11,7 @@ enum TrayAction: Equatable, Sendable {
   case skip
   case stop
   case extend(minutes: Int)
+  case shorten(minutes: Int)
   case toggleDoNotDisturb
 }
 

@@ -10,9 +10,8 @@ import GrowMessages
 /// panel, waybar, GNOME's AppIndicator extension) on the daemon's own bus connection, with
 /// its menu over com.canonical.dbusmenu: start a card, pause or resume, skip, stop, +5 min,
 /// Do-Not-Disturb. Left click pauses or resumes (starts the default card when idle); the
-/// wheel up adds a minute (the timer cannot shorten a phase yet). The icon is a ring that
-/// fills as the phase passes, drawn here, redrawn when the state changes and at most once a
-/// minute for progress.
+/// wheel adds a minute or takes one off. The icon is a ring that fills as the phase passes,
+/// drawn here, redrawn when the state changes and at most once a minute for progress.
 ///
 /// Without a StatusNotifierWatcher (no tray running) the plugin is unavailable with that
 /// reason, and registers by itself when one appears (NameOwnerChanged, no polling); a watcher
@@ -166,6 +165,7 @@ public final class TrayPlugin: GrowPlugin {
       case .skip: try timer.skip()
       case .stop: try timer.stop()
       case .extend(let minutes): try timer.extend(by: TimeInterval(minutes * 60))
+      case .shorten(let minutes): try timer.shorten(by: TimeInterval(minutes * 60))
       case .toggleDoNotDisturb: toggleDoNotDisturb()
       }
     } catch {
@@ -246,8 +246,8 @@ public final class TrayPlugin: GrowPlugin {
         .init("Scroll", inputs: [.init("delta", "i"), .init("orientation", "s")]) {
           [weak self] arguments, _ in
           guard case .int32(let delta)? = arguments.first, delta != 0 else { return [] }
-          // Up adds a minute; down does nothing: the timer has no way to shorten a phase yet.
-          if delta > 0 { self?.perform(.extend(minutes: 1)) }
+          // A notch up adds a minute, down takes one off (a phase keeps its last minute).
+          self?.perform(delta > 0 ? .extend(minutes: 1) : .shorten(minutes: 1))
           return []
         },
       ],

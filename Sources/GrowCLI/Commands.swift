@@ -5,6 +5,7 @@ import GrowConfig
 import GrowDBus
 import GrowDaemon
 import GrowHistory
+import GrowMessages
 @_spi(GrowBuiltIn) @_spi(GrowHost) import GrowPluginKit
 
 /// One `grow` subcommand. The table of these is the single source of truth for dispatch,
@@ -53,6 +54,11 @@ enum Commands {
       summary: "add time to the running phase (grow extend 5m)",
       details: "DURATION reads like 5m, 90s or 1h.", run: runExtend),
     Command(
+      name: "shorten", synopsis: "DURATION",
+      summary: "take time off the running phase; it keeps its last minute (grow shorten 5m)",
+      details: "DURATION reads like 5m, 90s or 1h. 'grow skip' ends the phase instead.",
+      run: runShorten),
+    Command(
       name: "status",
       synopsis: "[--json | --format FORMAT] [--template TEXT] [--icons SET] [--follow]",
       summary: "show what the timer is doing (once, or one line per change for status bars)",
@@ -71,7 +77,8 @@ enum Commands {
           --follow          keep printing one line per change (for bars that read a
                             never-ending script); shows 'off' while no daemon runs
         Clicks (i3bar on stdin, i3blocks BLOCK_BUTTON, polybar action tags): left toggles,
-        middle stops, right skips, scroll up extends by 1m, scroll down does nothing.
+        middle stops, right skips, scroll up extends by 1m, scroll down shortens by 1m (a
+        phase always keeps its last minute, so a stray scroll never ends one).
         """, run: runStatus),
     Command(
       name: "cards", synopsis: "[--json]", summary: "list the focus cards (* marks the default)",
@@ -290,13 +297,26 @@ enum Commands {
   }
 
   private static func runExtend(_ words: [String]) throws(CLIError) {
-    let arguments = try parse(words, usage: "extend")
-    try expect(arguments, atMost: 1, "extend")
+    try changeLength(words, command: "extend", method: "Extend")
+  }
+
+  private static func runShorten(_ words: [String]) throws(CLIError) {
+    try changeLength(words, command: "shorten", method: "Shorten")
+  }
+
+  /// `grow extend` and `grow shorten`: one duration, sent to `method`.
+  private static func changeLength(_ words: [String], command: String, method: String)
+    throws(CLIError)
+  {
+    let arguments = try parse(words, usage: command)
+    try expect(arguments, atMost: 1, command)
     guard let text = arguments.positionals.first else {
-      throw .usage("extend needs a duration, like 'grow extend 5m'")
+      throw .usage(
+        Message("{command} needs a duration, like 'grow {command} 5m'")
+          .render(["command": command]))
     }
     let client = try GrowClient()
-    try client.call("Extend", [.uint32(try duration(text, for: "extend"))])
+    try client.call(method, [.uint32(try duration(text, for: command))])
     try printStatusLine(client)
   }
 

@@ -53,8 +53,9 @@ enum ManPages {
           + "urgency=critical] section with invisible=0 lets critical ones through (then they "
           + "go as critical). For waybar, use a custom module with "
           + "\"exec\": \"exec grow status --follow --format waybar\" and "
-          + "\"return-type\": \"json\"; its on-click, on-click-right, on-click-middle and "
-          + "on-scroll-up can run grow toggle, skip, stop and extend 1m."),
+          + "\"return-type\": \"json\"; its on-click, on-click-right, on-click-middle, "
+          + "on-scroll-up and on-scroll-down can run grow toggle, skip, stop, extend 1m and "
+          + "shorten 1m."),
       ".SH EXIT STATUS",
       ".TP", "0", "done", ".TP", "1", "refused or failed; the message says why",
       ".TP", "2", "wrong command line", ".TP", "3", "no daemon or no session bus to talk to",

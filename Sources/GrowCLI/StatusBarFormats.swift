@@ -23,10 +23,10 @@ enum StatusBarFormat: String, CaseIterable {
   static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
 
-/// What a bar click does. Scroll down does nothing on purpose: the API has no way to shorten
-/// a phase, and a stray scroll must never skip or end one.
+/// What a bar click does. The wheel adds or takes off a minute; a phase always keeps its last
+/// minute, so a stray scroll never skips or ends one.
 enum BarClick: Equatable {
-  case toggle, stop, skip, extendOneMinute
+  case toggle, stop, skip, extendOneMinute, shortenOneMinute
 
   /// X11 button numbers, as i3bar, i3blocks and polybar report them.
   init?(button: Int) {
@@ -35,6 +35,7 @@ enum BarClick: Equatable {
     case 2: self = .stop
     case 3: self = .skip
     case 4: self = .extendOneMinute
+    case 5: self = .shortenOneMinute
     default: return nil
     }
   }
@@ -46,6 +47,7 @@ enum BarClick: Equatable {
     case .stop: ("Stop", [])
     case .skip: ("Skip", [])
     case .extendOneMinute: ("Extend", [.uint32(60)])
+    case .shortenOneMinute: ("Shorten", [.uint32(60)])
     }
   }
 
@@ -56,6 +58,7 @@ enum BarClick: Equatable {
     case .stop: "stop"
     case .skip: "skip"
     case .extendOneMinute: "extend 1m"
+    case .shortenOneMinute: "shorten 1m"
     }
   }
 }
@@ -141,7 +144,7 @@ struct StatusBarRenderer {
   /// command are written `\:`; `%{` in the text would start a tag, so it is broken up.
   private func polybarLine(_ text: String, _ snapshot: StatusSnapshot, at now: Date) -> String {
     let clicks: [(button: Int, click: BarClick)] = [
-      (1, .toggle), (2, .stop), (3, .skip), (4, .extendOneMinute),
+      (1, .toggle), (2, .stop), (3, .skip), (4, .extendOneMinute), (5, .shortenOneMinute),
     ]
     let escapedCommand = growCommand.replacing(":", with: "\\:")
     let open = clicks.map { "%{A\($0.button):\(escapedCommand) \($0.click.commandWords):}" }

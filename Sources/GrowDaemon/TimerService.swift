@@ -142,6 +142,15 @@ final class TimerService {
           return []
         },
         .init(
+          "Shorten", inputs: [Arg("seconds", "u", doc: "How much less.")],
+          doc: "Takes time off the running or paused phase; it always keeps its last minute "
+            + "(Skip ends it)."
+        ) { [timer] arguments, _ throws(BusError) in
+          let seconds = TimeInterval(arguments[0].integerValue ?? 0)
+          try Self.translate { () throws(TimerError) in try timer.shorten(by: seconds) }
+          return []
+        },
+        .init(
           "GetStatus", outputs: [Arg("status", "a{sv}")],
           doc: "Every property at this instant, plus LongBreakAfter and DailyGoal (u, seconds; "
             + "0 for none) from the card."
@@ -240,6 +249,8 @@ final class TimerService {
           GrowBusAPI.ErrorName.invalidState
         case .lengthOutOfRange, .extensionOutOfRange, .intentionTooLong, .intentionNotOneLine:
           GrowBusAPI.ErrorName.invalidArgument
+        case .cannotShorten(let seconds, _):
+          seconds >= 1 ? GrowBusAPI.ErrorName.invalidState : GrowBusAPI.ErrorName.invalidArgument
         // TimerError is not frozen (Sources/GrowKit/GrowCore/TimerError.swift).
         @unknown default: BusError.failed
         }

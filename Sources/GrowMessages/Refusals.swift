@@ -59,6 +59,12 @@ extension TimerError {
           "the intention must be one line of text; it holds the control character {code}"
         ).render(["code": code])
       }
+    case .cannotShorten(let seconds, _) where seconds < 1:
+      return Message("can only shorten by 1s or more (asked for {seconds})")
+        .render(["seconds": shownSeconds(seconds)])
+    case .cannotShorten(_, let remaining):
+      return Message("only {left} left; a phase keeps its last minute ('grow skip' ends it)")
+        .render(["left": DurationText.format(remaining.rounded(.up))])
     @unknown default:
       return Message("the timer refused the command").render()
     }

@@ -45,6 +45,14 @@ import Testing
 
     #expect(try harness.grow("extend", "5m").status == 0)
     #expect(try harness.status()["duration"] as? Int == 1800)
+    #expect(try harness.grow("shorten", "10m").status == 0)
+    #expect(try harness.status()["duration"] as? Int == 1200)
+    // A phase keeps its last minute: the refusal says so, and what to do instead.
+    let tooMuch = try harness.grow("shorten", "1h")
+    #expect(tooMuch.status == 0, "cut to its last minute: \(tooMuch.stderr)")
+    let refused = try harness.grow("shorten", "1m")
+    #expect(refused.status != 0)
+    #expect(refused.stderr.contains("a phase keeps its last minute ('grow skip' ends it)"))
 
     #expect(try harness.grow("skip").status == 0)
     status = try harness.status()
@@ -130,7 +138,7 @@ import Testing
     #expect(help.status == 0)
     for command in [
       "daemon", "start", "pause", "resume", "toggle", "skip", "stop", "extend",
-      "status", "cards", "config", "demo",
+      "shorten", "status", "cards", "config", "demo",
     ] {
       #expect(help.stdout.contains("\n  \(command) "), "help lists \(command)")
     }

@@ -130,11 +130,14 @@ import Testing
     #expect(started.status == 0)
     #expect(started.stdout == "● focus\n● focus\n#ff6e6e\n")
     #expect(try click("3").stdout == "☼ short break\n☼ short break\n#69d26e\n")
-    // Scroll up adds a minute to the break.
+    // Scroll up adds a minute to the break, scroll down takes two off.
     #expect(try click("4").status == 0)
     #expect(try harness.status()["duration"] as? Int == 360)
+    #expect(try click("5").status == 0)
+    #expect(try click("5").status == 0)
+    #expect(try harness.status()["duration"] as? Int == 240)
     #expect(try click("2").stdout == "○ idle\n○ idle\n#999999\n")
-    // Scroll down does nothing.
+    // Idle, scroll down changes nothing.
     #expect(try click("5").stdout == "○ idle\n○ idle\n#999999\n")
   }
 
@@ -145,7 +148,8 @@ import Testing
     #expect(
       result.stdout
         == "%{A1:\(grow) toggle:}%{A2:\(grow) stop:}%{A3:\(grow) skip:}"
-        + "%{A4:\(grow) extend 1m:}%{F#999999}idle%{F-}%{A}%{A}%{A}%{A}\n")
+        + "%{A4:\(grow) extend 1m:}%{A5:\(grow) shorten 1m:}%{F#999999}idle%{F-}"
+        + "%{A}%{A}%{A}%{A}%{A}\n")
   }
 
   @Test func statusBarPluginWritesTheJSONOfGrowStatusAndThePlainLine() throws {

@@ -387,6 +387,69 @@ struct FocusTimerExtendTests {
   }
 }
 
+@Suite("FocusTimer shorten")
+struct FocusTimerShortenTests {
+  @Test func shortenMovesTheDeadlineEarlier() throws {
+    let rig = Rig()
+    try rig.timer.start()
+    rig.advance(minutes: 10)
+    rig.log.removeAll()
+    try rig.timer.shorten(by: 5 * minute)
+
+    #expect(rig.log.names == ["phase-extended", "timer-changed"])
+    #expect(rig.log.last(PhaseExtended.self)?.addedSeconds == -300)
+    #expect(rig.timer.status.remaining == 10 * minute)
+    rig.advance(minutes: 10)
+    #expect(rig.ends == ["focus 1 completed @20"])
+  }
+
+  @Test func aPhaseKeepsItsLastMinute() throws {
+    let rig = Rig()
+    try rig.timer.start()
+    rig.advance(minutes: 20)
+    try rig.timer.shorten(by: 10 * minute)
+    #expect(rig.timer.status.remaining == 1 * minute, "cut to a minute, not ended")
+    #expect(rig.ends.isEmpty)
+    rig.log.removeAll()
+    #expect(
+      refusal { try rig.timer.shorten(by: 1 * minute) }
+        == "only 1m left; a phase keeps its last minute ('grow skip' ends it)")
+    #expect(rig.log.events.isEmpty)
+  }
+
+  @Test func shortenWhilePausedKeepsItPaused() throws {
+    let rig = Rig()
+    try rig.timer.start()
+    rig.advance(minutes: 10)
+    try rig.timer.pause()
+    try rig.timer.shorten(by: 5 * minute)
+    #expect(rig.timer.status.paused)
+    #expect(rig.timer.status.remaining == 10 * minute)
+    rig.advance(minutes: 30)
+    #expect(rig.ends.isEmpty, "a paused phase does not run out")
+  }
+
+  @Test(arguments: [0.0, -60, 0.5, .nan, -.infinity])
+  func shortenRefusesBadAmounts(seconds: Double) throws {
+    let rig = Rig()
+    try rig.timer.start()
+    #expect {
+      try rig.timer.shorten(by: seconds)
+    } throws: { error in
+      guard case .cannotShorten = error as? TimerError else { return false }
+      return true
+    }
+    #expect(rig.timer.status.duration == 25 * minute)
+  }
+
+  @Test func nothingToShortenWhenIdle() throws {
+    let rig = Rig()
+    #expect(
+      refusal { try rig.timer.shorten(by: 60) }
+        == "nothing is running to shorten; start with 'grow start [CARD]'")
+  }
+}
+
 @Suite("FocusTimer skip and stop")
 struct FocusTimerSkipStopTests {
   @Test func skipEndsThePhaseAndMovesOn() throws {

@@ -106,6 +106,18 @@ import Testing
         (try harness.statusOverBus().endsAt?.timeIntervalSince(endsAt) ?? 0) > 59
       })
 
+    // And the wheel down takes it off again.
+    _ = try gdbus(
+      harness,
+      [
+        "--object-path", "/StatusNotifierItem", "--method", "org.kde.StatusNotifierItem.Scroll",
+        "--", "-1", "vertical",
+      ])
+    #expect(
+      try harness.eventually {
+        abs(try harness.statusOverBus().endsAt?.timeIntervalSince(endsAt) ?? 99) < 1
+      })
+
     // Left click on the icon pauses.
     _ = try gdbus(
       harness,
@@ -122,7 +134,7 @@ import Testing
         "org.kde.StatusNotifierItem", "ToolTip",
       ])
     #expect(tooltip.contains("focus on 'work'"), "\(tooltip)")
-    #expect(tooltip.contains("Paused, 26m left"), "the wheel's minute too: \(tooltip)")
+    #expect(tooltip.contains("Paused, 25m left"), "\(tooltip)")
     let pixmap = try gdbus(
       harness,
       [

@@ -218,6 +218,26 @@ public final class FocusTimer {
     publishChange()
   }
 
+  /// Takes up to `seconds` off the running phase, leaving it at least
+  /// `minimumLeftAfterShortening`: a phase is never ended by shortening (`skip` does that).
+  /// Published as a `PhaseExtended` with a negative `addedSeconds`.
+  public func shorten(by seconds: TimeInterval) throws(TimerError) {
+    guard case .running(var phase) = mode else { throw notRunning("shorten") }
+    let remaining = phase.remaining(at: time.now)
+    let cut = min(seconds, remaining - Self.minimumLeftAfterShortening)
+    guard seconds >= 1, cut >= 1 else {
+      throw .cannotShorten(seconds: seconds, remaining: remaining)
+    }
+    phase.duration -= cut
+    mode = .running(phase)
+    if !phase.isPaused { armAlarm(for: phase) }
+    bus.publish(PhaseExtended(phase: phase, addedSeconds: -cut))
+    publishChange()
+  }
+
+  /// What `shorten` always leaves of a phase.
+  public static let minimumLeftAfterShortening: TimeInterval = 60
+
   // MARK: Sleep and clock changes
 
   /// The machine was asleep for the last `seconds` (suspend, hibernation), now over.

@@ -26,6 +26,8 @@ public enum TimerError: Error, Equatable {
   /// An intention holding a character that breaks the line (a control character, U+2028,
   /// U+2029).
   case intentionNotOneLine(Unicode.Scalar)
+  /// `shorten` by less than 1 s, or of a phase with a minute or less left (`remaining`).
+  case cannotShorten(seconds: TimeInterval, remaining: TimeInterval)
 }
 
 /// `text` as an error message may echo it: cut as `shortened` cuts it, with control characters

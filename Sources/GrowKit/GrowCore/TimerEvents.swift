@@ -32,6 +32,7 @@ public struct PhaseResumed: GrowEvent {
 public struct PhaseExtended: GrowEvent {
   public static let eventName = "phase-extended"
   public let phase: Phase
+  /// Negative when the phase was shortened.
   public let addedSeconds: TimeInterval
 }
 

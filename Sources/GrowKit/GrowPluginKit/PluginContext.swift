@@ -159,6 +159,8 @@ public protocol TimerControl: AnyObject {
   func skip() throws(TimerError)
   func stop() throws(TimerError)
   func extend(by seconds: TimeInterval) throws(TimerError)
+  /// Takes time off the running phase, always leaving a minute of it.
+  func shorten(by seconds: TimeInterval) throws(TimerError)
 }
 
 extension FocusTimer: TimerControl {}

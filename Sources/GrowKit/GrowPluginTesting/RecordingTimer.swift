@@ -12,6 +12,7 @@ public final class RecordingTimer: TimerControl {
     case start(card: String?)
     case pause, resume, toggle, skip, stop
     case extend(seconds: TimeInterval)
+    case shorten(seconds: TimeInterval)
   }
 
   /// What the plugin sees as the timer's status; tests set it to the situation they want.
@@ -40,6 +41,9 @@ public final class RecordingTimer: TimerControl {
   public func toggle() throws(TimerError) { try record(.toggle) }
   public func skip() throws(TimerError) { try record(.skip) }
   public func stop() throws(TimerError) { try record(.stop) }
+  public func shorten(by seconds: TimeInterval) throws(TimerError) {
+    try record(.shorten(seconds: seconds))
+  }
   public func extend(by seconds: TimeInterval) throws(TimerError) {
     try record(.extend(seconds: seconds))
   }

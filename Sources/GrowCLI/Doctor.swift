@@ -71,6 +71,7 @@ struct Doctor {
     checks.append(checkNotifications())
     checks.append(checkDoNotDisturb())
     checks.append(checkDisplay())
+    if let sound = checkSoundServer() { checks.append(sound) }
     checks.append(checkConfig())
     if case .success(let config) = loadConfig(), let note = warnBeforeNote(config) {
       checks.append(.ok("warn-before", note))
@@ -324,6 +325,41 @@ struct Doctor {
         + "(compositor and what works: plugin wayland below)")
   }
 
+  // MARK: Sound
+
+  /// Where the sound plugin's libcanberra would find PulseAudio (or PipeWire's pulse server),
+  /// and whether something listens there; nil while the config turns the plugin off.
+  private func checkSoundServer() -> DoctorCheck? {
+    let check = "sound"
+    let config = (try? loadConfig().get()) ?? .defaults
+    guard PluginHost.willStart("sound", config: config, directories: directories) else {
+      return nil
+    }
+    let fix =
+      "start PulseAudio or PipeWire's pulse server (systemctl --user start pipewire-pulse), "
+      + "or turn the sound plugin off: [plugin.sound] enabled = false"
+    let server = environment["PULSE_SERVER"] ?? ""
+    let path: String
+    if server.hasPrefix("unix:") {
+      path = String(server.dropFirst(5))
+    } else if server.hasPrefix("/") {
+      path = server
+    } else if !server.isEmpty {
+      return .ok(check, "PULSE_SERVER=\(server) is not a local socket; grow cannot check it")
+    } else if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+      path = runtime + "/pulse/native"
+    } else {
+      return .warning(
+        check, "XDG_RUNTIME_DIR is not set, so no sound server can be found; phase ends are "
+          + "silent", fix: fix)
+    }
+    guard DisplaySocket(path: path).answers() else {
+      return .warning(
+        check, "no sound server answers on \(path); phase ends are silent", fix: fix)
+    }
+    return .ok(check, "a sound server answers on \(path); phase ends are heard")
+  }
+
   // MARK: Config, data, plugins
 
   private func loadConfig() -> Result<GrowConfig, ConfigError> {
@@ -507,8 +543,13 @@ struct Doctor {
 /// The Unix socket of a local X display (`:0`, `:1.0`, `unix:0`) or a Wayland one
 /// (`wayland-1` in XDG_RUNTIME_DIR, or an absolute path), checked by connecting to it: no
 /// libX11 or libwayland in the command line tool.
+/// A local stream socket the doctor knocks on: an X or Wayland display, the sound server.
 struct DisplaySocket {
   let path: String
+
+  init(path: String) {
+    self.path = path
+  }
 
   init?(waylandDisplay name: String, runtimeDirectory: String?) {
     if name.hasPrefix("/") {

@@ -542,6 +542,15 @@ public final class PluginHost {
 
   /// What `grow config check` reports about plugins, without loading any: ids that name no
   /// plugin.
+  /// Whether a daemon started with `config` would start plugin `id` (the doctor checks what
+  /// only a running plugin needs).
+  public static func willStart(_ id: String, config: GrowConfig, directories: PluginDirectories)
+    -> Bool
+  {
+    plan(config: config, available: discover(in: directories))
+      .contains { $0.id == id && $0.decision == .load }
+  }
+
   public static func configurationProblems(
     in config: GrowConfig, directories: PluginDirectories
   ) -> [String] {

@@ -15,7 +15,11 @@ import Testing
 
   @Test(.enabled(if: !display.isEmpty, "needs the X server of make test (Xvfb)"))
   func aHealthyDesktopPassesEveryCheck() throws {
-    let harness = try DaemonHarness(startDaemon: false, environment: ["DISPLAY": Self.display])
+    let pulse = try PulseAudioServer()
+    let harness = try DaemonHarness(
+      startDaemon: false,
+      environment: pulse.environment.merging(["DISPLAY": Self.display]) { $1 })
+    let pulseSocket = String(pulse.environment["PULSE_SERVER", default: ""].dropFirst(5))
     let dunst = try BackgroundProcess("dunst", [], environment: harness.environment)
     defer { dunst.terminate() }
     let owned = dunst.waitUntil(timeout: 10) {
@@ -57,10 +61,11 @@ import Testing
     #expect(
       lines[4]
         == "✔ display: DISPLAY=\(Self.display); the X server answers on /tmp/.X11-unix/X\(number)")
+    #expect(lines[5] == "✔ sound: a sound server answers on \(pulseSocket); phase ends are heard")
     #expect(
-      lines[5]
+      lines[6]
         == "✔ config: no file at \(harness.configPath); the defaults (cards: work)")
-    #expect(lines[6] == "✔ data directory: \(data)/grow is writable")
+    #expect(lines[7] == "✔ data directory: \(data)/grow is writable")
     // The x11 plugin says what the X session offers it: the window manager of `make test`'s
     // desktop (openbox) publishes the active window, and Xvfb has SYNC and MIT-SCREEN-SAVER.
     let x11 = "; Openbox publishes _NET_ACTIVE_WINDOW; XSync idle alarms; XScreenSaver"
@@ -72,7 +77,7 @@ import Testing
       "✔ plugin \(id): running (built-in \(pluginPath(id)))" + (id == "x11" ? x11 : "")
     }
     #expect(
-      Array(lines[7...])
+      Array(lines[8...])
         == ["notify", "dnd", "x11"].map(running) + [wayland]
         + ["statusbar", "sound"].map(running)
         + ["✔ plugin tray: off unless asked for; [plugin.tray] enabled = true turns it on", ""])
@@ -81,7 +86,7 @@ import Testing
     let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
     #expect(report?["ok"] as? Bool == true)
     let checks = report?["checks"] as? [[String: Any]]
-    #expect(checks?.count == 14)
+    #expect(checks?.count == 15)
     #expect(checks?.first?["check"] as? String == "session bus")
     #expect(checks?.first?["status"] as? String == "ok")
   }
@@ -119,6 +124,7 @@ import Testing
   @Test func aBrokenDesktopGetsAFixForEveryProblemAndExitsOne() throws {
     let harness = try DaemonHarness(startDaemon: false, environment: ["DISPLAY": ""])
     let data = harness.environment["XDG_DATA_HOME", default: ""]
+    let runtime = harness.environment["XDG_RUNTIME_DIR", default: ""]
     let doctor = try harness.grow("doctor")
     #expect(doctor.status == 1)
     #expect(doctor.stderr == "")
@@ -134,6 +140,9 @@ import Testing
         ✘ display: DISPLAY is not set; idle detection and the active window need X; fix: run \
         grow in your X session; for a daemon started by systemd or D-Bus, run \
         'dbus-update-activation-environment --systemd DISPLAY XAUTHORITY' at login
+        ! sound: no sound server answers on \(runtime)/pulse/native; phase ends are silent; \
+        fix: start PulseAudio or PipeWire's pulse server (systemctl --user start \
+        pipewire-pulse), or turn the sound plugin off: [plugin.sound] enabled = false
         ✔ config: no file at \(harness.configPath); the defaults (cards: work)
         ✔ data directory: \(data)/grow will be created (\(data) is writable)
         ✔ plugin notify: loads (built-in \(pluginPath("notify")))

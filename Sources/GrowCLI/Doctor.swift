@@ -349,9 +349,8 @@ struct Doctor {
     } else if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
       path = runtime + "/pulse/native"
     } else {
-      return .warning(
-        check, "XDG_RUNTIME_DIR is not set, so no sound server can be found; phase ends are "
-          + "silent", fix: fix)
+      let why = "XDG_RUNTIME_DIR is not set, so no sound server can be found"
+      return .warning(check, why + "; phase ends are silent", fix: fix)
     }
     guard DisplaySocket(path: path).answers() else {
       return .warning(

@@ -47,12 +47,33 @@ public final class PulseAudioServer {
   /// Records what the null sink plays for `seconds` (while `during` runs) and returns the
   /// loudest sample, 0 (silence) to 1 (full scale), as sox's `stat` measures it.
   public func loudest(recording seconds: Double, during: () throws -> Void) throws -> Double {
+    try loudest(limit: "timeout \(seconds) ", during: during) { recorder in
+      _ = recorder.waitForExit(timeout: seconds + 10)
+    }
+  }
+
+  /// Records from before `during` runs until `happened` holds (the event the sound belongs
+  /// to), then `margin` seconds more for the sound itself, and returns the loudest sample.
+  /// The window follows the event, so a slow machine records late sounds too.
+  public func loudest(
+    during: () throws -> Void, until happened: @escaping () -> Bool, margin: Double = 3
+  ) throws -> Double {
+    try loudest(limit: "", during: during) { recorder in
+      _ = recorder.waitUntil(timeout: 120, happened)
+      Thread.sleep(forTimeInterval: margin)
+      _ = recorder.terminate()
+    }
+  }
+
+  private func loudest(
+    limit: String, during: () throws -> Void, stop: (BackgroundProcess) -> Void
+  ) throws -> Double {
     let raw = directory.appendingPathComponent("recording-\(UUID().uuidString).raw").path
     let recorder = try BackgroundProcess(
       "sh",
       [
         "-c",
-        "exec timeout \(seconds) parec --device=grow.monitor --format=s16le --rate=44100 "
+        "exec \(limit)parec --device=grow.monitor --format=s16le --rate=44100 "
           + "--channels=2 > '\(raw)'",
       ], environment: environment)
     // parec is connected once the server lists its stream.
@@ -62,7 +83,7 @@ public final class PulseAudioServer {
       return outputs?.stdout.isEmpty == false
     }
     try during()
-    _ = recorder.waitForExit(timeout: seconds + 10)
+    stop(recorder)
     let stat = try Command.run(
       "sox",
       ["-t", "raw", "-r", "44100", "-e", "signed", "-b", "16", "-c", "2", raw, "-n", "stat"],

@@ -25,7 +25,9 @@ import Testing
     #expect(quiet < 0.01, "nothing plays before a phase ends: \(quiet)")
 
     var started: Int32?
-    let heard = try pulse.loudest(recording: 5) { started = try harness.grow("start").status }
+    let heard = try pulse.loudest(
+      during: { started = try harness.grow("start").status },
+      until: { (try? harness.status()["state"] as? String) == "waiting" })
     #expect(started == 0)
     #expect(heard > 0.05, "the focus's end was heard: loudest sample \(heard)")
     let sound = try harness.plugins()["sound"] ?? [:]

@@ -36,7 +36,7 @@ func builtIn(
 /// point as `grow_plugin_ID`, so the plugins' test targets link into one test binary without
 /// clashing symbols.
 let builtInPlugins = [
-  builtIn("notify", "NotifyPlugin", dependencies: ["GrowMessages"]),
+  builtIn("notify", "NotifyPlugin"),
   builtIn("dnd", "DoNotDisturbPlugin", dependencies: ["CGio"]),
   builtIn("x11", "X11Plugin", dependencies: ["CX11"]),
   // Wayland sessions: the compositors' window sources (sway/i3 IPC, Hyprland) and idle
@@ -45,9 +45,9 @@ let builtInPlugins = [
   builtIn(
     "wayland", "WaylandPlugin", dependencies: ["CWaylandProtocols"],
     testDependencies: ["GrowTestSupport"]),
-  builtIn("statusbar", "StatusBarPlugin", dependencies: ["GrowMessages"]),
-  builtIn("sound", "SoundPlugin", dependencies: ["CCanberra", "GrowMessages"]),
-  builtIn("tray", "TrayPlugin", dependencies: ["GrowMessages"]),
+  builtIn("statusbar", "StatusBarPlugin"),
+  builtIn("sound", "SoundPlugin", dependencies: ["CCanberra"]),
+  builtIn("tray", "TrayPlugin"),
 ]
 
 let package = Package(
@@ -86,17 +86,9 @@ let package = Package(
       name: "CWaylandProtocols", exclude: ["protocols"],
       linkerSettings: [.linkedLibrary("wayland-client")]),
 
-    // glibc's gettext, which Swift's Glibc module leaves out; behind GrowMessages.
-    .systemLibrary(name: "CGettext"),
-    // What Grow says to people: each message whole, with named placeholders and plural forms,
-    // looked up in the "grow" gettext domain (English when no catalogue is installed). The
-    // words of the SDK's typed refusals and states are made here, at the edge: the daemon's
-    // replies, the command line, the notifications.
-    .target(name: "GrowMessages", dependencies: [kit, "CGettext"]),
-
     // App: the daemon (event loop, D-Bus service) and the command line.
-    .target(name: "GrowDaemon", dependencies: [kit, "GrowHistory", "GrowMessages"]),
-    .target(name: "GrowCLI", dependencies: [kit, "GrowDaemon", "GrowHistory", "GrowMessages"]),
+    .target(name: "GrowDaemon", dependencies: [kit, "GrowHistory"]),
+    .target(name: "GrowCLI", dependencies: [kit, "GrowDaemon", "GrowHistory"]),
     // Installed as PREFIX/bin/grow with libGrowKit.so (and the Swift runtime) in
     // PREFIX/lib/grow: the RUNPATH finds them there without LD_LIBRARY_PATH.
     .executableTarget(
@@ -129,8 +121,8 @@ let package = Package(
     .target(name: "GrowTestSupport", dependencies: [kit, "CX11"]),
 
     // Tests mirror Sources/ and Plugins/.
-    .testTarget(name: "GrowCoreTests", dependencies: [kit, testKit, "GrowMessages"]),
-    .testTarget(name: "GrowMessagesTests", dependencies: [kit, "GrowMessages", "GrowTestSupport"]),
+    .testTarget(name: "GrowCoreTests", dependencies: [kit, testKit]),
+    .testTarget(name: "GrowMessagesTests", dependencies: [kit, "GrowTestSupport"]),
     .testTarget(name: "GrowTestSupportTests", dependencies: ["GrowTestSupport"]),
     .testTarget(name: "GrowLoopTests", dependencies: [kit, testKit]),
     .testTarget(name: "GrowDBusTests", dependencies: [kit, "GrowTestSupport"]),

@@ -24,7 +24,7 @@ let package = Package(
   products: [
     .library(
       name: "GrowKit", type: .dynamic,
-      targets: ["GrowCore", "GrowConfig", "GrowLoop", "GrowDBus", "GrowPluginKit"]),
+      targets: ["GrowCore", "GrowMessages", "GrowConfig", "GrowLoop", "GrowDBus", "GrowPluginKit"]),
     // The plugin test kit: a manual event loop, a recording timer, an event recorder, log
     // capture and a settings builder, for a plugin's own fast tests.
     .library(name: "GrowPluginTesting", targets: ["GrowPluginTesting"]),
@@ -37,12 +37,22 @@ let package = Package(
       name: "CDBus", path: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
     // epoll and pidfd_open, which Swift's Glibc module leaves out.
     .systemLibrary(name: "CLinux", path: "CLinux"),
+    // glibc's gettext, which Swift's Glibc module leaves out; behind GrowMessages.
+    .systemLibrary(name: "CGettext", path: "CGettext"),
 
     // Core: the timer, its events and the typed bus. Foundation only, no C libraries.
     .target(name: "GrowCore", path: "GrowCore", swiftSettings: resilient),
+    // What Grow says to people: each message whole, with named placeholders and plural forms,
+    // looked up in the "grow" gettext domain (English when no catalogue is installed). The
+    // words of the SDK's typed refusals, states and config problems are made here, for the
+    // edges: the daemon's replies, the command line, the notifications. Not part of the
+    // promised API: the SDK modules import it `internal`, and its interface is not installed.
+    .target(
+      name: "GrowMessages", dependencies: ["GrowCore", "CGettext"], path: "GrowMessages",
+      swiftSettings: resilient),
     // config.ini, read with libinih.
     .target(
-      name: "GrowConfig", dependencies: ["GrowCore", "CInih"], path: "GrowConfig",
+      name: "GrowConfig", dependencies: ["GrowCore", "GrowMessages", "CInih"], path: "GrowConfig",
       swiftSettings: resilient),
     // The event loop as a service (`EventLoop`): descriptor readiness (one epoll, one
     // DispatchSource), alarms and clocks. GrowCore for `TimeSource`, which it extends.
@@ -56,7 +66,8 @@ let package = Package(
       swiftSettings: resilient),
     // What a plugin author sees.
     .target(
-      name: "GrowPluginKit", dependencies: ["GrowCore", "GrowConfig", "GrowLoop", "GrowDBus"],
+      name: "GrowPluginKit",
+      dependencies: ["GrowCore", "GrowMessages", "GrowConfig", "GrowLoop", "GrowDBus"],
       path: "GrowPluginKit", swiftSettings: resilient),
     // Installed with the SDK (its interface beside GrowKit's) so that a plugin's own tests
     // can use it: built with library evolution too.

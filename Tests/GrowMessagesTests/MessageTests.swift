@@ -98,6 +98,9 @@ import Testing
     msgid "\(english)"
     msgstr "\(translated)"
 
+    msgid "unknown key '{key}' in [{section}]; did you mean '{guess}'?"
+    msgstr "nekonata ŝlosilo '{key}' en [{section}]; ĉu vi celis '{guess}'?"
+
     """.write(to: po, atomically: true, encoding: .utf8)
     let compiled = try Command.run(
       "msgfmt", ["-o", messages.appendingPathComponent("grow.mo").path, po.path])
@@ -115,6 +118,19 @@ import Testing
       environment: harness.environment.merging(["LANGUAGE": "fr", "TEXTDOMAINDIR": directory.path])
       { $1 })
     #expect(plain.stderr == "grow: \(english)\n")
+
+    // The config's problems come from the SDK as data and are worded through the catalogue too.
+    let config = directory.appendingPathComponent("config.ini").path
+    try "[timer]\nfocs = 25m\n".write(toFile: config, atomically: true, encoding: .utf8)
+    let check = try Command.run(
+      Binaries.grow, ["config", "check", config],
+      environment: harness.environment.merging(language) { $1 })
+    #expect(check.status != 0)
+    #expect(
+      check.stdout.contains("\(config):2: nekonata ŝlosilo 'focs' en [timer]; ĉu vi celis 'focus'?")
+        || check.stderr.contains(
+          "\(config):2: nekonata ŝlosilo 'focs' en [timer]; ĉu vi celis 'focus'?"),
+      "\(check.stdout)\(check.stderr)")
   }
 }
 

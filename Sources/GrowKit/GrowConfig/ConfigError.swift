@@ -1,4 +1,5 @@
 @_spi(GrowHost) import GrowCore
+internal import GrowMessages
 
 /// Everything wrong with a config file, found in one pass, so `grow config check` can show
 /// every problem at once. Its description is one problem per line.
@@ -71,82 +72,135 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
     return place + message
   }
 
-  private var message: String {
+  /// What is wrong, in the reader's language (GrowMessages): whole sentences with named
+  /// placeholders, never glued from pieces.
+  public var message: String {
     switch issue {
     case .fileNotFound:
-      return "no such file"
+      return Message("no such file").render()
     case .unreadable(let reason):
-      return "cannot read the file: \(reason)"
+      return Message("cannot read the file: {reason}").render(["reason": reason])
     case .fileTooLarge(let limit):
-      return "file is larger than \(limit / 1024 / 1024) MiB; is this really a config file?"
+      return Message("file is larger than {limit} MiB; is this really a config file?")
+        .render(["limit": limit / 1024 / 1024])
     case .notARegularFile(let kind):
-      return "this is \(kind), not a regular file; give the path of the config file itself"
+      return Message("this is {kind}, not a regular file; give the path of the config file itself")
+        .render(["kind": kind])
     case .lineTooLong(let bytes, let limit):
-      return "line is \(bytes) bytes long; a line may have at most \(limit)"
+      return Message("line is {bytes} bytes long; a line may have at most {limit}")
+        .render(["bytes": bytes, "limit": limit])
     case .invalidUTF8:
-      return "line is not valid UTF-8 text"
+      return Message("line is not valid UTF-8 text").render()
     case .controlCharacter(let byte):
       let hex = String(byte, radix: 16, uppercase: true)
-      return "line contains the control character 0x\(hex.count < 2 ? "0" + hex : hex); "
-        + "the config file must be plain text"
+      return Message(
+        "line contains the control character 0x{code}; the config file must be plain text"
+      ).render(["code": hex.count < 2 ? "0" + hex : hex])
     case .unparsableLine(let text):
       let shown = text.count > 40 ? text.prefix(40) + "…" : Substring(text)
-      return "cannot read '\(shown)'; write 'key = value' or '[section]'"
-    case .keyOutsideSection(let key, let section):
-      let advice = section.map { "put it under [\($0)]" } ?? "put it under a [section] line"
-      return "key '\(key)' is outside any section; \(advice)"
+      return Message("cannot read '{line}'; write 'key = value' or '[section]'")
+        .render(["line": shown])
+    case .keyOutsideSection(let key, let section?):
+      return Message("key '{key}' is outside any section; put it under [{section}]")
+        .render(["key": key, "section": section])
+    case .keyOutsideSection(let key, nil):
+      return Message("key '{key}' is outside any section; put it under a [section] line")
+        .render(["key": key])
     case .unknownSection(let name):
-      return "unknown section [\(name)]; " + Self.sectionAdvice(for: name)
+      return Self.unknownSection(name)
     case .unknownPlugin(let id, let known):
-      let guess = closestMatch(to: id, in: known).map { "did you mean [plugin.\($0)]? " } ?? ""
-      return "no plugin '\(id)' for [plugin.\(id)]; \(guess)(plugins found: "
-        + "\(known.joined(separator: ", ")); a program plugin's section needs exec = ...)"
+      let found = known.joined(separator: ", ")
+      if let guess = closestMatch(to: id, in: known) {
+        return Message(
+          "no plugin '{id}' for [plugin.{id}]; did you mean [plugin.{guess}]? (plugins found: "
+            + "{found}; a program plugin's section needs exec = ...)"
+        ).render(["id": id, "guess": guess, "found": found])
+      }
+      return Message(
+        "no plugin '{id}' for [plugin.{id}]; (plugins found: {found}; a program plugin's "
+          + "section needs exec = ...)"
+      ).render(["id": id, "found": found])
     case .sectionNameTooLong(let name, let limit):
-      return "section name [\(name.prefix(20))…] is too long; at most \(limit) characters"
+      return Message("section name [{name}…] is too long; at most {limit} characters")
+        .render(["name": name.prefix(20), "limit": limit])
     case .invalidName(let name, let what, let section):
-      return "invalid \(what) '\(name)' in [\(section)]; use only letters, digits, '-' and '_'"
+      let values: [String: any CustomStringConvertible] = ["name": name, "section": section]
+      if what == "plugin id" {
+        return Message(
+          "invalid plugin id '{name}' in [{section}]; use only letters, digits, "
+            + "'-' and '_'"
+        ).render(values)
+      }
+      return Message(
+        "invalid card name '{name}' in [{section}]; use only letters, digits, "
+          + "'-' and '_'"
+      ).render(values)
     case .unknownKey(let key, let section, let known):
       if let guess = closestMatch(to: key, in: known) {
-        return "unknown key '\(key)' in [\(section)]; did you mean '\(guess)'?"
+        return Message("unknown key '{key}' in [{section}]; did you mean '{guess}'?")
+          .render(["key": key, "section": section, "guess": guess])
       }
-      let list = known.isEmpty ? "it takes no keys" : "known keys: " + known.joined(separator: ", ")
-      return "unknown key '\(key)' in [\(section)]; \(list)"
+      if known.isEmpty {
+        return Message("unknown key '{key}' in [{section}]; it takes no keys")
+          .render(["key": key, "section": section])
+      }
+      return Message("unknown key '{key}' in [{section}]; known keys: {known}")
+        .render(["key": key, "section": section, "known": known.joined(separator: ", ")])
     case .misplacedKey(let key, let section, let home):
-      return "'\(key)' belongs in [\(home)], not in [\(section)]"
+      return Message("'{key}' belongs in [{home}], not in [{section}]")
+        .render(["key": key, "home": home, "section": section])
     case .invalidValue(let key, let value, let section, let reason):
-      return "\(key) = '\(value)' in [\(section)]: \(reason)"
+      return Message("{key} = '{value}' in [{section}]: {reason}")
+        .render(["key": key, "value": value, "section": section, "reason": reason])
     case .duplicateKey(let key, let section, let first):
-      return "duplicate key '\(key)' in [\(section)]; it was first set on line \(first)"
+      return Message("duplicate key '{key}' in [{section}]; it was first set on line {line}")
+        .render(["key": key, "section": section, "line": first])
     case .duplicateSection(let name, let first):
-      return "duplicate section [\(name)]; it first appears on line \(first)"
+      return Message("duplicate section [{name}]; it first appears on line {line}")
+        .render(["name": name, "line": first])
     case .tooManyCards(let limit):
-      return "more than \(limit) cards from here on; a config may have at most \(limit): "
-        + "remove or merge cards"
+      return Message(
+        "more than {limit} cards from here on; a config may have at most {limit}: "
+          + "remove or merge cards"
+      ).render(["limit": limit])
     case .moreProblems(let count):
-      return "\(count) more problem\(count == 1 ? "" : "s") not shown"
+      return Message(
+        one: "{count} more problem not shown", other: "{count} more problems not shown",
+        countedBy: "count"
+      ).render(["count": count])
     }
   }
 
   /// "did you mean [timer]?" for a typo, "[card.math]" for a bare card name, else the list.
-  private static func sectionAdvice(for name: String) -> String {
-    let all = "sections are [timer], [card.NAME], [plugins] and [plugin.ID]"
+  private static func unknownSection(_ name: String) -> String {
+    let all = {
+      Message(
+        "unknown section [{name}]; sections are [timer], [card.NAME], [plugins] and [plugin.ID]"
+      ).render(["name": name])
+    }
     if let dot = name.firstIndex(of: ".") {
       let prefix = String(name[..<dot])
       let rest = name[name.index(after: dot)...]
       if let guess = closestMatch(to: prefix, in: ["card", "plugin"]) {
-        return "did you mean [\(guess).\(rest)]?"
+        return Message("unknown section [{name}]; did you mean [{guess}]?")
+          .render(["name": name, "guess": "\(guess).\(rest)"])
       }
-      return all
+      return all()
     }
     if let guess = closestMatch(to: name, in: ["timer", "plugins"]) {
-      return "did you mean [\(guess)]?"
+      return Message("unknown section [{name}]; did you mean [{guess}]?")
+        .render(["name": name, "guess": guess])
     }
     if closestMatch(to: name, in: ["card", "cards"]) != nil {
-      return "a card is written [card.NAME], for example [card.math]"
+      return Message(
+        "unknown section [{name}]; a card is written [card.NAME], for example [card.math]"
+      ).render(["name": name])
     }
     if ConfigSchema.isValidName(name) {
-      return "did you mean [card.\(name)]? (cards are written [card.NAME])"
+      return Message(
+        "unknown section [{name}]; did you mean [card.{name}]? (cards are written [card.NAME])"
+      ).render(["name": name])
     }
-    return all
+    return all()
   }
 }

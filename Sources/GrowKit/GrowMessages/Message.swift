@@ -1,4 +1,4 @@
-import CGettext
+internal import CGettext
 import FoundationEssentials
 import Glibc
 

@@ -1,20 +1,12 @@
 @_spi(GrowHost) import GrowCore
-@_spi(GrowBuiltIn) import GrowPluginKit
+internal import GrowMessages
 
-extension PhaseKind {
-  /// How a person names the phase in a sentence: "short break".
-  public var inWords: String {
-    switch self {
-    case .focus: Message("focus").render()
-    case .shortBreak: Message("short break").render()
-    case .longBreak: Message("long break").render()
-    }
-  }
-}
+// The status line's words in the reader's language (GrowMessages), for the built-in bars and
+// the CLI; beside `DisplayState` and `StatusWords` because GrowMessages sits below this module.
 
 extension DisplayState {
   /// The state in words, for a status line's `{state}`.
-  public var inWords: String {
+  @_spi(GrowBuiltIn) public var inWords: String {
     switch self {
     case .focus: PhaseKind.focus.inWords
     case .shortBreak: PhaseKind.shortBreak.inWords
@@ -30,7 +22,7 @@ extension DisplayState {
 
 extension StatusWords {
   /// A status line's `{state}` in the reader's language.
-  public static let spoken = StatusWords(
+  @_spi(GrowBuiltIn) public static let spoken = StatusWords(
     state: \.inWords,
     waiting: { next in
       switch next {

@@ -188,30 +188,38 @@ struct StatusBarRenderer {
   /// What the bar shows on hover: only what changes with the timer's state, never with the
   /// clock, so the tooltip costs no wake-ups.
   static func tooltip(_ snapshot: StatusSnapshot) -> String {
-    guard let status = snapshot.status else { return "Grow is not running" }
+    guard let status = snapshot.status else { return Message("Grow is not running").render() }
     var lines: [String] = []
-    let state = snapshot.displayState
     if let kind = status.state.phaseKind {
-      var line = "\(kind.inWords) on "
-      line += "'\(status.card)'"
-      if state == .paused { line += " (paused)" }
-      if status.longBreakAfter > 0 { line += " · cycle \(status.cycle)/\(status.longBreakAfter)" }
+      let (phase, card) = (kind.inWords, status.card)
+      var line =
+        snapshot.displayState == .paused
+        ? Message("{phase} on '{card}' (paused)").render(["phase": phase, "card": card])
+        : Message("{phase} on '{card}'").render(["phase": phase, "card": card])
+      if status.longBreakAfter > 0 {
+        line += Message(" · cycle {cycle}/{of}").render([
+          "cycle": status.cycle, "of": status.longBreakAfter,
+        ])
+      }
       if let endsAt = status.endsAt, !status.paused {
-        line += " · until " + LocalZone.system.clockText(of: endsAt)
+        let until = LocalZone.system.clockText(of: endsAt)
+        line += Message(" · until {time}").render(["time": until])
       }
       lines.append(line)
-    } else {
+    } else if let next = status.next {
       lines.append(
-        status.next.map { "\($0.inWords) waiting on '\(status.card)'" } ?? "Grow: idle")
+        Message("{phase} waiting on '{card}'").render(["phase": next.inWords, "card": status.card])
+      )
+    } else {
+      lines.append(Message("Grow: idle").render())
     }
     if let intention = status.intention { lines.append(intention) }
     // The words and figures of `grow status` and `grow stats` (FocusFigures): focus time
     // changes only when a phase ends, so the tooltip stays true without a redraw.
-    lines.append(
-      "today: "
-        + FocusFigures.today(
-          completed: status.completedToday, focus: status.focusToday,
-          cutShort: status.cutShortToday, goal: status.dailyGoal))
+    let today = FocusFigures.today(
+      completed: status.completedToday, focus: status.focusToday,
+      cutShort: status.cutShortToday, goal: status.dailyGoal)
+    lines.append(Message("today: {figures}").render(["figures": today]))
     return lines.joined(separator: "\n")
   }
 

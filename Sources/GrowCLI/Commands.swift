@@ -195,6 +195,32 @@ enum Commands {
         abandoned (Grow exited while it ran).
         """, run: runHistory),
     Command(
+      name: "goal",
+      synopsis: "add NAME [--under GOAL] [--hours N] [--card CARD] [--by DATE] | list [--json] "
+        + "| done NAME [--undo] | remove NAME",
+      summary: "name what you want and break it into steps, each reached through a card's focus",
+      details: """
+        A goal's progress is the completed focus on its card since the goal was added, plus
+        its steps' (subgoals, added with --under). Kept in the history database, on this
+        machine only.
+          add NAME        --hours N: the focus it takes; --card CARD: whose focus counts;
+                          --under GOAL: a step of that goal; --by DATE: when you aim to be
+                          there (YYYY-MM-DD)
+          list [--json]   every goal and step with where it stands (JSON: one object each,
+                          flat, with its parent; every key always present)
+          done NAME       marks it reached (--undo opens it again)
+          remove NAME     removes it and its steps; the focus stays in the history
+        """, run: runGoal),
+    Command(
+      name: "journey", synopsis: "[GOAL] [--json]",
+      summary: "the way to each goal: its steps, what is done, what is left, when at your pace",
+      details: """
+        The first half of the way is shown as what you have done, the second as what is left
+        (in focus sessions of the card), with the day you get there at your pace of the last
+        14 days.
+          --json   each goal with its steps nested (subgoals), every key always present
+        """, run: runJourney),
+    Command(
       name: "garden", synopsis: "[--week]",
       summary: "what you grew today (or this week): a plant for every completed focus",
       details: """

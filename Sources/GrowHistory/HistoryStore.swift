@@ -273,6 +273,27 @@ public final class HistoryStore {
   }
 
   /// The kept phases (`pendingPath`) the database does not have yet; their id is 0.
+  // MARK: For the other tables' extensions (Goals.swift)
+
+  @discardableResult
+  func run(_ sql: String, _ values: [SQLValue] = []) throws(HistoryError) -> Int {
+    try database.run(sql, values)
+  }
+
+  func query<T>(_ sql: String, _ values: [SQLValue] = [], _ read: (SQLRow) -> T)
+    throws(HistoryError) -> [T]
+  {
+    try database.query(sql, values, read)
+  }
+
+  /// Completed focus on `card` ended at or after `since` in the kept phases the database
+  /// does not have yet.
+  func keptFocus(on card: String, since: Date) throws(HistoryError) -> Double {
+    try keptButNotRecorded().filter {
+      $0.kind == .focus && $0.outcome == .completed && $0.card == card && $0.endedAt >= since
+    }.reduce(0) { $0 + $1.actualSeconds }
+  }
+
   private func keptButNotRecorded() throws(HistoryError) -> [PhaseRecord] {
     var waiting: [PhaseRecord] = []
     for phase in kept where !(try contains(phase.kind, startedAt: phase.startedAt)) {

@@ -173,6 +173,9 @@ struct SQLRow {
   func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(statement.handle, column) }
   func int(_ column: Int32) -> Int { Int(integer(column)) }
   func double(_ column: Int32) -> Double { sqlite3_column_double(statement.handle, column) }
+  func isNull(_ column: Int32) -> Bool {
+    sqlite3_column_type(statement.handle, column) == SQLITE_NULL
+  }
 
   func text(_ column: Int32) -> String? {
     guard let bytes = sqlite3_column_text(statement.handle, column) else { return nil }

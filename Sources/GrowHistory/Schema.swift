@@ -95,6 +95,21 @@ enum Schema {
         FROM phases WHERE kind = 'focus' AND day IN (OLD.day, NEW.day) GROUP BY day;
     END;
     """,
+    // 5: goals a person names ("Pass the calculus exam") and their subgoals, each toward a
+    // number of focus hours on a card; progress is read from the phases, never stored.
+    """
+    CREATE TABLE goals (
+      id INTEGER PRIMARY KEY,
+      name TEXT NOT NULL UNIQUE,
+      parent_id INTEGER REFERENCES goals (id) ON DELETE CASCADE,
+      card TEXT,                        -- whose completed focus counts toward it
+      target_seconds REAL,              -- the focus it takes; NULL: no number set
+      due_day INTEGER,                  -- a local day, as phases.day; NULL: no date
+      created_at REAL NOT NULL,         -- Unix seconds: focus from then on counts
+      done_at REAL
+    );
+    CREATE INDEX goals_by_parent ON goals (parent_id);
+    """,
   ]
 
   static var currentVersion: Int { migrations.count }

@@ -122,7 +122,7 @@ import Testing
         """)
     }
     let store = try HistoryStore(path: directory.databasePath)
-    #expect(try store.schemaVersion() == 4)
+    #expect(try store.schemaVersion() == HistoryStore.currentSchemaVersion)
     let connection = try SQLiteConnection(path: directory.databasePath)
     #expect(try Self.focusDays(connection) == ["20520 1500.0 1 600.5", "20522 1500.0 1 0.0"])
 

@@ -71,7 +71,7 @@ extension TimerError {
   }
 
   /// `U+000A`: how a character is named when it cannot be shown.
-  static func codePoint(_ scalar: Unicode.Scalar) -> String {
+  public static func codePoint(_ scalar: Unicode.Scalar) -> String {
     let hex = String(scalar.value, radix: 16, uppercase: true)
     return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
   }

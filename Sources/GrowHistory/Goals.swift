@@ -166,7 +166,8 @@ extension HistoryStore {
     throws(GoalError) -> [GoalProgress]
   {
     let all = try goals()
-    let roots = try name.map { name throws(GoalError) in [try Self.goal(named: name, in: all)] }
+    let roots =
+      try name.map { name throws(GoalError) in [try Self.goal(named: name, in: all)] }
       ?? all.filter { $0.parent == nil }
     let paceFrom = LocalDay(now, in: zone).advanced(by: 1 - GoalProgress.paceDays).start(in: zone)
     var visited: Set<Int64> = []
@@ -176,12 +177,13 @@ extension HistoryStore {
       for child in all where child.parent == goal.name && !visited.contains(child.id) {
         subgoals.append(try progress(of: child))
       }
-      let own = try goal.card.map { card throws(GoalError) in
-        (
-          try completedFocus(on: card, since: goal.createdAt),
-          try completedFocus(on: card, since: max(goal.createdAt, paceFrom))
-        )
-      } ?? (0, 0)
+      let own =
+        try goal.card.map { card throws(GoalError) in
+          (
+            try completedFocus(on: card, since: goal.createdAt),
+            try completedFocus(on: card, since: max(goal.createdAt, paceFrom))
+          )
+        } ?? (0, 0)
       // A step marked reached took what it took: its focus stands for its target.
       let childTargets = subgoals.map { $0.isReached ? $0.doneSeconds : $0.targetSeconds }
       let target =

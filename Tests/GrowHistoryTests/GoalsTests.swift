@@ -106,7 +106,7 @@ import Testing
 
 /// The words of `grow journey`: progress made in the first half, what is left in the second.
 @Suite struct JourneyTextTests {
-  let today = LocalDay(text: "2026-12-04")!
+  let today = LocalDay(number: 20_791)  // 2026-12-04
   let created = local("2026-11-01 09:00")
 
   func progress(

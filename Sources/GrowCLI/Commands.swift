@@ -225,7 +225,8 @@ enum Commands {
       summary: "what you grew today (or this week): a plant for every completed focus",
       details: """
         One row per card: 🌱 a completed focus under 20m, 🌿 20m to 45m, 🌳 45m or more, 🥀 a
-        focus stopped or abandoned.
+        focus stopped or abandoned; now and then a focus of 20m or more grows a 🌻 instead
+        (picked by when it started: the same history always grows the same garden).
           --week   the last 7 days instead of today
         """, run: runGarden),
     Command(

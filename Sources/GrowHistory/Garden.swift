@@ -1,3 +1,4 @@
+import FoundationEssentials
 @_spi(GrowHost) import GrowCore
 
 /// What a focus phase leaves in the garden.
@@ -10,6 +11,9 @@ public enum Plant: String, Sendable, Equatable, Codable, CaseIterable {
   case tree
   /// A focus that ended its session early: stopped, or abandoned (Grow exited).
   case wilted
+  /// Now and then, in place of a herb or a tree: a small surprise, decided by when the focus
+  /// started (`isRare`), so the same history always grows the same garden.
+  case sunflower
 
   static let herbFrom: Double = 20 * 60
   static let treeFrom: Double = 45 * 60
@@ -21,8 +25,10 @@ public enum Plant: String, Sendable, Equatable, Codable, CaseIterable {
       self = .wilted
     } else if phase.outcome == .completed {
       self =
-        phase.actualSeconds >= Self.treeFrom
-        ? .tree : phase.actualSeconds >= Self.herbFrom ? .herb : .sprout
+        phase.actualSeconds < Self.herbFrom
+        ? .sprout
+        : Self.isRare(startedAt: phase.startedAt)
+          ? .sunflower : phase.actualSeconds >= Self.treeFrom ? .tree : .herb
     } else {
       return nil
     }
@@ -34,8 +40,23 @@ public enum Plant: String, Sendable, Equatable, Codable, CaseIterable {
     case .herb: "🌿"
     case .tree: "🌳"
     case .wilted: "🥀"
+    case .sunflower: "🌻"
     }
   }
+
+  /// About one focus of 20 minutes or more in `rarity`, picked by a hash of its start (the
+  /// phase's identity in the history: phases_by_start), never by chance at run time.
+  static func isRare(startedAt: Date) -> Bool {
+    // SplitMix64's finalizer: neighbouring seconds give unrelated results.
+    var bits = UInt64(bitPattern: Int64(startedAt.timeIntervalSince1970.rounded(.down)))
+    bits = (bits ^ (bits >> 30)) &* 0xbf58_476d_1ce4_e5b9
+    bits = (bits ^ (bits >> 27)) &* 0x94d0_49bb_1331_11eb
+    bits ^= bits >> 31
+    return bits % rarity == 0
+  }
+
+  /// About one focus of 20 minutes or more in this many grows a sunflower.
+  static let rarity: UInt64 = 12
 }
 
 /// The garden of a range of days: one row of plants per card, in the order they grew.
@@ -86,7 +107,10 @@ public struct Garden: Sendable, Equatable {
       lines.append(
         "  \(style.green(name))  \(row.plants.map(\.symbol).joined())  \(style.dim(row.tally))")
     }
-    lines.append(style.dim("  🌱 under 20m · 🌿 20m to 45m · 🌳 45m or more · 🥀 \(Self.wiltedLegend)"))
+    let rare = rows.contains { $0.plants.contains(.sunflower) } ? " · 🌻 now and then" : ""
+    lines.append(
+      style.dim(
+        "  🌱 under 20m · 🌿 20m to 45m · 🌳 45m or more · 🥀 \(Self.wiltedLegend)\(rare)"))
     return lines.joined(separator: "\n")
   }
 }

@@ -209,6 +209,21 @@ public struct SVGReport {
         <circle cx="\(fmt(x - 8))" cy="\(fmt(ground - 24))" r="9" fill="#3d9456"/>\
         <circle cx="\(fmt(x + 8))" cy="\(fmt(ground - 25))" r="9" fill="#3d9456"/></g>
         """
+    case .sunflower:
+      var petals = ""
+      for step in 0..<10 {
+        let angle = Double(step) * 36
+        petals +=
+          "<ellipse cx=\"\(fmt(x))\" cy=\"\(fmt(ground - 38))\" rx=\"3.5\" ry=\"8\" "
+          + "fill=\"#f2c230\" transform=\"rotate(\(fmt(angle)) \(fmt(x)) \(fmt(ground - 30)))\"/>"
+      }
+      return """
+        <g><path d="M\(fmt(x)) \(fmt(ground)) v-30" stroke="\(stem)" stroke-width="2.5" \
+        stroke-linecap="round"/>\
+        <ellipse cx="\(fmt(x - 6))" cy="\(fmt(ground - 12))" rx="6" ry="3" fill="\(leaf)" \
+        transform="rotate(-25 \(fmt(x - 6)) \(fmt(ground - 12)))"/>\
+        \(petals)<circle cx="\(fmt(x))" cy="\(fmt(ground - 30))" r="5.5" fill="#6b4423"/></g>
+        """
     case .wilted:
       return """
         <g><path d="M\(fmt(x)) \(fmt(ground)) q1 -16 10 -20" fill="none" stroke="#8f8a6a" \

@@ -33,4 +33,26 @@ import Testing
       Garden([]).text(title: "Garden · today")
         == "Garden · today: nothing has grown yet; a completed focus phase plants something")
   }
+
+  /// Now and then a focus of 20 minutes or more grows a sunflower instead: about one in
+  /// twelve, decided by when it started, so the same history always grows the same garden.
+  @Test func aRarePlantNowAndThenTheSameEveryTime() {
+    let start = local("2026-03-02 08:00")
+    let phases = (0..<1200).map { index in
+      focus("math", minutes: 30, endingAt: start.addingTimeInterval(Double(index) * 3600))
+    }
+    let plants = Garden(phases).rows[0].plants
+    let sunflowers = plants.filter { $0 == .sunflower }.count
+    #expect((60...140).contains(sunflowers), "\(sunflowers) of 1200")
+    #expect(Garden(phases) == Garden(phases))
+    #expect(Set(plants) == [.herb, .sunflower])
+    let short = (0..<240).map { index in
+      focus("math", minutes: 10, endingAt: start.addingTimeInterval(Double(index) * 3600))
+    }
+    #expect(Garden(short).rows[0].plants.allSatisfy { $0 == .sprout }, "a sprout stays a sprout")
+    let rare = phases.first { Plant($0) == .sunflower }
+    let text = Garden(rare.map { [$0] } ?? []).text(title: "Garden")
+    #expect(text.hasSuffix("🥀 stopped or abandoned · 🌻 now and then"), "\(text)")
+    #expect(!Garden(short).text(title: "Garden").contains("🌻"))
+  }
 }

@@ -82,7 +82,7 @@ extension Commands {
   }
 
   /// Runs `body` on the history database, its goal errors as messages.
-  private static func withGoals<T>(_ body: (HistoryStore) throws(GoalError) -> T)
+  static func withGoals<T>(_ body: (HistoryStore) throws(GoalError) -> T)
     throws(CLIError) -> T
   {
     let store: HistoryStore

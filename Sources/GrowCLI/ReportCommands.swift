@@ -5,7 +5,7 @@ import GrowHistory
 
 extension Commands {
   /// `grow report --svg FILE [--week]`: a picture of today (or the last seven days): focus per
-  /// day stacked by card, and the garden.
+  /// day stacked by card, the garden, and the journeys toward the goals.
   static func runReport(_ words: [String]) throws(CLIError) {
     let arguments = try parse(
       words, values: ["svg", "from", "to"], flags: ["week"], usage: "report")
@@ -14,14 +14,16 @@ extension Commands {
       throw .usage("grow report needs --svg FILE, the picture to write")
     }
     let days = try dayRange(arguments, defaultDays: arguments.flag("week") ? 7 : 1)
-    let report = try withHistory { store throws(HistoryError) in
+    let (statistics, phases) = try withHistory { store throws(HistoryError) in
       let phases = try store.phases(days: days)
       let statistics = HistoryStatistics(
         from: days.lowerBound, to: days.upperBound, card: nil, phases: phases,
         distractions: try store.distractions(days: days),
         figures: try store.todayAndStreak(goal: dailyGoal(), today: LocalDay.today()))
-      return SVGReport(statistics: statistics, phases: phases)
+      return (statistics, phases)
     }
+    let journeys = try withGoals { store throws(GoalError) in try store.journeys(now: Date()) }
+    let report = SVGReport(statistics: statistics, phases: phases, journeys: journeys)
     let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     let written = descriptor >= 0 && writeAll(report.svg, to: descriptor)
     let failure = errno

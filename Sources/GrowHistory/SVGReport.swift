@@ -17,10 +17,15 @@ public struct SVGReport {
 
   public let statistics: HistoryStatistics
   public let garden: Garden
+  /// The goals still open or reached (top level, with their steps), drawn as paths below the
+  /// garden; none draws no journey section.
+  public let journeys: [GoalProgress]
+  static let journeyHeight = 130.0
 
-  public init(statistics: HistoryStatistics, phases: [PhaseRecord]) {
+  public init(statistics: HistoryStatistics, phases: [PhaseRecord], journeys: [GoalProgress] = []) {
     self.statistics = statistics
     self.garden = Garden(phases)
+    self.journeys = journeys
   }
 
   private var plantsPerLine: Int { Int((Self.chartRight - 170) / Self.plantSpacing) }
@@ -32,7 +37,12 @@ public struct SVGReport {
   /// The picture's height: the chart, the legend, and one line of garden per card (more when
   /// a card grew more than fits on a line).
   public var height: Int {
-    Int(Self.chartTop + Self.chartHeight + 120 + Double(max(1, gardenLines)) * Self.gardenRowHeight)
+    Int(
+      gardenBottom + (journeys.isEmpty ? 0 : 40 + Double(journeys.count) * Self.journeyHeight))
+  }
+
+  private var gardenBottom: Double {
+    Self.chartTop + Self.chartHeight + 120 + Double(max(1, gardenLines)) * Self.gardenRowHeight
   }
 
   public var svg: String {
@@ -56,6 +66,7 @@ public struct SVGReport {
         x: 32, y: 68, size: 13, fill: "#6b705c"))
     parts += chart()
     parts += gardenParts()
+    parts += journeyParts()
     parts.append("</svg>")
     return parts.joined(separator: "\n") + "\n"
   }
@@ -232,6 +243,77 @@ public struct SVGReport {
         <ellipse cx="\(fmt(x - 5))" cy="\(fmt(ground - 6))" rx="5" ry="2.5" fill="#b0a878"/></g>
         """
     }
+  }
+
+  // MARK: Journeys
+
+  /// Each goal as a path from its start to its end: the part walked drawn solid, each step a
+  /// station along it with its plant (a lotus once reached), its name and where it stands.
+  private func journeyParts() -> [String] {
+    guard !journeys.isEmpty else { return [] }
+    var parts: [String] = []
+    var top = gardenBottom + 10
+    parts.append(text("Journeys", x: 32, y: top, size: 16, weight: "bold", fill: "#2f3b2f"))
+    for journey in journeys {
+      let percent = journey.fraction.map { " · \(Int(($0 * 100).rounded(.down)))%" } ?? ""
+      let due = journey.goal.due.map { " · by \($0.text)" } ?? ""
+      parts.append(
+        text(
+          journey.goal.name + percent + due, x: 32, y: top + 32, size: 13, weight: "bold",
+          fill: "#2f3b2f"))
+      let y = top + 78
+      let (left, right) = (60.0, Self.chartRight - 20)
+      let walked = left + (right - left) * (journey.isReached ? 1 : journey.fraction ?? 0)
+      parts.append(
+        "<path d=\"M\(fmt(left)) \(fmt(y)) H\(fmt(right))\" stroke=\"#c9b48f\" "
+          + "stroke-width=\"4\" stroke-dasharray=\"2 8\" stroke-linecap=\"round\"/>")
+      parts.append(
+        "<path d=\"M\(fmt(left)) \(fmt(y)) H\(fmt(walked))\" stroke=\"#6fae4f\" "
+          + "stroke-width=\"5\" stroke-linecap=\"round\"/>")
+      let stations = journey.subgoals.isEmpty ? [journey] : journey.subgoals
+      for (index, station) in stations.enumerated() {
+        // A goal without steps is one station at the path's end; steps stand evenly along it.
+        let slot = (right - left) / Double(stations.count)
+        let x = journey.subgoals.isEmpty ? right : left + slot * (Double(index) + 0.5)
+        parts.append(drawStation(station, x: x, ground: y))
+        parts.append(
+          text(
+            station.goal.name, x: x, y: y + 20, size: 11, weight: "bold", fill: "#2f3b2f",
+            anchor: "middle"))
+        let done = HistoryStatistics.duration(Int(station.doneSeconds.rounded()))
+        let of =
+          station.targetSeconds.map {
+            " of " + HistoryStatistics.duration(Int($0.rounded()))
+          } ?? ""
+        parts.append(
+          text(
+            station.isReached ? "reached · \(done)" : done + of, x: x, y: y + 34, size: 10,
+            fill: "#8a8d7a", anchor: "middle"))
+      }
+      top += Self.journeyHeight
+    }
+    return parts
+  }
+
+  /// A step's plant: a seed before any focus, then a sprout, a herb past half way, and a
+  /// lotus once reached.
+  private func drawStation(_ station: GoalProgress, x: Double, ground: Double) -> String {
+    if station.isReached {
+      var petals = ""
+      for angle in [-60.0, -30, 0, 30, 60] {
+        petals +=
+          "<ellipse cx=\"\(fmt(x))\" cy=\"\(fmt(ground - 14))\" rx=\"4.5\" ry=\"11\" "
+          + "fill=\"#e58fb1\" stroke=\"#c96b93\" stroke-width=\"0.8\" "
+          + "transform=\"rotate(\(fmt(angle)) \(fmt(x)) \(fmt(ground - 4)))\"/>"
+      }
+      return "<g><ellipse cx=\"\(fmt(x))\" cy=\"\(fmt(ground - 2))\" rx=\"14\" ry=\"4\" "
+        + "fill=\"#5aa06a\"/>\(petals)</g>"
+    }
+    let fraction = station.fraction ?? (station.doneSeconds > 0 ? 0.25 : 0)
+    if fraction <= 0 {
+      return "<circle cx=\"\(fmt(x))\" cy=\"\(fmt(ground - 4))\" r=\"4\" fill=\"#8b5a2b\"/>"
+    }
+    return draw(fraction < 0.5 ? .sprout : .herb, x: x, ground: ground)
   }
 
   // MARK: Text

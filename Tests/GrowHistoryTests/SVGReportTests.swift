@@ -87,4 +87,36 @@ import Testing
     #expect(integer(16) == SVGReport.width)
     #expect(integer(20) == report.height)
   }
+
+  /// The journeys below the garden: a path per goal, each step a station with its plant, a
+  /// lotus once reached; rsvg-convert draws it at the height the report says.
+  @Test func journeysAreDrawnAsPathsWithALotusForAReachedStep() throws {
+    let base = try week()
+    let created = local("2026-03-01 09:00")
+    let step = { (name: String, done: Double, reached: Bool) in
+      GoalProgress(
+        goal: Goal(
+          name: name, parent: "Have a Mac", card: "work", targetSeconds: 36000,
+          createdAt: created, doneAt: reached ? created : nil),
+        doneSeconds: done, targetSeconds: 36000, recentSeconds: 0, subgoals: [])
+    }
+    let mac = GoalProgress(
+      goal: Goal(name: "Have a Mac & more", createdAt: created), doneSeconds: 46000,
+      targetSeconds: 72000, recentSeconds: 0,
+      subgoals: [step("Learn Swift", 10000, false), step("Save money", 36000, true)])
+    let report = SVGReport(
+      statistics: base.statistics, phases: [], journeys: [mac])
+    #expect(report.height == 90 + 240 + 120 + 64 + 40 + 130)
+    #expect(report.svg.contains(">Journeys</text>"))
+    #expect(report.svg.contains(">Have a Mac &amp; more · 63%</text>"))
+    #expect(report.svg.contains(">reached · 10h</text>"))
+    #expect(report.svg.contains("fill=\"#e58fb1\""), "the lotus of the reached step")
+    #expect(!base.svg.contains("Journeys"), "no goals, no journey section")
+    _ = try XMLDocument(xmlString: report.svg)
+    let directory = try TemporaryDirectory()
+    let svg = directory.url.appendingPathComponent("journey.svg").path
+    try Data(report.svg.utf8).write(to: URL(fileURLWithPath: svg))
+    let result = try Command.run("rsvg-convert", [svg, "-o", svg + ".png"])
+    #expect(result.status == 0 && result.stderr.isEmpty, "rsvg-convert: \(result.stderr)")
+  }
 }

@@ -36,12 +36,16 @@ enum Commands {
           --config PATH   read this config file instead of $XDG_CONFIG_HOME/grow/config.ini
         """, run: runDaemon),
     Command(
-      name: "start", synopsis: "[CARD] [--focus DURATION] [--intention TEXT]",
+      name: "start", synopsis: "[CARD] [--focus DURATION] [--intention TEXT] [--task ID|TEXT]",
       summary: "start a focus session on CARD (the default card if none)",
       details: """
         While a break or focus is waiting to be started, starts it.
           --focus D, --short-break D, --long-break D   change the lengths for this session only
           --intention TEXT                             what this session is for (one line)
+          --task ID|TEXT                               a task of 'grow tasks' (its id or the
+                                                       start of its text): its card, its text
+                                                       as the intention, and each focus
+                                                       recorded toward it
         Durations read like 25m, 90s or 1h30m.
         """, run: runStart),
     simple("pause", "pause the running phase; the remaining time is kept exactly", "Pause"),
@@ -212,6 +216,23 @@ enum Commands {
           remove NAME     removes it and its steps; the focus stays in the history
         """, run: runGoal),
     Command(
+      name: "task", synopsis: "add CARD TEXT | done ID [--undo] | remove ID",
+      summary: "the to-do list on a card: what a focus is for",
+      details: """
+          add CARD TEXT   a task on CARD ("Chapter 3, exercises 1–10")
+          done ID         marks it done (--undo opens it again)
+          remove ID       removes it; the focus spent on it stays in the history
+        'grow start --task ID' focuses on one; 'grow tasks' lists them.
+        """, run: runTask),
+    Command(
+      name: "tasks", synopsis: "[CARD] [--all] [--json]",
+      summary: "the open tasks (on CARD), with the focus spent on each",
+      details: """
+          --all    done tasks too
+          --json   one object per task: id, card, text, done, focus_seconds, focus_count,
+                   created_at, done_at (every key always present)
+        """, run: runTasks),
+    Command(
       name: "journey", synopsis: "[GOAL] [--json]",
       summary: "the way to each goal: its steps, what is done, what is left, when at your pace",
       details: """
@@ -306,14 +327,27 @@ enum Commands {
 
   private static func runStart(_ words: [String]) throws(CLIError) {
     let arguments = try parse(
-      words, values: ["focus", "short-break", "long-break", "intention"], usage: "start")
+      words, values: ["focus", "short-break", "long-break", "intention", "task"], usage: "start")
     try expect(arguments, atMost: 1, "start")
     var options: [String: BusValue] = [:]
+    var card = arguments.positionals.first ?? ""
+    if let words = arguments.value("task") {
+      let task = try withTasks { store throws(TaskError) in
+        try store.task(matching: words, card: card.isEmpty ? nil : card)
+      }
+      guard !task.isDone else {
+        throw .refused(
+          Message("task {id} is done; 'grow task done {id} --undo' opens it again")
+            .render(["id": task.id]))
+      }
+      card = task.card
+      options["task"] = .int64(task.id)
+      options["intention"] = .string(task.text)
+    }
     for key in ["focus", "short-break", "long-break"] {
       if let text = arguments.value(key) { options[key] = .uint32(try duration(text, for: key)) }
     }
     if let intention = arguments.value("intention") { options["intention"] = .string(intention) }
-    let card = arguments.positionals.first ?? ""
     let client = try GrowClient()
     if options.isEmpty {
       try client.call("Start", [.string(card)])

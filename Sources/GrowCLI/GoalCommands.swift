@@ -85,13 +85,7 @@ extension Commands {
   static func withGoals<T>(_ body: (HistoryStore) throws(GoalError) -> T)
     throws(CLIError) -> T
   {
-    let store: HistoryStore
-    do {
-      store = try HistoryStore(
-        pendingPath: PendingPhases.path(besideSession: XDGDirectories().sessionFile))
-    } catch {
-      throw .failed(error.description)
-    }
+    let store = try openHistoryStore()
     do {
       return try body(store)
     } catch {
@@ -99,8 +93,18 @@ extension Commands {
     }
   }
 
+  /// The history database, with the phases the daemon keeps and has not written yet.
+  static func openHistoryStore() throws(CLIError) -> HistoryStore {
+    do {
+      return try HistoryStore(
+        pendingPath: PendingPhases.path(besideSession: XDGDirectories().sessionFile))
+    } catch {
+      throw .failed(error.description)
+    }
+  }
+
   /// A card of the config, or a refusal naming the nearest one.
-  private static func knownCard(_ name: String) throws(CLIError) -> String {
+  static func knownCard(_ name: String) throws(CLIError) -> String {
     guard let config = try? GrowConfig.load() else { return name }
     do {
       return try config.deck.card(named: name).name
@@ -129,16 +133,8 @@ extension GoalError {
   /// What the person reads, and what to do instead.
   var message: String {
     switch self {
-    case .emptyName:
-      return Message("a goal needs a name, like grow goal add \"Pass the exam\"").render()
-    case .nameTooLong(let limit):
-      return Message(
-        one: "a goal's name may have at most {limit} character",
-        other: "a goal's name may have at most {limit} characters", countedBy: "limit"
-      ).render(["limit": limit])
-    case .notOneLine(let scalar):
-      return Message("a goal's name must be one line of text; it holds {code}")
-        .render(["code": TimerError.codePoint(scalar)])
+    case .badName(let problem):
+      return problem.message(what: Message("goal's name").render())
     case .alreadyExists(let name):
       return Message("there is already a goal '{goal}'; 'grow goal list' shows them")
         .render(["goal": name])

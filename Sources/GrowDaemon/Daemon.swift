@@ -269,7 +269,7 @@ public final class Daemon {
     }
     do {
       if let saved = try sessions.load() {
-        history?.resume(saved.runningPhase, intention: saved.intention)
+        history?.resume(saved.runningPhase, intention: saved.intention, task: saved.task)
         let result = timer.restore(saved) { [history] phase in history?.recordedEnd(of: phase) }
         switch result {
         case .resumed: log.info("resumed the session saved in \(sessions.path)")

@@ -107,8 +107,9 @@ final class TimerService {
             Arg("card", "s", doc: "A card's name; empty for the default card."),
             Arg(
               "options", "a{sv}",
-              doc: "focus, short-break, long-break (u, seconds) and intention (s), each for "
-                + "this session only."),
+              doc: "focus, short-break, long-break (u, seconds), intention (s) and task (x, the "
+                + "id of a task of grow task add, recorded with each phase), each for this "
+                + "session only."),
           ],
           doc: "Starts a session on the card with some of its settings replaced."
         ) { [timer] arguments, _ throws(BusError) in
@@ -211,19 +212,24 @@ final class TimerService {
     ])
   }
 
-  /// Reads `StartWith` options: `focus`, `short-break`, `long-break` (u seconds), `intention`.
+  /// Reads `StartWith` options: `focus`, `short-break`, `long-break` (u seconds), `intention`
+  /// (s), `task` (x: a task's id in the history, for the phase rows).
   static func overrides(from options: [String: BusValue]) throws(BusError) -> SessionOverrides {
     var overrides = SessionOverrides()
-    let known = ["focus": "u", "short-break": "u", "long-break": "u", "intention": "s"]
+    let known = [
+      "focus": "u", "short-break": "u", "long-break": "u", "intention": "s", "task": "x",
+    ]
     for (key, value) in options {
       switch (key, value) {
       case ("focus", .uint32(let v)): overrides.focus = TimeInterval(v)
       case ("short-break", .uint32(let v)): overrides.shortBreak = TimeInterval(v)
       case ("long-break", .uint32(let v)): overrides.longBreak = TimeInterval(v)
       case ("intention", .string(let v)): overrides.intention = v
+      case ("task", .int64(let v)) where v > 0: overrides.task = v
       default:
         if let wanted = known[key] {
-          let what = wanted == "u" ? "seconds as a uint32" : "a string"
+          let what =
+            wanted == "u" ? "seconds as a uint32" : wanted == "x" ? "a task id above 0" : "a string"
           throw BusError(
             name: GrowBusAPI.ErrorName.invalidArgument,
             message: "start option '\(key)' has the wrong type '\(value.signature)': it takes "
@@ -232,7 +238,7 @@ final class TimerService {
         throw BusError(
           name: GrowBusAPI.ErrorName.invalidArgument,
           message: "unknown start option '\(shown(key))'; "
-            + "known: focus (u), short-break (u), long-break (u), intention (s)")
+            + "known: focus (u), short-break (u), long-break (u), intention (s), task (x)")
       }
     }
     return overrides

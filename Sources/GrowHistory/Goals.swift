@@ -32,10 +32,7 @@ public struct Goal: Sendable, Equatable {
 
 /// Why a goal could not be added or changed; each says what to do instead.
 public enum GoalError: Error, Equatable {
-  case emptyName
-  case nameTooLong(limit: Int)
-  /// A name holding a character that breaks the line (a control character, U+2028, U+2029).
-  case notOneLine(Unicode.Scalar)
+  case badName(LineError)
   case alreadyExists(String)
   case noSuchGoal(String, known: [String])
   case history(HistoryError)
@@ -91,17 +88,13 @@ extension HistoryStore {
     _ name: String, under parent: String? = nil, card: String? = nil,
     targetSeconds: Double? = nil, due: LocalDay? = nil, at now: Date
   ) throws(GoalError) -> Goal {
-    let name = String(name.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
-    guard !name.isEmpty else { throw .emptyName }
-    let breaksTheLine: Set<Unicode.GeneralCategory> = [
-      .control, .lineSeparator, .paragraphSeparator,
-    ]
-    if let bad = name.unicodeScalars.first(where: {
-      breaksTheLine.contains($0.properties.generalCategory)
-    }) {
-      throw .notOneLine(bad)
+    let checked: String
+    do throws(LineError) {
+      checked = try LineError.checked(name, limit: Self.goalNameLimit)
+    } catch {
+      throw .badName(error)
     }
-    guard name.count <= Self.goalNameLimit else { throw .nameTooLong(limit: Self.goalNameLimit) }
+    let name = checked
     let all = try goals()
     guard !all.contains(where: { $0.name == name }) else { throw .alreadyExists(name) }
     let parentID = try parent.map { parent throws(GoalError) in

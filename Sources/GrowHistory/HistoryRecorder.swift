@@ -41,6 +41,8 @@ public final class HistoryRecorder {
   private let dailyGoal: () -> TimeInterval?
   private let log: (Logger.Level, String) -> Void
   private var intention: String?
+  /// The task the running focus is for (`PhaseStarted.task`).
+  private var task: Int64?
   private var pauseCount = 0
   /// When the phase now running started; distractions that began before it belong to the
   /// phase recorded last (a distraction ends just after the focus phase it happened in).
@@ -89,6 +91,7 @@ public final class HistoryRecorder {
     keptAtStart = pending.phases
     events.subscribe(PhaseStarted.self, as: "history") { [weak self] event in
       self?.intention = event.phase.kind == .focus ? event.intention : nil
+      self?.task = event.phase.kind == .focus ? event.task : nil
       self?.pauseCount = 0
       self?.phaseStartedAt = event.phase.startedAt
       self?.startOffset = self?.time.zone.secondsFromGMT(for: event.phase.startedAt)
@@ -149,9 +152,10 @@ public final class HistoryRecorder {
   }
   /// Takes up the phase a killed daemon left running, restored from the saved session, as if
   /// this recorder had seen it start: its row gets the card's intention.
-  public func resume(_ phase: Phase?, intention: String?) {
+  public func resume(_ phase: Phase?, intention: String?, task: Int64? = nil) {
     guard let phase else { return }
     self.intention = phase.kind == .focus ? intention : nil
+    self.task = phase.kind == .focus ? task : nil
     phaseStartedAt = phase.startedAt
     startOffset = time.zone.secondsFromGMT(for: phase.startedAt)
   }
@@ -279,6 +283,7 @@ public final class HistoryRecorder {
       awaySeconds: awaySeconds, intention: phase.kind == .focus ? intention : nil,
       timeZone: time.zone)
     if let startOffset, phaseStartedAt == phase.startedAt { record.startOffset = startOffset }
+    if phase.kind == .focus { record.taskID = task }
     pauseCount = 0
     phaseStartedAt = nil
     startOffset = nil

@@ -405,8 +405,10 @@ public final class HistoryStore {
     let added = try database.run(
       """
       INSERT INTO phases (card, kind, planned_seconds, actual_seconds, started_at, start_offset,
-        ended_at, end_offset, outcome, pause_count, paused_seconds, away_seconds, intention, day)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ended_at, end_offset, outcome, pause_count, paused_seconds, away_seconds, intention, day,
+        task_id)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+        (SELECT id FROM tasks WHERE id = ?))
       ON CONFLICT (started_at, kind) DO NOTHING
       """,
       [
@@ -416,6 +418,8 @@ public final class HistoryStore {
         .integer(Int64(phase.endOffset)), .text(phase.outcome.rawValue),
         .integer(Int64(phase.pauseCount)), .real(phase.pausedSeconds), .real(phase.awaySeconds),
         phase.intention.map(SQLValue.text) ?? .null, .integer(Int64(phase.day.number)),
+        // A task removed since the phase started leaves the phase without one.
+        phase.taskID.map(SQLValue.integer) ?? .null,
       ])
     guard added == 0 else { return (database.lastInsertedRowID, true) }
     let id =

@@ -787,6 +787,7 @@ public final class PendingPhases {
 extension PhaseRecord: Codable {
   enum CodingKeys: String, CodingKey {
     case card, kind, outcome, intention
+    case taskID = "task_id"
     case plannedSeconds = "planned_seconds"
     case actualSeconds = "actual_seconds"
     case startedAt = "started_at"
@@ -814,6 +815,7 @@ extension PhaseRecord: Codable {
       intention: try values.decodeIfPresent(String.self, forKey: .intention))
     startOffset = try values.decode(Int.self, forKey: .startOffset)
     endOffset = try values.decode(Int.self, forKey: .endOffset)
+    taskID = try values.decodeIfPresent(Int64.self, forKey: .taskID)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -831,6 +833,7 @@ extension PhaseRecord: Codable {
     try values.encode(pausedSeconds, forKey: .pausedSeconds)
     try values.encode(awaySeconds, forKey: .awaySeconds)
     try values.encodeIfPresent(intention, forKey: .intention)
+    try values.encodeIfPresent(taskID, forKey: .taskID)
   }
 }
 

@@ -27,6 +27,8 @@ public struct PhaseRecord: Sendable, Equatable {
   /// Seconds away from the computer during the phase (filled in by the X11 monitor).
   public var awaySeconds: Double
   public var intention: String?
+  /// The task the focus was for (`grow start --task`): a row of the tasks table.
+  public var taskID: Int64?
   /// The distractions recorded for the phase (rows of the distractions table), and their
   /// seconds in all; filled in by `HistoryStore.phases`, not written by `record`.
   public var distractionCount = 0

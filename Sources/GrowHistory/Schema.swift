@@ -110,6 +110,19 @@ enum Schema {
     );
     CREATE INDEX goals_by_parent ON goals (parent_id);
     """,
+    // 6: the to-do list on a card, and the task each focus was for.
+    """
+    CREATE TABLE tasks (
+      id INTEGER PRIMARY KEY,
+      card TEXT NOT NULL,
+      text TEXT NOT NULL,
+      created_at REAL NOT NULL,
+      done_at REAL
+    );
+    CREATE INDEX tasks_by_card ON tasks (card);
+    ALTER TABLE phases ADD COLUMN task_id INTEGER REFERENCES tasks (id) ON DELETE SET NULL;
+    CREATE INDEX phases_by_task ON phases (task_id);
+    """,
   ]
 
   static var currentVersion: Int { migrations.count }

@@ -68,9 +68,9 @@ import Testing
     #expect(throws: GoalError.alreadyExists("Have a Mac")) {
       try store.addGoal("  Have a Mac ", at: now)
     }
-    #expect(throws: GoalError.emptyName) { try store.addGoal("   ", at: now) }
-    #expect(throws: GoalError.notOneLine("\n")) { try store.addGoal("a\nb", at: now) }
-    #expect(throws: GoalError.nameTooLong(limit: HistoryStore.goalNameLimit)) {
+    #expect(throws: GoalError.badName(.empty)) { try store.addGoal("   ", at: now) }
+    #expect(throws: GoalError.badName(.notOneLine("\n"))) { try store.addGoal("a\nb", at: now) }
+    #expect(throws: GoalError.badName(.tooLong(limit: HistoryStore.goalNameLimit))) {
       try store.addGoal(String(repeating: "x", count: 121), at: now)
     }
     #expect(throws: GoalError.noSuchGoal("Have a Mca", known: ["Have a Mac"])) {

@@ -21,6 +21,9 @@ public struct FocusCard: Sendable, Equatable, Codable {
   public var dailyGoal: TimeInterval?
   /// What this card is for, shown while focusing ("Chapter 3 exercises").
   public var intention: String?
+  /// The to-do the session's focus is for (`grow start --task`): its id in the history's
+  /// task list. Set for one session only, never from the config.
+  public var task: Int64?
   /// Windows that distract during this card's focus, as written in the config
   /// (`discord, firefox:/youtube/`); the `x11` plugin compiles and matches them.
   public var distractions: [String]
@@ -59,7 +62,7 @@ public struct FocusCard: Sendable, Equatable, Codable {
     a.name == b.name && a.focus == b.focus && a.shortBreak == b.shortBreak
       && a.longBreak == b.longBreak && a.longBreakAfter == b.longBreakAfter
       && a.autoStartBreaks == b.autoStartBreaks && a.autoStartFocus == b.autoStartFocus
-      && a.dailyGoal == b.dailyGoal && a.intention == b.intention
+      && a.dailyGoal == b.dailyGoal && a.intention == b.intention && a.task == b.task
       && a.distractions == b.distractions && a.allowed == b.allowed && a.block == b.block
   }
 

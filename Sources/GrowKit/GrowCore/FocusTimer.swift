@@ -6,15 +6,18 @@ public struct SessionOverrides: Sendable, Equatable {
   public var shortBreak: TimeInterval?
   public var longBreak: TimeInterval?
   public var intention: String?
+  /// The task the session's focus is for (its id in the history's task list).
+  public var task: Int64?
 
   public init(
     focus: TimeInterval? = nil, shortBreak: TimeInterval? = nil, longBreak: TimeInterval? = nil,
-    intention: String? = nil
+    intention: String? = nil, task: Int64? = nil
   ) {
     self.focus = focus
     self.shortBreak = shortBreak
     self.longBreak = longBreak
     self.intention = intention
+    self.task = task
   }
 
   func applied(to card: FocusCard) throws(TimerError) -> FocusCard {
@@ -31,6 +34,7 @@ public struct SessionOverrides: Sendable, Equatable {
     card.shortBreak = shortBreak ?? card.shortBreak
     card.longBreak = longBreak ?? card.longBreak
     if let intention { card.intention = intention.isEmpty ? nil : intention }
+    card.task = task
     return card
   }
 
@@ -310,6 +314,8 @@ public final class FocusTimer {
     public var runningPhase: Phase? { phase }
     /// The intention of the session's card.
     public var intention: String? { session.card.intention }
+    /// The task of the session's card (`grow start --task`).
+    public var task: Int64? { session.card.task }
   }
 
   /// The session as it is now, to be saved; nil when idle.
@@ -448,7 +454,8 @@ public final class FocusTimer {
       duration: session.card.length(of: kind), startedAt: start)
     mode = .running(phase)
     armAlarm(for: phase)
-    bus.publish(PhaseStarted(phase: phase, intention: session.card.intention))
+    bus.publish(
+      PhaseStarted(phase: phase, intention: session.card.intention, task: session.card.task))
     publishChange()
   }
 

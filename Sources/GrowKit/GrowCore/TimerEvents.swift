@@ -5,6 +5,14 @@ public struct PhaseStarted: GrowEvent {
   public static let eventName = "phase-started"
   public let phase: Phase
   public let intention: String?
+  /// The task the session's focus is for (`grow start --task`), if any.
+  public let task: Int64?
+
+  public init(phase: Phase, intention: String?, task: Int64? = nil) {
+    self.phase = phase
+    self.intention = intention
+    self.task = task
+  }
 }
 
 /// A phase ended, by running out, by `skip` or by `stop`.

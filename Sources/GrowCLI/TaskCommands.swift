@@ -1,0 +1,142 @@
+import FoundationEssentials
+@_spi(GrowHost) import GrowCore
+import GrowHistory
+import GrowMessages
+
+extension Commands {
+  /// `grow task add CARD TEXT`, `grow task done ID [--undo]`, `grow task remove ID`.
+  static func runTask(_ words: [String]) throws(CLIError) {
+    let arguments = try parse(words, flags: ["undo"], usage: "task")
+    let positionals = arguments.positionals
+    switch positionals.first {
+    case "add":
+      guard positionals.count == 3 else {
+        throw .usage(
+          Message("grow task add takes a card and the task, like: grow task add math \"Chapter 3\"")
+            .render())
+      }
+      let card = try knownCard(positionals[1])
+      let task = try withTasks { store throws(TaskError) in
+        try store.addTask(card: card, text: positionals[2], at: Date())
+      }
+      say(
+        Message("added task {id} on {card}: {text}").render([
+          "id": task.id, "card": task.card, "text": task.text,
+        ]))
+    case "done", "remove":
+      try expect(arguments, atMost: 2, "task")
+      guard let text = positionals.dropFirst().first, let id = Int64(text), id > 0 else {
+        throw .usage(
+          Message("grow task {action} takes a task's id, as 'grow tasks' lists them")
+            .render(["action": positionals[0]]))
+      }
+      let undo = arguments.flag("undo")
+      let task = try withTasks { store throws(TaskError) in
+        if positionals[0] == "remove" {
+          let task = try store.task(id)
+          try store.removeTask(id)
+          return task
+        }
+        try store.setTask(id, done: !undo, at: Date())
+        return try store.task(id)
+      }
+      let values: [String: any CustomStringConvertible] = ["id": task.id, "text": task.text]
+      if positionals[0] == "remove" {
+        say(Message("removed task {id}: {text}").render(values))
+      } else {
+        say(
+          undo
+            ? Message("task {id} is open again: {text}").render(values)
+            : Message("task {id} done: {text}").render(values))
+      }
+    case let other:
+      throw .usage(
+        Message("grow task: unknown action '{action}' (add, done, remove; 'grow tasks' lists)")
+          .render(["action": shown(other ?? "")]))
+    }
+  }
+
+  /// `grow tasks [CARD] [--all] [--json]`.
+  static func runTasks(_ words: [String]) throws(CLIError) {
+    let arguments = try parse(words, flags: ["all", "json"], usage: "tasks")
+    try expect(arguments, atMost: 1, "tasks")
+    let card = arguments.positionals.first
+    let tasks = try withTasks { store throws(TaskError) in
+      try store.tasks(card: card, includeDone: arguments.flag("all"))
+    }
+    if arguments.flag("json") { return say(TaskJSON.encode(tasks)) }
+    guard !tasks.isEmpty else {
+      return say(
+        Message("no open tasks; add one with grow task add CARD \"what to do\"").render())
+    }
+    let idWidth = tasks.map { "\($0.id)".count }.max() ?? 0
+    let cardWidth = tasks.map(\.card.count).max() ?? 0
+    for task in tasks {
+      let id = String(repeating: " ", count: idWidth - "\(task.id)".count) + "\(task.id)"
+      let spent =
+        task.focusCount == 0
+        ? ""
+        : "  "
+          + Message(
+            one: "({focus} in {count} focus)", other: "({focus} in {count} focus sessions)",
+            countedBy: "count"
+          ).render(["focus": DurationText.format(task.focusSeconds), "count": task.focusCount])
+      say(
+        "\(id)  \(task.isDone ? "✔" : "·")  \(task.card.fitted(toWidth: cardWidth))  "
+          + task.text + spent)
+    }
+  }
+
+  /// Runs `body` on the history database, its task errors as messages.
+  static func withTasks<T>(_ body: (HistoryStore) throws(TaskError) -> T) throws(CLIError) -> T {
+    let store = try openHistoryStore()
+    do {
+      return try body(store)
+    } catch {
+      throw .failed(error.message)
+    }
+  }
+}
+
+extension LineError {
+  /// What is wrong with a goal's name or a task (`what`).
+  func message(what: String) -> String {
+    switch self {
+    case .empty:
+      return Message("the {what} is empty; write a few words").render(["what": what])
+    case .tooLong(let limit):
+      return Message(
+        one: "the {what} is longer than {limit} character; keep it to one short line",
+        other: "the {what} is longer than {limit} characters; keep it to one short line",
+        countedBy: "limit"
+      ).render(["what": what, "limit": limit])
+    case .notOneLine(let scalar):
+      return Message("the {what} must be one line of text; it holds {code}")
+        .render(["what": what, "code": TimerError.codePoint(scalar)])
+    }
+  }
+}
+
+extension TaskError {
+  var message: String {
+    switch self {
+    case .badText(let problem):
+      return problem.message(what: Message("task").render())
+    case .noSuchTask(let id):
+      return Message("no task {id}; 'grow tasks --all' lists them with their ids")
+        .render(["id": id])
+    case .noMatch(let words, let card?):
+      return Message("no open task on {card} starts with '{words}'; 'grow tasks {card}' lists them")
+        .render(["words": shown(words), "card": card])
+    case .noMatch(let words, nil):
+      return Message("no open task starts with '{words}'; 'grow tasks' lists them")
+        .render(["words": shown(words)])
+    case .ambiguous(let words, let matches):
+      let list = matches.prefix(5).map { "\($0.id) \($0.text)" }.joined(separator: "; ")
+      return Message("'{words}' starts several tasks ({list}); give the id")
+        .render(["words": shown(words), "list": list])
+    case .history(let error):
+      return error.description
+    }
+  }
+}

@@ -5,8 +5,8 @@ import Testing
 /// The tray plugin in XFCE's panel on X11: xfce4-panel 4.18 with only its systray plugin
 /// (which runs in the panel's `wrapper-2.0` process as the StatusNotifierWatcher and host,
 /// with libdbusmenu-gtk3 for the menu), its settings in xfconfd, on a private Xvfb with
-/// openbox. The icon is read back with `import`; xdotool's left click on it pauses, its right
-/// click opens Grow's menu, and the keyboard picks an entry there. Set
+/// openbox. The icon is read back with `import`; xdotool's left click on it pauses, the middle
+/// button resumes, a right click opens Grow's menu, and the keyboard picks an entry there. Set
 /// GROW_KEEP_SCREENSHOTS=DIR to keep the PNGs.
 @Suite(.serialized) struct XfcePanelTrayTests {
   static let panelHeight = 30
@@ -163,6 +163,11 @@ import Testing
       try harness.eventually(timeout: 30) {
         try shot(display, "xfce-paused").count(of: Self.pausedColor) > 10
       })
+    // The middle button (SecondaryActivate) does the same: it resumes, and pauses again.
+    try display.xdotool("click", "2")
+    #expect(try harness.eventually { try harness.status()["paused"] as? Bool == false })
+    try display.xdotool("click", "2")
+    #expect(try harness.eventually { try harness.status()["paused"] as? Bool == true })
 
     // A right click opens the menu: a GTK popup of the plugin's process, below the panel,
     // white where the screen was black.

@@ -13,6 +13,19 @@ enum TrayAction: Equatable, Sendable {
   case extend(minutes: Int)
   case shorten(minutes: Int)
   case toggleDoNotDisturb
+
+  /// What the wheel over the icon asks for (StatusNotifierItem's `Scroll`): a notch up adds a
+  /// minute, down takes one off, sideways does nothing. Hosts disagree on the sign, which the
+  /// specification leaves open: the GTK ones (waybar, xfce4-panel's Status Tray) pass GDK's
+  /// delta, negative for up, a step or so a notch; the Qt ones pass the wheel's angle,
+  /// positive for up, 120 a notch, and KDE Plasma spells the orientation "Vertical" where
+  /// the others (LXQt too) write "vertical".
+  static func wheel(delta: Int32, orientation: String) -> TrayAction? {
+    guard delta != 0, orientation.lowercased() == "vertical" else { return nil }
+    let angle = orientation == "Vertical" || delta % 120 == 0
+    let up = angle ? delta > 0 : delta < 0
+    return up ? .extend(minutes: 1) : .shorten(minutes: 1)
+  }
 }
 
 /// One entry of the tray's menu, as com.canonical.dbusmenu lays it out: an id, a label, and

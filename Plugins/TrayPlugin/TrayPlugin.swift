@@ -245,9 +245,12 @@ public final class TrayPlugin: GrowPlugin {
         },
         .init("Scroll", inputs: [.init("delta", "i"), .init("orientation", "s")]) {
           [weak self] arguments, _ in
-          guard case .int32(let delta)? = arguments.first, delta != 0 else { return [] }
           // A notch up adds a minute, down takes one off (a phase keeps its last minute).
-          self?.perform(delta > 0 ? .extend(minutes: 1) : .shorten(minutes: 1))
+          guard case .int32(let delta)? = arguments.first,
+            case .string(let orientation)? = arguments.dropFirst().first,
+            let action = TrayAction.wheel(delta: delta, orientation: orientation)
+          else { return [] }
+          self?.perform(action)
           return []
         },
       ],

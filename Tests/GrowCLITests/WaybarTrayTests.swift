@@ -64,6 +64,12 @@ struct WaybarTrayTests {
     try pointer.move(x: 14, y: Self.barHeight / 2)
     // waybar notices a pointer that has just entered its surface a moment later.
     Thread.sleep(forTimeInterval: 0.3)
+    // The wheel up over the icon adds a minute (waybar sends GDK's sign: -1 for up).
+    let remaining = try #require(try harness.status()["remaining"] as? Int)
+    try pointer.scroll(up: true)
+    #expect(
+      try harness.eventually { (try harness.status()["remaining"] as? Int ?? 0) > remaining + 30 },
+      "the wheel up added a minute")
     // A left click on the icon pauses.
     try pointer.click(.left)
     #expect(try harness.eventually { try harness.status()["paused"] as? Bool == true })

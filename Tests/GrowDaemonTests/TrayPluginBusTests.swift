@@ -93,13 +93,14 @@ import Testing
     #expect(running.contains("'label': <'Pause'>"))
     #expect(!running.contains("'label': <'Start'>"))
 
-    // The wheel up adds a minute.
+    // The wheel up adds a minute: -1 "vertical", as waybar and xfce4-panel send it (GDK's
+    // sign; TrayModelTests has Plasma's and LXQt's).
     let endsAt = try #require(try harness.statusOverBus().endsAt)
     _ = try gdbus(
       harness,
       [
         "--object-path", "/StatusNotifierItem", "--method", "org.kde.StatusNotifierItem.Scroll",
-        "1", "vertical",
+        "--", "-1", "vertical",
       ])
     #expect(
       try harness.eventually {
@@ -111,7 +112,7 @@ import Testing
       harness,
       [
         "--object-path", "/StatusNotifierItem", "--method", "org.kde.StatusNotifierItem.Scroll",
-        "--", "-1", "vertical",
+        "1", "vertical",
       ])
     #expect(
       try harness.eventually {

@@ -59,6 +59,28 @@ import Testing
     #expect(model.nextProgressChange(after: bed.loop.now) == nil, "no wake-ups while paused")
   }
 
+  /// Each host's wheel up adds a minute, as it calls `Scroll`: waybar and xfce4-panel pass
+  /// GDK's delta (up is negative), KDE Plasma and LXQt Qt's angle (up is positive, 120 a
+  /// notch; Plasma writes "Vertical").
+  @Test(arguments: [
+    ("waybar", Int32(-1), Int32(1), "vertical"),
+    ("xfce4-panel, a fast flick", -3, 2, "vertical"),
+    ("KDE Plasma", 120, -120, "Vertical"),
+    ("KDE Plasma, a touchpad", 15, -8, "Vertical"),
+    ("LXQt", 120, -240, "vertical"),
+  ])
+  func theWheelUpAddsAMinuteOnEveryHost(host: String, up: Int32, down: Int32, orientation: String) {
+    #expect(TrayAction.wheel(delta: up, orientation: orientation) == .extend(minutes: 1), "\(host)")
+    #expect(
+      TrayAction.wheel(delta: down, orientation: orientation) == .shorten(minutes: 1), "\(host)")
+  }
+
+  @Test func theWheelSidewaysOrStillDoesNothing() {
+    #expect(TrayAction.wheel(delta: -1, orientation: "horizontal") == nil)
+    #expect(TrayAction.wheel(delta: 120, orientation: "Horizontal") == nil)
+    #expect(TrayAction.wheel(delta: 0, orientation: "vertical") == nil)
+  }
+
   @Test func theIconIsARingInThePhasesColour() {
     let size = 24
     let half = TrayIcon.pixels(size: size, progress: 0.5, colour: 0xFFE5_534B, idle: false)

@@ -29,6 +29,8 @@ public final class NotifyPlugin: GrowPlugin {
     case remindLater = "remind-5m"
     case startFocus = "start-focus"
     case skip
+    case taskDone = "task-done"
+    case taskNotYet = "task-not-yet"
   }
 
   private let settings: NotifySettings
@@ -70,6 +72,11 @@ public final class NotifyPlugin: GrowPlugin {
   private var reminderTimer: (any Alarm)?
   /// Grow's own Do-Not-Disturb, as the dnd plugin last announced it (`DoNotDisturbChanged`).
   private var doNotDisturb = DoNotDisturbState()
+  /// The task of the focus now running or last run (`PhaseStarted.task`, its text the
+  /// intention), and the one the "Done?" question on screen asks about.
+  private var focusTask: (id: Int64, text: String)?
+  private var askedTask: Int64?
+  private let publish: (TaskDone) -> Void
 
   struct Content {
     var summary: String
@@ -105,6 +112,7 @@ public final class NotifyPlugin: GrowPlugin {
     log = context.log
     timer = context.timer
     loop = context.loop
+    publish = { [context] in context.publish($0) }
     self.server = server
     server.onAction = { [weak self] id, key in self?.actionInvoked(id: id, key: key) }
     server.onClosed = { [weak self] id, _ in self?.closedByServer(id: id) }
@@ -153,12 +161,19 @@ public final class NotifyPlugin: GrowPlugin {
     lastEnded = event
     cancelWarning()
     closeAll()
+    if event.phase.kind == .focus, event.outcome == .completed, let task = focusTask {
+      askIfDone(task)
+    }
   }
 
   private func started(_ event: PhaseStarted) {
     cancelReminder()
-    // The prompt that waited for this phase is answered, by its button or by `grow resume`.
-    for kind in prompts { close(kind) }
+    if event.phase.kind == .focus {
+      focusTask = event.task.map { ($0, event.intention ?? "") }
+    }
+    // The prompt that waited for this phase is answered, by its button or by `grow resume`;
+    // "Done?" about the task stays through the break.
+    for kind in prompts where kind != .taskDone { close(kind) }
     armWarning(for: event.phase)
     guard let lastEnded, lastEnded.outcome == .completed,
       lastEnded.endedAt.timeIntervalSince(event.phase.startedAt) > -5
@@ -229,6 +244,20 @@ public final class NotifyPlugin: GrowPlugin {
       content.actions = [(.primary, start), (.startFocus, start), (.remindLater, Self.fiveMore)]
     }
     show(.breakOver, content)
+  }
+
+  /// At the end of a focus on a task: is it done? "Done" marks it so in the history (through
+  /// `TaskDone`); "Not yet" leaves it open for the next focus.
+  private func askIfDone(_ task: (id: Int64, text: String)) {
+    askedTask = task.id
+    let done = Message("Done").render()
+    show(
+      .taskDone,
+      Content(
+        summary: Message("Done with this task?").render(), body: task.text,
+        icon: "checkbox-checked",
+        actions: [(.primary, done), (.taskDone, done), (.taskNotYet, Message("Not yet").render())],
+        waits: true))
   }
 
   /// The button that asks for five more minutes (of focus, or of break).
@@ -335,7 +364,8 @@ public final class NotifyPlugin: GrowPlugin {
       "x-dunst-stack-tag": .string(kind.stackTag),
       "x-canonical-private-synchronous": .string(kind.stackTag),
     ]
-    if settings.sound {
+    // The question about a task comes with the end of focus, which has its sound already.
+    if settings.sound, kind != .taskDone {
       hints["sound-name"] = .string(kind == .distraction ? "dialog-warning" : "complete")
     } else {
       hints["suppress-sound"] = .bool(true)
@@ -468,6 +498,13 @@ public final class NotifyPlugin: GrowPlugin {
         try timer.skip()
       case .remindLater:
         remindAgain(kind)
+      case .taskDone:
+        if let task = askedTask { publish(TaskDone(task: task, at: loop.now)) }
+        askedTask = nil
+        close(.taskDone)
+      case .taskNotYet:
+        askedTask = nil
+        close(.taskDone)
       }
       log.info("\(kind.rawValue) notification: '\(action.rawValue)' done")
     } catch {

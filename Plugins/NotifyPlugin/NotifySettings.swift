@@ -14,6 +14,8 @@ enum NotificationKind: String, CaseIterable {
   /// Back after focus paused itself while nobody was there.
   case away
   case warning
+  /// "Done?" at the end of a focus on a task (`grow start --task`).
+  case taskDone = "task-done"
 
   /// `x-dunst-stack-tag` and `x-canonical-private-synchronous`: servers that know them keep
   /// one notification per tag even across daemon restarts (when `replaces_id` is lost).
@@ -26,7 +28,7 @@ struct NotifySettings {
   static let declared = [
     PluginSetting(
       "events", .choiceList(["none"] + NotificationKind.allCases.map(\.rawValue)),
-      default: "focus-over, break-over, long-break-due, distraction, away",
+      default: "focus-over, break-over, long-break-due, distraction, away, task-done",
       help: "What to notify about, comma-separated; none for nothing."),
     PluginSetting(
       "warn-before", .duration(minimum: 0), default: "0",
@@ -50,7 +52,9 @@ struct NotifySettings {
     "Walk around the room.", "Roll your shoulders and breathe out slowly.",
   ]
 
-  var kinds: Set<NotificationKind> = [.focusOver, .breakOver, .longBreakDue, .distraction, .away]
+  var kinds: Set<NotificationKind> = [
+    .focusOver, .breakOver, .longBreakDue, .distraction, .away, .taskDone,
+  ]
   /// How long before a phase ends the warning comes; nil for none.
   var warnBefore: TimeInterval?
   /// Milliseconds; -1 for the server's default, 0 for never.

@@ -113,6 +113,9 @@ public final class HistoryRecorder {
     events.subscribe(PhasePaused.self, as: "history") { [weak self] _ in
       self?.pauseCount += 1
     }
+    events.subscribe(TaskDone.self, as: "history") { [weak self] event in
+      self?.writer.markTaskDone(event.task, at: event.at)
+    }
     events.subscribe(PhaseEnded.self, as: "history") { [weak self] event in
       self?.record(event.phase, outcome: event.outcome, at: event.endedAt)
     }
@@ -270,6 +273,10 @@ public final class HistoryRecorder {
       case .rereadFailed(let error, let request):
         if request == rereadRequests { recordedDuringRereads = [] }
         log(.warning, "\(error); today's figures stay as they were until the next change")
+      case .taskNotMarked(let id, let reason):
+        log(
+          .warning,
+          "task \(id) could not be marked done (\(reason)); 'grow task done \(id)' does it")
       }
     }
   }

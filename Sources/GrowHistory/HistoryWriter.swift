@@ -37,6 +37,9 @@ final class HistoryWriter: @unchecked Sendable {
     case reread(TodayAndStreak, request: Int)
     /// That read failed; the figures stay as they were.
     case rereadFailed(HistoryError, request: Int)
+    /// A task could not be marked done (`markTaskDone`); the person can say so again with
+    /// `grow task done`.
+    case taskNotMarked(Int64, reason: String)
   }
 
   let path: String
@@ -129,6 +132,24 @@ final class HistoryWriter: @unchecked Sendable {
         report(.reread(figures, request: request))
       } catch {
         report(.rereadFailed(error, request: request))
+      }
+    }
+  }
+
+  /// Marks task `id` done (the person answered "Done" at the end of a focus on it), behind
+  /// the phases queued before it.
+  func markTaskDone(_ id: Int64, at: Date) {
+    queue.async { [self] in
+      do throws(TaskError) {
+        let store: HistoryStore
+        do throws(HistoryError) {
+          store = try openStore()
+        } catch {
+          throw .history(error)
+        }
+        try store.setTask(id, done: true, at: at)
+      } catch {
+        report(.taskNotMarked(id, reason: "\(error)"))
       }
     }
   }

@@ -227,6 +227,38 @@ struct NotifyPluginDesktopTests {
     _ = dunst
   }
 
+  /// A focus on a task ends with "Done with this task?" in dunst; its Done, pressed there,
+  /// marks the task done in the history (grow tasks shows it).
+  @Test func doneInDunstMarksTheTaskDone() throws {
+    let harness = try DaemonHarness(
+      config: """
+        [timer]
+        focus = 2s
+        auto-start-breaks = false
+
+        [plugins]
+        enable = notify
+
+        [plugin.notify]
+        events = task-done
+        """, startDaemon: false)
+    let dunst = try NotificationServers.dunst(harness)
+    try harness.start()
+    #expect(try harness.grow("task", "add", "work", "Write the intro").status == 0)
+    #expect(try harness.grow("start", "--task", "write").status == 0)
+    #expect(try harness.eventually { try harness.dunstCount("displayed") == 1 })
+    #expect(try harness.run("dunstctl", ["action", "0"]).status == 0)
+    #expect(
+      try harness.eventually {
+        try harness.grow("tasks", "--all").stdout.hasPrefix("1  ✔  work  Write the intro")
+      })
+    #expect(harness.daemonLog.contains("task-done notification: 'task-done' done"))
+    let asked = try harness.dunstHistory().first
+    #expect(asked?["summary"] == "Done with this task?")
+    #expect(asked?["body"] == "Write the intro")
+    _ = dunst
+  }
+
   @Test func theWarningComesBeforeFocusEnds() throws {
     let harness = try DaemonHarness(
       config: """

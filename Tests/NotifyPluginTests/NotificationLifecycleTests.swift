@@ -104,6 +104,41 @@ import Testing
     #expect(server.onScreen == [], "its late id let the plugin close it")
   }
 
+  /// At the end of a focus on a task the person is asked whether it is done; the question
+  /// stays through the break, and "Done" tells the history (`TaskDone`).
+  @Test func aFocusOnATaskEndsWithDoneAndDoneTellsTheHistory() throws {
+    try timer.start(overrides: SessionOverrides(intention: "Chapter 3, exercises", task: 7))
+    clock.advance(by: 25 * 60)  // the focus ends; the break starts by itself
+    #expect(server.onScreen == ["Done with this task?", "Focus done"])
+    let question = try #require(server.request(titled: "Done with this task?"))
+    #expect(question.body == "Chapter 3, exercises")
+    #expect(question.actions.map(\.label) == ["Done", "Not yet"])
+    #expect(question.hints["suppress-sound"] == .bool(true), "the focus's end rang already")
+    #expect(question.expireTimeout == 0, "a question waits to be answered")
+
+    server.invoke("task-done", on: "Done with this task?")
+    #expect(bed.recorder.of(TaskDone.self).map(\.task) == [7])
+    #expect(server.onScreen == ["Focus done"])
+  }
+
+  @Test func notYetLeavesTheTaskOpenAndAFocusWithoutATaskAsksNothing() throws {
+    try timer.start(overrides: SessionOverrides(intention: "Essay", task: 3))
+    clock.advance(by: 25 * 60)
+    server.invoke("task-not-yet", on: "Done with this task?")
+    #expect(bed.recorder.of(TaskDone.self).isEmpty)
+    #expect(server.onScreen == ["Focus done"])
+    try timer.stop()
+    try timer.start()
+    clock.advance(by: 25 * 60)
+    #expect(server.request(titled: "Done with this task?") == nil)
+    // A focus stopped before its end is not asked about either.
+    try timer.stop()
+    try timer.start(overrides: SessionOverrides(task: 3))
+    clock.advance(by: 60)
+    try timer.stop()
+    #expect(server.request(titled: "Done with this task?") == nil)
+  }
+
   /// dunst lists "default" in its menu: there the named twin is left out; GNOME Shell makes
   /// "default" the click on the body, so there the named button stays.
   @Test func theDefaultActionHasANamedTwinOnlyWhereDefaultIsNoButton() throws {
@@ -290,6 +325,12 @@ final class RecordingServer: NotificationServer {
   }
 
   func close(_ id: UInt32) { shown[id] = nil }
+
+  /// The person pressed `key` on the notification titled `summary`.
+  func invoke(_ key: String, on summary: String) {
+    guard let id = shown.first(where: { $0.value.summary == summary })?.key else { return }
+    onAction?(id, key)
+  }
 
   /// Another server takes the name; what the last one showed went with it.
   func restart(as name: String) {

@@ -15,11 +15,13 @@ extension Commands {
     let days = try dayRange(arguments, defaultDays: periods.first?.value ?? 7)
     let card = arguments.value("card")
     let statistics = try withHistory { store throws(HistoryError) in
-      HistoryStatistics(
+      var statistics = HistoryStatistics(
         from: days.lowerBound, to: days.upperBound, card: card,
         phases: try store.phases(days: days, card: card),
         distractions: try store.distractions(days: days, card: card),
         figures: try store.todayAndStreak(goal: dailyGoal(), today: LocalDay.today()))
+      statistics.tasks = try store.taskTotals(days: days, card: card)
+      return statistics
     }
     if arguments.flag("json") { return say(HistoryExport.json(statistics)) }
     if arguments.flag("csv") { return sayExactly(HistoryExport.csv(statistics)) }

@@ -117,6 +117,28 @@ public struct HistoryStatistics: Sendable, Equatable, Codable, OutcomeTotals {
     }
   }
 
+  /// Completed focus on one task over the range (`grow start --task`).
+  public struct TaskTotal: Sendable, Equatable, Codable {
+    public var task: Int64
+    public var card: String
+    public var text: String
+    public var focusSeconds: Int
+    public var completed: Int
+
+    enum CodingKeys: String, CodingKey {
+      case task, card, text, completed
+      case focusSeconds = "focus_seconds"
+    }
+
+    public init(task: Int64, card: String, text: String, focusSeconds: Int, completed: Int) {
+      self.task = task
+      self.card = card
+      self.text = text
+      self.focusSeconds = focusSeconds
+      self.completed = completed
+    }
+  }
+
   public struct CardTotal: Sendable, Equatable, Codable, OutcomeTotals {
     public var card: String
     public var focusSeconds: Int
@@ -207,11 +229,13 @@ public struct HistoryStatistics: Sendable, Equatable, Codable, OutcomeTotals {
   public var abandoned: Int
   /// Apps by time lost, most first.
   public var distractions: [AppTotal]
+  /// Tasks by focus time, most first (`HistoryStore.taskTotals`; set by the caller).
+  public var tasks: [TaskTotal] = []
   public var streak: Streak
   public var today: Today
 
   enum CodingKeys: String, CodingKey {
-    case from, to, card, days, cards, completed, skipped, stopped, abandoned, distractions
+    case from, to, card, days, cards, completed, skipped, stopped, abandoned, distractions, tasks
     case streak, today
     case dayCards = "day_cards"
     case focusSeconds = "focus_seconds"

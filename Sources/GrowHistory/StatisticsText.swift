@@ -21,6 +21,13 @@ extension HistoryStatistics {
       lines.append(style.bold("Cards"))
       lines += table(cards.map { ($0.card, $0.focusSeconds) }, style: style)
     }
+    if !tasks.isEmpty {
+      lines.append("")
+      lines.append(style.bold("Tasks"))
+      lines += table(
+        tasks.prefix(10).map { ("\($0.task) \($0.text.prefix(40))", $0.focusSeconds) },
+        style: style)
+    }
     lines.append("")
     lines.append("Focus phases: \(outcomesText)")
     if distractions.isEmpty {

@@ -123,6 +123,29 @@ extension HistoryStore {
     return first
   }
 
+  /// Completed focus per task within `days` (on `card` when given), most first.
+  public func taskTotals(days: ClosedRange<LocalDay>, card: String? = nil) throws(HistoryError)
+    -> [HistoryStatistics.TaskTotal]
+  {
+    var values: [SQLValue] = [
+      .integer(Int64(days.lowerBound.number)), .integer(Int64(days.upperBound.number)),
+    ]
+    if let card { values.append(.text(card)) }
+    return try query(
+      """
+      SELECT t.id, t.card, t.text, total(p.actual_seconds), count(*)
+      FROM phases AS p JOIN tasks AS t ON t.id = p.task_id
+      WHERE p.kind = 'focus' AND p.outcome = 'completed' AND p.day BETWEEN ? AND ?
+        \(card == nil ? "" : "AND p.card = ?")
+      GROUP BY t.id ORDER BY total(p.actual_seconds) DESC, t.id
+      """, values
+    ) { row in
+      HistoryStatistics.TaskTotal(
+        task: row.integer(0), card: row.text(1) ?? "", text: row.text(2) ?? "",
+        focusSeconds: Int(row.double(3).rounded()), completed: row.int(4))
+    }
+  }
+
   public func setTask(_ id: Int64, done: Bool, at now: Date) throws(TaskError) {
     _ = try task(id)
     try tasksHistory { () throws(HistoryError) in

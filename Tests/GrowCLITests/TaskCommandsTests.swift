@@ -39,6 +39,16 @@ import Testing
       list.stdout.hasPrefix("1  ·  math  Chapter 3, exercises 1–10  (2s in 1 focus)\n"),
       "\(list.stdout)")
 
+    let stats = try harness.grow("stats", "--day")
+    #expect(stats.stdout.contains("\nTasks\n  1 Chapter 3, exercises 1–10  2s"), "\(stats.stdout)")
+    let statsJSON = try #require(
+      try JSONSerialization.jsonObject(
+        with: Data(harness.grow("stats", "--day", "--json").stdout.utf8))
+        as? [String: Any])
+    let perTask = try #require(statsJSON["tasks"] as? [[String: Any]])
+    #expect(perTask.first?["task"] as? Int == 1)
+    #expect(perTask.first?["focus_seconds"] as? Int == 2)
+
     let json = try harness.grow("tasks", "--json")
     let tasks = try #require(
       try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])

@@ -128,28 +128,3 @@ extension Commands {
     return try? config.deck.card(named: card).focus
   }
 }
-
-extension GoalError {
-  /// What the person reads, and what to do instead.
-  var message: String {
-    switch self {
-    case .badName(let problem):
-      return problem.message(what: Message("goal's name").render())
-    case .alreadyExists(let name):
-      return Message("there is already a goal '{goal}'; 'grow goal list' shows them")
-        .render(["goal": name])
-    case .noSuchGoal(let name, let known) where known.isEmpty:
-      return Message("no goal '{goal}'; there are no goals yet (grow goal add NAME)")
-        .render(["goal": shown(name)])
-    case .noSuchGoal(let name, let known):
-      if let guess = closestMatch(to: name, in: known) {
-        return Message("no goal '{goal}'; did you mean '{guess}'?")
-          .render(["goal": shown(name), "guess": guess])
-      }
-      return Message("no goal '{goal}' (goals: {goals})")
-        .render(["goal": shown(name), "goals": known.joined(separator: ", ")])
-    case .history(let error):
-      return error.description
-    }
-  }
-}

@@ -43,6 +43,7 @@ public final class Daemon {
   private var connection: BusConnection?
   private var object: BusObject?
   private var service: TimerService?
+  private var journey: JourneyService?
   private var history: HistoryRecorder?
   private let historyPath: String
   /// Where the running session is kept for a restart; nil for a daemon that keeps none (the
@@ -158,6 +159,10 @@ public final class Daemon {
       PluginService(host: plugins, object: object).install()
       installConfigInterface(on: object)
       object.add(Self.historyInterface { [weak self] in self?.history?.reread() })
+      if let history {
+        journey = JourneyService(timer: timer, history: history, object: object, events: events)
+        journey?.install()
+      }
     } catch {
       throw .cannotExport(error)
     }

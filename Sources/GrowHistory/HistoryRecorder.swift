@@ -61,6 +61,28 @@ public final class HistoryRecorder {
   private var figures: TodayAndStreak
   /// The goal a reread was last asked for because the daily goal changed.
   private var rereadForGoal: TimeInterval??
+  /// What waits for an `access` to come back, by request number.
+  private var accessWaiting: [Int: (any Sendable) -> Void] = [:]
+  private var accessRequests = 0
+
+  /// Runs `body` on the history's own queue (never on the loop), behind the phases queued
+  /// before it, and hands what it gave to `then` on the loop; an unopenable history gives
+  /// that error.
+  public func access<T: Sendable>(
+    _ body: @escaping @Sendable (HistoryStore) -> Result<T, any Error>,
+    then: @escaping (Result<T, any Error>) -> Void
+  ) {
+    accessRequests += 1
+    accessWaiting[accessRequests] = { result in
+      if let result = result as? Result<T, any Error> {
+        then(result)
+      } else if let failed = result as? Result<Never, HistoryError>, case .failure(let error) = failed {
+        then(.failure(error))
+      }
+    }
+    writer.access(request: accessRequests) { store in body(store) }
+  }
+
   /// Called on the loop once `reread()` has read today's figures again.
   public var todayChanged: (() -> Void)?
   /// How many rereads were asked for; each phase recorded since is tagged with the count
@@ -273,6 +295,8 @@ public final class HistoryRecorder {
       case .rereadFailed(let error, let request):
         if request == rereadRequests { recordedDuringRereads = [] }
         log(.warning, "\(error); today's figures stay as they were until the next change")
+      case .accessed(let request, let result):
+        accessWaiting.removeValue(forKey: request)?(result)
       case .taskNotMarked(let id, let reason):
         log(
           .warning,

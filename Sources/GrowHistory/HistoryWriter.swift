@@ -40,6 +40,8 @@ final class HistoryWriter: @unchecked Sendable {
     /// A task could not be marked done (`markTaskDone`); the person can say so again with
     /// `grow task done`.
     case taskNotMarked(Int64, reason: String)
+    /// What `access(request:_:)` gave.
+    case accessed(request: Int, result: any Sendable)
   }
 
   let path: String
@@ -132,6 +134,19 @@ final class HistoryWriter: @unchecked Sendable {
         report(.reread(figures, request: request))
       } catch {
         report(.rereadFailed(error, request: request))
+      }
+    }
+  }
+
+  /// Runs `body` on the writer's connection behind what was queued before it; its result comes
+  /// back as `accessed` (D-Bus calls about goals and tasks, answered without waiting on the
+  /// loop).
+  func access(request: Int, _ body: @escaping @Sendable (HistoryStore) -> any Sendable) {
+    queue.async { [self] in
+      do throws(HistoryError) {
+        report(.accessed(request: request, result: body(try openStore())))
+      } catch {
+        report(.accessed(request: request, result: Result<Never, HistoryError>.failure(error)))
       }
     }
   }

@@ -13,6 +13,8 @@ public enum GrowBusAPI {
   /// `Changed()`: `grow history delete`/`edit` changed the history file; the daemon reads
   /// today's figures again.
   public static let historyInterface = "org.grow.Grow1.History"
+  /// Goals and tasks (`grow goal`, `grow task`), for launchers and other apps.
+  public static let journeyInterface = "org.grow.Grow1.Journey"
 
   /// Error names, each sent with a message meant for people.
   public enum ErrorName {

@@ -79,46 +79,51 @@ final class JourneyService {
   // MARK: Calls
 
   private func listGoals(_ reply: PendingReply) {
-    history.access({ store in
-      Result { () throws -> [GoalProgress] in try store.journeys(now: Date()) }
-    }) { result in
-      switch result {
-      case .success(let journeys):
-        let today = LocalDay.today()
-        func flat(_ list: [GoalProgress]) -> [GoalProgress] {
-          list.flatMap { [$0] + flat($0.subgoals) }
+    history.access(
+      { store in
+        Result { () throws -> [GoalProgress] in try store.journeys(now: Date()) }
+      },
+      then: { result in
+        switch result {
+        case .success(let journeys):
+          let today = LocalDay.today()
+          func flat(_ list: [GoalProgress]) -> [GoalProgress] {
+            list.flatMap { [$0] + flat($0.subgoals) }
+          }
+          reply.send([
+            .array(
+              element: "a{sv}", flat(journeys).map { .vardict(Self.values(of: $0, today: today)) })
+          ])
+        case .failure(let error):
+          reply.fail(Self.busError(error))
         }
-        reply.send([
-          .array(element: "a{sv}", flat(journeys).map { .vardict(Self.values(of: $0, today: today)) })
-        ])
-      case .failure(let error):
-        reply.fail(Self.busError(error))
-      }
-    }
+      })
   }
 
   private func listTasks(_ call: BusMessage, _ reply: PendingReply) {
     guard case .string(let card)? = call.arguments.first else { return }
-    history.access({ store in
-      Result { () throws -> [FocusTask] in try store.tasks(card: card.isEmpty ? nil : card) }
-    }) { result in
-      switch result {
-      case .success(let tasks):
-        reply.send([
-          .array(
-            element: "a{sv}",
-            tasks.map { task in
-              .vardict([
-                "Id": .int64(task.id), "Card": .string(task.card), "Text": .string(task.text),
-                "FocusSeconds": .uint32(UInt32(clamping: Int(task.focusSeconds.rounded()))),
-                "FocusCount": .uint32(UInt32(clamping: task.focusCount)),
-              ])
-            })
-        ])
-      case .failure(let error):
-        reply.fail(Self.busError(error))
-      }
-    }
+    history.access(
+      { store in
+        Result { () throws -> [FocusTask] in try store.tasks(card: card.isEmpty ? nil : card) }
+      },
+      then: { result in
+        switch result {
+        case .success(let tasks):
+          reply.send([
+            .array(
+              element: "a{sv}",
+              tasks.map { task in
+                .vardict([
+                  "Id": .int64(task.id), "Card": .string(task.card), "Text": .string(task.text),
+                  "FocusSeconds": .uint32(UInt32(clamping: Int(task.focusSeconds.rounded()))),
+                  "FocusCount": .uint32(UInt32(clamping: task.focusCount)),
+                ])
+              })
+          ])
+        case .failure(let error):
+          reply.fail(Self.busError(error))
+        }
+      })
   }
 
   private func addTask(_ call: BusMessage, _ reply: PendingReply) {
@@ -131,61 +136,67 @@ final class JourneyService {
     } catch {
       return reply.fail(BusError(name: GrowBusAPI.ErrorName.unknownCard, message: error.message))
     }
-    history.access({ store in
-      Result { () throws -> FocusTask in try store.addTask(card: name, text: text, at: Date()) }
-    }) { [weak self] result in
-      switch result {
-      case .success(let task):
-        reply.send([.int64(task.id)])
-        self?.changed()
-      case .failure(let error):
-        reply.fail(Self.busError(error))
-      }
-    }
+    history.access(
+      { store in
+        Result { () throws -> FocusTask in try store.addTask(card: name, text: text, at: Date()) }
+      },
+      then: { [weak self] result in
+        switch result {
+        case .success(let task):
+          reply.send([.int64(task.id)])
+          self?.changed()
+        case .failure(let error):
+          reply.fail(Self.busError(error))
+        }
+      })
   }
 
   private func taskDone(_ call: BusMessage, _ reply: PendingReply) {
     guard case .int64(let id)? = call.arguments.first else { return }
-    history.access({ store in
-      Result { () throws in try store.setTask(id, done: true, at: Date()) }
-    }) { [weak self] result in
-      switch result {
-      case .success:
-        reply.send()
-        self?.changed()
-      case .failure(let error):
-        reply.fail(Self.busError(error))
-      }
-    }
+    history.access(
+      { store in
+        Result { () throws in try store.setTask(id, done: true, at: Date()) }
+      },
+      then: { [weak self] result in
+        switch result {
+        case .success:
+          reply.send()
+          self?.changed()
+        case .failure(let error):
+          reply.fail(Self.busError(error))
+        }
+      })
   }
 
   private func startTask(_ call: BusMessage, _ reply: PendingReply) {
     guard case .int64(let id)? = call.arguments.first else { return }
-    history.access({ store in
-      Result { () throws -> FocusTask in try store.task(id) }
-    }) { [weak self] result in
-      guard let self else { return }
-      switch result {
-      case .success(let task) where task.isDone:
-        reply.fail(
-          BusError(
-            name: GrowBusAPI.ErrorName.invalidState,
-            message: Message("task {id} is done; 'grow task done {id} --undo' opens it again")
-              .render(["id": task.id])))
-      case .success(let task):
-        do throws(BusError) {
-          try TimerService.translate { () throws(TimerError) in
-            try timer.start(
-              card: task.card, overrides: SessionOverrides(intention: task.text, task: task.id))
+    history.access(
+      { store in
+        Result { () throws -> FocusTask in try store.task(id) }
+      },
+      then: { [weak self] result in
+        guard let self else { return }
+        switch result {
+        case .success(let task) where task.isDone:
+          reply.fail(
+            BusError(
+              name: GrowBusAPI.ErrorName.invalidState,
+              message: Message("task {id} is done; 'grow task done {id} --undo' opens it again")
+                .render(["id": task.id])))
+        case .success(let task):
+          do throws(BusError) {
+            try TimerService.translate { () throws(TimerError) in
+              try timer.start(
+                card: task.card, overrides: SessionOverrides(intention: task.text, task: task.id))
+            }
+            reply.send()
+          } catch {
+            reply.fail(error)
           }
-          reply.send()
-        } catch {
-          reply.fail(error)
+        case .failure(let error):
+          reply.fail(Self.busError(error))
         }
-      case .failure(let error):
-        reply.fail(Self.busError(error))
-      }
-    }
+      })
   }
 
   // MARK: Values

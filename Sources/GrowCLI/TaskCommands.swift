@@ -1,7 +1,9 @@
 import FoundationEssentials
 @_spi(GrowHost) import GrowCore
+import GrowDBus
 import GrowHistory
 import GrowMessages
+import GrowPluginKit
 
 extension Commands {
   /// `grow task add CARD TEXT`, `grow task done ID [--undo]`, `grow task remove ID`.
@@ -31,6 +33,10 @@ extension Commands {
             .render(["action": positionals[0]]))
       }
       let undo = arguments.flag("undo")
+      // Through a running daemon, so its plugins hear of it (TaskDone); else in the file.
+      if positionals[0] == "done", !undo, let client = try? GrowClient(), client.daemonIsRunning() {
+        try client.call("TaskDone", [.int64(id)], interface: GrowBusAPI.journeyInterface)
+      }
       let task = try withTasks { store throws(TaskError) in
         if positionals[0] == "remove" {
           let task = try store.task(id)

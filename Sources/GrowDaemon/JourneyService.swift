@@ -161,7 +161,9 @@ final class JourneyService {
         switch result {
         case .success:
           reply.send()
-          self?.changed()
+          // For the plugins that mirror tasks elsewhere (examples/plugins/taskwarrior.py);
+          // it also says Changed.
+          self?.events.publish(TaskDone(task: id, at: Date()))
         case .failure(let error):
           reply.fail(Self.busError(error))
         }

@@ -149,8 +149,11 @@ extension HistoryStore {
   public func setTask(_ id: Int64, done: Bool, at now: Date) throws(TaskError) {
     _ = try task(id)
     try tasksHistory { () throws(HistoryError) in
+      // Done twice (the notification's button and D-Bus) keeps the first time.
       try run(
-        "UPDATE tasks SET done_at = ? WHERE id = ?",
+        done
+          ? "UPDATE tasks SET done_at = coalesce(done_at, ?) WHERE id = ?"
+          : "UPDATE tasks SET done_at = ? WHERE id = ?",
         [done ? .real(now.timeIntervalSince1970) : .null, .integer(id)])
     }
   }

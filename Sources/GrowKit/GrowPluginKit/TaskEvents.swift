@@ -17,6 +17,6 @@ public struct TaskDone: GrowEvent, Equatable {
 
 extension TaskDone: JSONLineEvent {
   public func jsonFields() -> [String: JSONValue] {
-    ["task": .number(Double(task))]
+    ["task": .int(Int(task))]
   }
 }

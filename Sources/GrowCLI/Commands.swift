@@ -201,6 +201,7 @@ enum Commands {
     Command(
       name: "goal",
       synopsis: "add NAME [--under GOAL] [--hours N] [--card CARD] [--by DATE] | list [--json] "
+        + "| edit NAME [--name NEW] [--under GOAL|--top] [--hours N] [--card CARD] [--by DATE] "
         + "| done NAME [--undo] | remove NAME",
       summary: "name what you want and break it into steps, each reached through a card's focus",
       details: """
@@ -212,6 +213,8 @@ enum Commands {
                           there (YYYY-MM-DD)
           list [--json]   every goal and step with where it stands (JSON: one object each,
                           flat, with its parent; every key always present)
+          edit NAME       changes it: --name NEW, --under GOAL (or --top: a goal of its
+                          own), --hours, --card, --by
           done NAME       marks it reached (--undo opens it again)
           remove NAME     removes it and its steps; the focus stays in the history
         """, run: runGoal),

@@ -9,7 +9,8 @@ extension Commands {
   /// `grow goal list [--json]`, `grow goal done NAME [--undo]`, `grow goal remove NAME`.
   static func runGoal(_ words: [String]) throws(CLIError) {
     let arguments = try parse(
-      words, values: ["under", "hours", "card", "by"], flags: ["json", "undo"], usage: "goal")
+      words, values: ["under", "hours", "card", "by", "name"], flags: ["json", "undo", "top"],
+      usage: "goal")
     let action = arguments.positionals.first
     let name = arguments.positionals.dropFirst().first
     guard action == "list" || name != nil || action == nil else {
@@ -44,6 +45,24 @@ extension Commands {
         return say(Message("no goals yet; add one with grow goal add \"Pass the exam\"").render())
       }
       say(JourneyText.render(journeys, today: LocalDay.today(), focusLength: cardFocusLength))
+    case ("edit", let name?):
+      var change = HistoryStore.GoalChange(name: arguments.value("name"))
+      change.card = try arguments.value("card").map { card throws(CLIError) in try knownCard(card) }
+      change.targetSeconds = try arguments.value("hours").map { text throws(CLIError) in
+        try hoursValue(text) * 3600
+      }
+      change.due = try arguments.value("by").map { text throws(CLIError) in try day(text, "--by") }
+      if let under = arguments.value("under") { change.parent = .some(under) }
+      if arguments.flag("top") { change.parent = .some(nil) }
+      guard change != HistoryStore.GoalChange() else {
+        throw .usage(
+          Message(
+            "grow goal edit NAME takes what to change: --name, --under (or --top), "
+              + "--hours, --card or --by"
+          ).render())
+      }
+      let goal = try withGoals { store throws(GoalError) in try store.editGoal(name, change) }
+      say(Message("changed '{goal}'").render(["goal": goal.name]))
     case ("done", let name?):
       let undo = arguments.flag("undo")
       try withGoals { store throws(GoalError) in try store.setGoal(name, done: !undo, at: now) }

@@ -34,6 +34,8 @@ public struct Goal: Sendable, Equatable {
 public enum GoalError: Error, Equatable {
   case badName(LineError)
   case alreadyExists(String)
+  /// A goal cannot be a step of itself, or of one of its own steps.
+  case circular(goal: String, under: String)
   case noSuchGoal(String, known: [String])
   case history(HistoryError)
 }
@@ -134,6 +136,74 @@ extension HistoryStore {
           doneAt: row.isNull(7) ? nil : Date(timeIntervalSince1970: row.double(7)))
       }
     }
+  }
+
+  /// What `editGoal` changes; nil leaves a field as it is.
+  public struct GoalChange: Sendable, Equatable {
+    public var name: String?
+    /// A new parent: `.some(nil)` makes it a goal of its own.
+    public var parent: String??
+    public var card: String?
+    public var targetSeconds: Double?
+    public var due: LocalDay?
+
+    public init(
+      name: String? = nil, parent: String?? = nil, card: String? = nil,
+      targetSeconds: Double? = nil, due: LocalDay? = nil
+    ) {
+      self.name = name
+      self.parent = parent
+      self.card = card
+      self.targetSeconds = targetSeconds
+      self.due = due
+    }
+  }
+
+  /// Changes a goal's name, parent, card, hours or date; its progress is read anew.
+  public func editGoal(_ name: String, _ change: GoalChange) throws(GoalError) -> Goal {
+    let all = try goals()
+    var goal = try Self.goal(named: name, in: all)
+    if let newName = change.name {
+      do throws(LineError) {
+        goal.name = try LineError.checked(newName, limit: Self.goalNameLimit)
+      } catch {
+        throw .badName(error)
+      }
+      if goal.name != name, all.contains(where: { $0.name == goal.name }) {
+        throw .alreadyExists(goal.name)
+      }
+    }
+    var parentID: Int64? = try goal.parent.map { parent throws(GoalError) in
+      try Self.goal(named: parent, in: all).id
+    }
+    if let parent = change.parent {
+      parentID = try parent.map { parent throws(GoalError) in
+        let found = try Self.goal(named: parent, in: all)
+        // Walk up from the new parent: meeting this goal would close a circle.
+        var ancestor: Goal? = found
+        while let step = ancestor {
+          if step.id == goal.id { throw .circular(goal: name, under: parent) }
+          ancestor = step.parent.flatMap { up in all.first { $0.name == up } }
+        }
+        return found.id
+      }
+    }
+    if let card = change.card { goal.card = card }
+    if let target = change.targetSeconds { goal.targetSeconds = target }
+    if let due = change.due { goal.due = due }
+    try history { () throws(HistoryError) in
+      try run(
+        """
+        UPDATE goals SET name = ?, parent_id = ?, card = ?, target_seconds = ?, due_day = ?
+        WHERE id = ?
+        """,
+        [
+          .text(goal.name), parentID.map(SQLValue.integer) ?? .null,
+          goal.card.map(SQLValue.text) ?? .null, goal.targetSeconds.map(SQLValue.real) ?? .null,
+          goal.due.map { SQLValue.integer(Int64($0.number)) } ?? .null, .integer(goal.id),
+        ])
+    }
+    return try Self.goal(named: goal.name, in: goals())
   }
 
   /// Marks a goal reached (or, with `done: false`, open again).

@@ -10,6 +10,9 @@ extension GoalError {
     switch self {
     case .badName(let problem):
       return problem.message(what: Message("goal's name").render())
+    case .circular(let goal, let under):
+      return Message("'{goal}' cannot be a step of '{under}', which is one of its own steps")
+        .render(["goal": goal, "under": under])
     case .alreadyExists(let name):
       return Message("there is already a goal '{goal}'; 'grow goal list' shows them")
         .render(["goal": name])

@@ -78,6 +78,10 @@ import Testing
     let list = try harness.grow("goal", "list", "--json")
     let goals = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]]
     #expect(goals?.count == 1)
+    #expect(
+      try harness.grow("goal", "edit", "Read a book", "--hours", "3", "--name", "Read SICP").stdout
+        == "changed 'Read SICP'\n")
+    #expect(try harness.grow("goal", "edit", "Read SICP").status == 2, "nothing to change")
     let help = try harness.grow("help")
     #expect(help.stdout.contains("\n  goal "))
     #expect(help.stdout.contains("\n  journey "))

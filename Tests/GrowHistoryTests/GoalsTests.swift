@@ -81,6 +81,32 @@ import Testing
     }
   }
 
+  @Test func aGoalIsEditedAndNeverBecomesAStepOfItsOwnSteps() throws {
+    try store.addGoal("Exam", at: now)
+    try store.addGoal("Chapter 1", under: "Exam", card: "math", at: now)
+    let renamed = try store.editGoal(
+      "Chapter 1", .init(name: "Chapter one", targetSeconds: 7200, due: LocalDay(number: 20_800)))
+    #expect(renamed.name == "Chapter one")
+    #expect(renamed.parent == "Exam")
+    #expect(renamed.targetSeconds == 7200)
+    #expect(renamed.card == "math", "what is not named stays")
+    #expect(throws: GoalError.circular(goal: "Exam", under: "Chapter one")) {
+      try store.editGoal("Exam", .init(parent: .some("Chapter one")))
+    }
+    #expect(throws: GoalError.circular(goal: "Exam", under: "Exam")) {
+      try store.editGoal("Exam", .init(parent: .some("Exam")))
+    }
+    try store.addGoal("Other", at: now)
+    #expect(throws: GoalError.alreadyExists("Other")) {
+      try store.editGoal("Exam", .init(name: "Other"))
+    }
+    #expect(try store.editGoal("Chapter one", .init(parent: .some(nil))).parent == nil)
+    #expect(
+      try store.journeys(now: now, zone: newYork).map(\.goal.name) == [
+        "Exam", "Chapter one", "Other",
+      ])
+  }
+
   @Test func removingAGoalRemovesItsStepsAndKeepsTheFocus() throws {
     try store.addGoal("Exam", at: now)
     try store.addGoal("Chapter 1", under: "Exam", card: "math", at: now)

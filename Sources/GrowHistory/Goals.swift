@@ -51,6 +51,27 @@ public struct GoalProgress: Sendable, Equatable {
   /// Completed focus toward it over the last `GoalProgress.paceDays` days.
   public var recentSeconds: Double
   public var subgoals: [GoalProgress]
+  /// For a goal without hours whose card has tasks added since it was set: how many of them
+  /// are done. Its progress is then counted in tasks.
+  public var tasks: (done: Int, total: Int)?
+
+  public static func == (a: GoalProgress, b: GoalProgress) -> Bool {
+    a.goal == b.goal && a.doneSeconds == b.doneSeconds && a.targetSeconds == b.targetSeconds
+      && a.recentSeconds == b.recentSeconds && a.subgoals == b.subgoals
+      && a.tasks?.done == b.tasks?.done && a.tasks?.total == b.tasks?.total
+  }
+
+  public init(
+    goal: Goal, doneSeconds: Double, targetSeconds: Double?, recentSeconds: Double,
+    subgoals: [GoalProgress], tasks: (done: Int, total: Int)? = nil
+  ) {
+    self.goal = goal
+    self.doneSeconds = doneSeconds
+    self.targetSeconds = targetSeconds
+    self.recentSeconds = recentSeconds
+    self.subgoals = subgoals
+    self.tasks = tasks
+  }
 
   /// The recent pace: focus toward it per day.
   public var secondsPerDay: Double { recentSeconds / Double(Self.paceDays) }
@@ -60,12 +81,14 @@ public struct GoalProgress: Sendable, Equatable {
 
   /// 0…1 of the target; nil without one.
   public var fraction: Double? {
-    guard let target = targetSeconds, target > 0 else { return nil }
-    return min(1, doneSeconds / target)
+    if let target = targetSeconds, target > 0 { return min(1, doneSeconds / target) }
+    if let tasks, tasks.total > 0 { return Double(tasks.done) / Double(tasks.total) }
+    return nil
   }
 
   public var isReached: Bool {
     goal.doneAt != nil || (targetSeconds.map { $0 > 0 && doneSeconds >= $0 } ?? false)
+      || (targetSeconds == nil && tasks.map { $0.total > 0 && $0.done == $0.total } ?? false)
   }
 
   /// Focus still to do; nil without a target.
@@ -253,15 +276,32 @@ extension HistoryStore {
         goal.targetSeconds
         ?? (subgoals.isEmpty || childTargets.contains(nil)
           ? nil : childTargets.reduce(0) { $0 + ($1 ?? 0) })
+      // Without hours, the tasks on its card added since it was set measure it.
+      let tasks =
+        try target == nil
+        ? goal.card.map { card throws(GoalError) in
+          try taskCount(on: card, since: goal.createdAt)
+        } ?? nil : nil
       return GoalProgress(
         goal: goal, doneSeconds: own.0 + subgoals.reduce(0) { $0 + $1.doneSeconds },
         targetSeconds: target,
         recentSeconds: own.1 + subgoals.reduce(0) { $0 + $1.recentSeconds },
-        subgoals: subgoals)
+        subgoals: subgoals, tasks: tasks.flatMap { $0.total > 0 ? $0 : nil })
     }
     var result: [GoalProgress] = []
     for root in roots { result.append(try progress(of: root)) }
     return result
+  }
+
+  /// The tasks on `card` added at or after `since`, and how many of them are done.
+  private func taskCount(on card: String, since: Date) throws(GoalError) -> (done: Int, total: Int)
+  {
+    try history { () throws(HistoryError) in
+      try query(
+        "SELECT count(done_at), count(*) FROM tasks WHERE card = ? AND created_at >= ?",
+        [.text(card), .real(since.timeIntervalSince1970)]
+      ) { ($0.int(0), $0.int(1)) }.first ?? (0, 0)
+    }
   }
 
   /// Completed focus on `card` that ended at or after `since`, the kept phases included.
@@ -309,6 +349,8 @@ public struct GoalJSON: Encodable, Sendable {
   public var due: String?
   public var estimated: String?
   public var secondsPerDay: Int
+  public var tasksDone: Int?
+  public var tasksTotal: Int?
   public var createdAt: Int
   public var doneAt: Int?
   public var subgoals: [GoalJSON]?
@@ -318,6 +360,8 @@ public struct GoalJSON: Encodable, Sendable {
     case targetSeconds = "target_seconds"
     case doneSeconds = "done_seconds"
     case secondsPerDay = "seconds_per_day"
+    case tasksDone = "tasks_done"
+    case tasksTotal = "tasks_total"
     case createdAt = "created_at"
     case doneAt = "done_at"
   }
@@ -335,6 +379,8 @@ public struct GoalJSON: Encodable, Sendable {
     try container.encode(due, forKey: .due)
     try container.encode(estimated, forKey: .estimated)
     try container.encode(secondsPerDay, forKey: .secondsPerDay)
+    try container.encode(tasksDone, forKey: .tasksDone)
+    try container.encode(tasksTotal, forKey: .tasksTotal)
     try container.encode(createdAt, forKey: .createdAt)
     try container.encode(doneAt, forKey: .doneAt)
     if let subgoals { try container.encode(subgoals, forKey: .subgoals) }
@@ -352,6 +398,8 @@ public struct GoalJSON: Encodable, Sendable {
     due = goal.due?.text
     estimated = progress.estimatedDay(from: today)?.text
     secondsPerDay = Int(progress.secondsPerDay.rounded())
+    tasksDone = progress.tasks?.done
+    tasksTotal = progress.tasks?.total
     createdAt = Int(goal.createdAt.timeIntervalSince1970.rounded(.down))
     doneAt = goal.doneAt.map { Int($0.timeIntervalSince1970.rounded(.down)) }
     subgoals = nested ? progress.subgoals.map { GoalJSON($0, today: today, nested: true) } : nil

@@ -54,6 +54,9 @@ public enum JourneyText {
     if progress.isReached {
       return Message("{done} of focus: reached 🪷").render(["done": done])
     }
+    if progress.targetSeconds == nil, let tasks = progress.tasks {
+      return taskStanding(tasks, focus: done)
+    }
     guard let target = progress.targetSeconds, let fraction = progress.fraction else {
       return Message("{done} of focus so far").render(["done": done])
     }
@@ -83,6 +86,20 @@ public enum JourneyText {
     return Message("{done} of {goal}: {left} to go").render([
       "done": done, "goal": goal, "left": DurationText.format(left.rounded(.up)),
     ])
+  }
+
+  /// "2 of 5 tasks done": progress made in the first half, what is left in the second.
+  static func taskStanding(_ tasks: (done: Int, total: Int), focus: String) -> String {
+    let values: [String: any CustomStringConvertible] = [
+      "done": tasks.done, "total": tasks.total, "focus": focus, "left": tasks.total - tasks.done,
+    ]
+    if tasks.done * 2 < tasks.total {
+      return Message("{done} of {total} tasks done, {focus} of focus").render(values)
+    }
+    return Message(
+      one: "{done} of {total} tasks done: {left} task to go",
+      other: "{done} of {total} tasks done: {left} tasks to go", countedBy: "left"
+    ).render(values)
   }
 
   /// When the goal is reached at the recent pace, gently: a date past the one the person set

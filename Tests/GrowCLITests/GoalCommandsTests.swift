@@ -45,7 +45,7 @@ import Testing
     #expect(goals[1]["target_seconds"] as? Int == 7200)
     #expect(goals[1]["percent"] as? Int == 20)
     #expect(goals[0]["card"] is NSNull, "every key is there, null where it does not apply")
-    #expect(Set(goals[0].keys).count == 12)
+    #expect(Set(goals[0].keys).count == 14)
 
     let nested = try harness.grow("journey", "Have a Mac", "--json")
     let tree = try #require(

@@ -81,6 +81,31 @@ import Testing
     }
   }
 
+  /// A goal without hours on a card with tasks is measured in tasks done.
+  @Test func aGoalWithoutHoursCountsItsCardsTasks() throws {
+    try store.addTask(card: "math", text: "before the goal", at: now.addingTimeInterval(-60))
+    try store.addGoal("Chapter 3", card: "math", at: now)
+    var ids: [Int64] = []
+    for text in ["a", "b", "c", "d"] {
+      ids.append(try store.addTask(card: "math", text: text, at: now.addingTimeInterval(1)).id)
+    }
+    try store.addTask(card: "work", text: "another card", at: now.addingTimeInterval(1))
+    let standing = {
+      JourneyText.standing(
+        try #require(try self.store.journeys(now: self.now, zone: newYork).first),
+        focusLength: { _ in nil })
+    }
+    try store.setTask(ids[0], done: true, at: now)
+    #expect(try standing() == "1 of 4 tasks done, 0s of focus")
+    try store.setTask(ids[1], done: true, at: now)
+    try store.setTask(ids[2], done: true, at: now)
+    #expect(try standing() == "3 of 4 tasks done: 1 task to go")
+    try store.setTask(ids[3], done: true, at: now)
+    let all = try #require(try store.journeys(now: now, zone: newYork).first)
+    #expect(all.isReached)
+    #expect(all.fraction == 1)
+  }
+
   @Test func aGoalIsEditedAndNeverBecomesAStepOfItsOwnSteps() throws {
     try store.addGoal("Exam", at: now)
     try store.addGoal("Chapter 1", under: "Exam", card: "math", at: now)

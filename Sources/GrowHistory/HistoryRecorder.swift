@@ -76,7 +76,9 @@ public final class HistoryRecorder {
     accessWaiting[accessRequests] = { result in
       if let result = result as? Result<T, any Error> {
         then(result)
-      } else if let failed = result as? Result<Never, HistoryError>, case .failure(let error) = failed {
+      } else if let failed = result as? Result<Never, HistoryError>,
+        case .failure(let error) = failed
+      {
         then(.failure(error))
       }
     }

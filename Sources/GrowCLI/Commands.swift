@@ -245,13 +245,14 @@ enum Commands {
           --json   each goal with its steps nested (subgoals), every key always present
         """, run: runJourney),
     Command(
-      name: "garden", synopsis: "[--week]",
+      name: "garden", synopsis: "[--week] [--svg FILE]",
       summary: "what you grew today (or this week): a plant for every completed focus",
       details: """
         One row per card: 🌱 a completed focus under 20m, 🌿 20m to 45m, 🌳 45m or more, 🥀 a
         focus stopped or abandoned; now and then a focus of 20m or more grows a 🌻 instead
         (picked by when it started: the same history always grows the same garden).
-          --week   the last 7 days instead of today
+          --week       the last 7 days instead of today
+          --svg FILE   the garden drawn as a picture (no emoji fonts needed), to keep or share
         """, run: runGarden),
     Command(
       name: "report", synopsis: "--svg FILE [--week]",

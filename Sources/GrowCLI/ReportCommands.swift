@@ -24,6 +24,13 @@ extension Commands {
     }
     let journeys = try withGoals { store throws(GoalError) in try store.journeys(now: Date()) }
     let report = SVGReport(statistics: statistics, phases: phases, journeys: journeys)
+    try write(report, to: path, days: days)
+  }
+
+  /// Writes `report` to `path` and says so with its size and days.
+  static func write(_ report: SVGReport, to path: String, days: ClosedRange<LocalDay>)
+    throws(CLIError)
+  {
     let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     let written = descriptor >= 0 && writeAll(report.svg, to: descriptor)
     let failure = errno

@@ -20,12 +20,19 @@ public struct SVGReport {
   /// The goals still open or reached (top level, with their steps), drawn as paths below the
   /// garden; none draws no journey section.
   public let journeys: [GoalProgress]
+  /// False for the garden alone (`grow garden --svg`): a picture to share, without the chart.
+  public var showsChart = true
   static let journeyHeight = 130.0
 
   public init(statistics: HistoryStatistics, phases: [PhaseRecord], journeys: [GoalProgress] = []) {
     self.statistics = statistics
     self.garden = Garden(phases)
     self.journeys = journeys
+  }
+
+  /// Where the garden's heading stands: below the chart, or under the title without one.
+  private var gardenTop: Double {
+    showsChart ? Self.chartTop + Self.chartHeight + 100 : Self.chartTop + 20
   }
 
   private var plantsPerLine: Int { Int((Self.chartRight - 170) / Self.plantSpacing) }
@@ -42,7 +49,7 @@ public struct SVGReport {
   }
 
   private var gardenBottom: Double {
-    Self.chartTop + Self.chartHeight + 120 + Double(max(1, gardenLines)) * Self.gardenRowHeight
+    gardenTop + 20 + Double(max(1, gardenLines)) * Self.gardenRowHeight
   }
 
   public var svg: String {
@@ -64,7 +71,7 @@ public struct SVGReport {
         "\(statistics.focusText) · \(statistics.outcomesText) · "
           + "streak \(HistoryStatistics.days(statistics.streak.current))",
         x: 32, y: 68, size: 13, fill: "#6b705c"))
-    parts += chart()
+    if showsChart { parts += chart() }
     parts += gardenParts()
     parts += journeyParts()
     parts.append("</svg>")
@@ -155,7 +162,7 @@ public struct SVGReport {
 
   private func gardenParts() -> [String] {
     var parts: [String] = []
-    let top = Self.chartTop + Self.chartHeight + 100
+    let top = gardenTop
     parts.append(text("Garden", x: 32, y: top, size: 16, weight: "bold", fill: "#2f3b2f"))
     guard !garden.isEmpty else {
       parts.append(

@@ -119,4 +119,14 @@ import Testing
     let result = try Command.run("rsvg-convert", [svg, "-o", svg + ".png"])
     #expect(result.status == 0 && result.stderr.isEmpty, "rsvg-convert: \(result.stderr)")
   }
+
+  /// `grow garden --svg`: the garden alone, without the chart, a picture to share.
+  @Test func theGardenAloneHasNoChart() throws {
+    var picture = try week()
+    picture.showsChart = false
+    #expect(picture.height == 90 + 20 + 20 + 2 * 64)
+    #expect(!picture.svg.contains("stroke=\"#e4dfd3\""), "no grid lines")
+    #expect(picture.svg.contains(">Garden</text>"))
+    _ = try XMLDocument(xmlString: picture.svg)
+  }
 }

@@ -160,7 +160,8 @@ public final class Daemon {
       installConfigInterface(on: object)
       object.add(Self.historyInterface { [weak self] in self?.history?.reread() })
       if let history {
-        journey = JourneyService(timer: timer, history: history, object: object, events: events)
+        journey = JourneyService(
+          timer: timer, history: history, object: object, events: events, time: loop)
         journey?.install()
       }
     } catch {

@@ -15,8 +15,14 @@ final class JourneyService {
   private let history: HistoryRecorder
   private let object: BusObject
   private let events: EventBus
+  /// The daemon's loop: when "now" is, and in which zone (never `Date()`).
+  private let time: any TimeSource
 
-  init(timer: FocusTimer, history: HistoryRecorder, object: BusObject, events: EventBus) {
+  init(
+    timer: FocusTimer, history: HistoryRecorder, object: BusObject, events: EventBus,
+    time: any TimeSource
+  ) {
+    self.time = time
     self.timer = timer
     self.history = history
     self.object = object
@@ -79,14 +85,15 @@ final class JourneyService {
   // MARK: Calls
 
   private func listGoals(_ reply: PendingReply) {
+    let (now, zone) = (time.now, time.zone)
     history.access(
       { store in
-        Result { () throws -> [GoalProgress] in try store.journeys(now: Date()) }
+        Result { () throws -> [GoalProgress] in try store.journeys(now: now, zone: zone) }
       },
       then: { result in
         switch result {
         case .success(let journeys):
-          let today = LocalDay.today()
+          let today = LocalDay(now, in: zone)
           func flat(_ list: [GoalProgress]) -> [GoalProgress] {
             list.flatMap { [$0] + flat($0.subgoals) }
           }
@@ -136,9 +143,10 @@ final class JourneyService {
     } catch {
       return reply.fail(BusError(name: GrowBusAPI.ErrorName.unknownCard, message: error.message))
     }
+    let now = time.now
     history.access(
       { store in
-        Result { () throws -> FocusTask in try store.addTask(card: name, text: text, at: Date()) }
+        Result { () throws -> FocusTask in try store.addTask(card: name, text: text, at: now) }
       },
       then: { [weak self] result in
         switch result {
@@ -153,9 +161,10 @@ final class JourneyService {
 
   private func taskDone(_ call: BusMessage, _ reply: PendingReply) {
     guard case .int64(let id)? = call.arguments.first else { return }
+    let now = time.now
     history.access(
       { store in
-        Result { () throws in try store.setTask(id, done: true, at: Date()) }
+        Result { () throws in try store.setTask(id, done: true, at: now) }
       },
       then: { [weak self] result in
         switch result {
@@ -163,7 +172,7 @@ final class JourneyService {
           reply.send()
           // For the plugins that mirror tasks elsewhere (examples/plugins/taskwarrior.py);
           // it also says Changed.
-          self?.events.publish(TaskDone(task: id, at: Date()))
+          self?.events.publish(TaskDone(task: id, at: now))
         case .failure(let error):
           reply.fail(Self.busError(error))
         }

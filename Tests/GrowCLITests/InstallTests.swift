@@ -402,7 +402,7 @@ import Testing
     let list =
       try JSONSerialization.jsonObject(with: Data(plugins.stdout.utf8)) as? [[String: String]]
     let locations = Dictionary(uniqueKeysWithValues: (list ?? []).map { ($0["id"] ?? "", $0) })
-    for id in ["notify", "dnd", "statusbar", "x11", "wayland", "sound", "tray"] {
+    for id in ["notify", "dnd", "statusbar", "x11", "wayland", "sound", "tray", "gnome-pomodoro"] {
       #expect(locations[id]?["location"] == "\(stage)/usr/lib/grow/plugins/libgrow-plugin-\(id).so")
     }
     #expect(locations["statusbar"]?["state"] == "running")

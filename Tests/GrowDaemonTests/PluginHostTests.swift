@@ -9,7 +9,9 @@ import Testing
     let harness = try DaemonHarness(environment: ["DISPLAY": ":99", "WAYLAND_DISPLAY": ""])
     let plugins = try harness.plugins()
     #expect(
-      Set(plugins.keys) == ["notify", "dnd", "x11", "wayland", "statusbar", "sound", "tray"])
+      Set(plugins.keys) == [
+        "notify", "dnd", "x11", "wayland", "statusbar", "sound", "tray", "gnome-pomodoro",
+      ])
     for (id, plugin) in plugins {
       #expect(plugin["source"] == "built-in")
       #expect(plugin["location"]?.hasSuffix("/libgrow-plugin-\(id).so") == true)
@@ -18,7 +20,7 @@ import Testing
       #expect(
         plugin["state"]
           == (["x11", "wayland"].contains(id)
-            ? "unavailable" : id == "tray" ? "disabled" : "running"),
+            ? "unavailable" : ["tray", "gnome-pomodoro"].contains(id) ? "disabled" : "running"),
         "\(id): \(plugin)")
     }
     #expect(

@@ -264,10 +264,10 @@ def read_properties():
 CALLERS = ["gdbus", "busctl", "dbus-send"]
 
 
-def call(method, tool):
-    if tool == "gdbus":
+def call(method, tool, arguments=()):
+    if tool == "gdbus" or arguments:
         args = ["gdbus", "call", "--session", "--dest", NAME, "--object-path", PATH,
-                "--method", f"{IFACE}.{method}"]
+                "--method", f"{IFACE}.{method}", *arguments]
     elif tool == "busctl":
         args = ["busctl", "--user", "call", NAME, PATH, IFACE, method]
     else:
@@ -298,6 +298,8 @@ STEPS = [
     ("pause-again", "Pause"),
     ("resume", "Resume"),
     ("ticks", None),
+    # A bar's scroll wheel: a minute more for the running pomodoro.
+    ("longer", "SetStateDuration", "pomodoro", "1560.0"),
     ("skip-focus", "Skip"),
     ("skip-break", "Skip"),
     ("pause-focus", "Pause"),
@@ -348,7 +350,7 @@ def main():
     mark("initial")
     monitor.wait_for_marker("initial")  # whatever came before the first step
 
-    for index, (step, method) in enumerate(STEPS):
+    for index, (step, method, *arguments) in enumerate(STEPS):
         record = {"step": step}
         if method is None:
             # Let a running phase count: wait for two once-a-second ticks of Elapsed.
@@ -364,7 +366,7 @@ def main():
                             if args[1]["Elapsed"] not in seen:
                                 seen.append(args[1]["Elapsed"])
         else:
-            record["call"] = call(method, CALLERS[index % len(CALLERS)])
+            record["call"] = call(method, CALLERS[index % len(CALLERS)], arguments)
         record["props"] = read_properties()
         mark(step)
         messages = monitor.wait_for_marker(step)

@@ -262,12 +262,12 @@ public final class GnomePomodoroPlugin: GrowPlugin {
       (
         "ShowPreferences", [.init("timestamp", "u")],
         "Grow has no preferences window: its settings are in ~/.config/grow/config.ini "
-          + "(`grow config edit`)"
+          + "(`grow config check` checks them)"
       ),
       (
         "Quit", [],
         "Quit would end Grow's daemon, which does more than this API: stop it with "
-          + "`systemctl --user stop grow` or turn the gnome-pomodoro plugin off"
+          + "`systemctl --user stop grow.service` or turn the gnome-pomodoro plugin off"
       ),
     ]
     var methods: [BusInterface.Method] = [
@@ -311,7 +311,7 @@ public final class GnomePomodoroPlugin: GrowPlugin {
       signals: [
         .init("StateChanged", [.init("state", "a{sv}"), .init("previous_state", "a{sv}")])
       ],
-      doc: "GNOME Pomodoro 0.22.1's API, served by Grow (docs/gnome-pomodoro.md).")
+      doc: "")
   }
 }
 

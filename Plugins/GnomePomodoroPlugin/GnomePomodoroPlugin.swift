@@ -4,6 +4,10 @@ import GrowDBus
 import GrowLoop
 @_spi(GrowHost) import GrowPluginKit
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// GNOME Pomodoro's D-Bus API, served by Grow: `org.gnome.Pomodoro` on the session bus,
 /// `/org/gnome/Pomodoro` with the interface `org.gnome.Pomodoro` as GNOME Pomodoro 0.22.1
 /// serves it (its properties, methods, `StateChanged` and `PropertiesChanged`), so status-bar
@@ -25,8 +29,11 @@ public final class GnomePomodoroPlugin: GrowPlugin {
   /// versions read the leading number, people read the rest (docs/gnome-pomodoro.md).
   static let version = "0.22.1 (Grow \(growVersion))"
   static let notSupported = "org.freedesktop.DBus.Error.NotSupported"
-  static let waitingForName =
-    "another program owns org.gnome.Pomodoro (GNOME Pomodoro?); Grow serves it when that one quits"
+  /// Why the plugin waits: who owns the name, as far as the bus and /proc tell.
+  static func waitingForName(owner: String?) -> String {
+    "org.gnome.Pomodoro is owned by \(owner ?? "another program"); Grow serves it when that "
+      + "one quits"
+  }
 
   private let context: PluginContext
   private let bus: BusConnection
@@ -62,7 +69,7 @@ public final class GnomePomodoroPlugin: GrowPlugin {
       switch result {
       case .success(.owner): acquired()
       case .success:
-        if object == nil { context.setUnavailable(Self.waitingForName) }
+        waitForName()
       case .failure(let error):
         context.setUnavailable("cannot ask for the name org.gnome.Pomodoro: \(error.message)")
       }
@@ -101,7 +108,35 @@ public final class GnomePomodoroPlugin: GrowPlugin {
     tick = nil
     object?.withdraw()
     object = nil
-    context.setUnavailable(Self.waitingForName)
+    waitForName()
+  }
+
+  /// Unavailable, naming the name's owner (its program and process id) for `grow plugins`.
+  private func waitForName() {
+    guard object == nil else { return }
+    context.setUnavailable(Self.waitingForName(owner: nil))
+    guard
+      let query = try? BusMessage.methodCall(
+        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+        interface: "org.freedesktop.DBus", member: "GetConnectionUnixProcessID",
+        arguments: [.string(Self.busName)])
+    else { return }
+    bus.call(query, timeout: 2000) { [weak self] result in
+      guard let self, !stopped, object == nil,
+        case .success(let reply) = result, case .uint32(let pid)? = reply.arguments.first
+      else { return }
+      context.setUnavailable(Self.waitingForName(owner: Self.program(pid) + " (pid \(pid))"))
+    }
+  }
+
+  /// The name of process `pid`'s program (`/proc/PID/comm`), or "process" if unreadable.
+  static func program(_ pid: UInt32) -> String {
+    guard let file = fopen("/proc/\(pid)/comm", "r") else { return "process" }
+    defer { fclose(file) }
+    var buffer = [CChar](repeating: 0, count: 64)
+    guard fgets(&buffer, Int32(buffer.count), file) != nil else { return "process" }
+    let name = String(cString: buffer).split(separator: "\n").first.map(String.init) ?? ""
+    return name.isEmpty ? "process" : name
   }
 
   // MARK: Changes

@@ -22,7 +22,7 @@ struct GnomePomodoroDifferentialTests {
 
   @Test func theClientSeesWhatItSeesWithGnomePomodoro() throws {
     let display = try PrivateDisplay()
-    let real = try GnomePomodoro.record(display: display)
+    let (real, realXML) = try GnomePomodoro.record(display: display)
 
     let harness = try DaemonHarness(config: Self.config)
     #expect(
@@ -42,6 +42,13 @@ struct GnomePomodoroDifferentialTests {
         #expect((actual["ticks"] as? Int ?? 0) >= 2)
       }
     }
+    // The same interface: gdbus-codegen makes the same C API from both introspections.
+    let growXML = try GnomePomodoro.introspect(environment: harness.environment)
+    let directory = harness.bus.directory.path
+    let realHeader = try GnomePomodoro.codegenHeader(realXML, in: directory + "/real")
+    #expect(realHeader.contains("pomodoro_pomodoro_call_set_state_duration"))
+    #expect(try GnomePomodoro.codegenHeader(growXML, in: directory + "/grow") == realHeader)
+
     // The one property that says which it is.
     let version = try harness.run(
       "busctl",
@@ -126,7 +133,7 @@ enum GnomePomodoro {
 
   /// The client's recording of the real GNOME Pomodoro, started by D-Bus activation (as a
   /// session starts it) on a bus of its own, and asked to quit afterwards.
-  static func record(display: PrivateDisplay) throws -> [[String: Any]] {
+  static func record(display: PrivateDisplay) throws -> ([[String: Any]], String) {
     let harness = try DaemonHarness(startDaemon: false)
     let services = harness.bus.directory.appendingPathComponent("services")
     try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
@@ -160,7 +167,46 @@ enum GnomePomodoro {
         ],
         environment: environment)
     }
-    return try runClient(environment: environment)
+    return (try runClient(environment: environment), try introspect(environment: environment))
+  }
+
+  /// `gdbus introspect --xml` of /org/gnome/Pomodoro.
+  static func introspect(environment: [String: String]) throws -> String {
+    let result = try Command.run(
+      "gdbus",
+      [
+        "introspect", "--session", "--dest", "org.gnome.Pomodoro", "--object-path",
+        "/org/gnome/Pomodoro", "--xml",
+      ], environment: environment)
+    guard result.status == 0 else { throw HarnessError("no introspection: \(result)") }
+    return result.stdout
+  }
+
+  /// The C header gdbus-codegen makes from the org.gnome.Pomodoro interface of `xml` (the
+  /// other interfaces left out: GNOME Pomodoro's object also has GApplication's), written
+  /// in `directory`.
+  static func codegenHeader(_ xml: String, in directory: String) throws -> String {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let full = directory + "/introspection.xml"
+    let only = directory + "/pomodoro.xml"
+    try xml.write(toFile: full, atomically: true, encoding: .utf8)
+    let extract = """
+      import sys, xml.etree.ElementTree as E
+      node = E.Element("node")
+      node.extend(i for i in E.parse(sys.argv[1]).getroot() if i.get("name") == "org.gnome.Pomodoro")
+      E.ElementTree(node).write(sys.argv[2])
+      """
+    let extracted = try Command.run("/usr/bin/python3", ["-c", extract, full, only])
+    guard extracted.status == 0 else { throw HarnessError("\(extracted)") }
+    let header = directory + "/pomodoro.h"
+    let codegen = try Command.run(
+      "gdbus-codegen",
+      [
+        "--interface-prefix", "org.gnome.", "--c-namespace", "Pomodoro", "--header", "--output",
+        header, only,
+      ])
+    guard codegen.status == 0 else { throw HarnessError("gdbus-codegen failed: \(codegen)") }
+    return try String(contentsOfFile: header, encoding: .utf8)
   }
 
   /// Runs the client script on the bus in `environment`; its recording, one object per step.

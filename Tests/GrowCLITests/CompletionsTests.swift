@@ -57,7 +57,7 @@ import Testing
     #expect(try complete(["grow", "completions", "z"], in: harness).0 == "zsh\n")
     #expect(
       try complete(["grow", "install", "--"], in: harness).0
-        == "--user\n--autostart\n--systemd\n--remove\n--help\n")
+        == "--user\n--autostart\n--systemd\n--gnome-pomodoro\n--remove\n--help\n")
     #expect(
       try complete(["grow", "status", "--format", "p"], in: harness).0 == "plain\npolybar\n")
   }

@@ -335,6 +335,17 @@ import Testing
       kill(pid, SIGTERM)
     }
 
+    let doctor = try harness.grow("doctor")
+    #expect(
+      doctor.stdout.contains(
+        "✔ gnome-pomodoro: scripts calling org.gnome.Pomodoro reach Grow, and start it if "
+          + "needed (\(file))"), "\(doctor.stdout)")
+    try harness.writeConfig("")
+    #expect(
+      try harness.grow("doctor").stdout.contains(
+        "! gnome-pomodoro: \(file) starts Grow for org.gnome.Pomodoro, but the gnome-pomodoro "
+          + "plugin is off; fix: turn it on"))
+
     let remove = try harness.grow("install", "--user", "--remove")
     #expect(remove.stdout.contains("removed \(file)"))
     #expect(!FileManager.default.fileExists(atPath: file))

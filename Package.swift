@@ -48,6 +48,9 @@ let builtInPlugins = [
   builtIn("statusbar", "StatusBarPlugin"),
   builtIn("sound", "SoundPlugin", dependencies: ["CCanberra"]),
   builtIn("tray", "TrayPlugin"),
+  // GNOME Pomodoro's D-Bus API (org.gnome.Pomodoro) on the daemon's bus connection, for the
+  // scripts and bar modules written for it; tested against the real one in GrowDaemonTests.
+  builtIn("gnome-pomodoro", "GnomePomodoroPlugin"),
 ]
 
 let package = Package(

@@ -259,13 +259,16 @@ enum Commands {
       summary: "draw today (or the week) as an SVG picture: focus per day and card, and the garden",
       details: "  --week   the last 7 days instead of today", run: runReport),
     Command(
-      name: "install", synopsis: "--user [--autostart | --systemd] [--remove]",
+      name: "install", synopsis: "--user [--autostart | --systemd] [--gnome-pomodoro] [--remove]",
       summary: "make the daemon start by itself: on first use (D-Bus) and at login",
       details: """
         Needs no root. Writes a D-Bus activation file, so the first 'grow start' (or any app
         calling org.grow.Grow1) starts the daemon, and one way to start it at login:
           --systemd     a systemd user unit (the default when a user systemd instance runs)
           --autostart   an XDG autostart entry (the default otherwise)
+          --gnome-pomodoro  also a D-Bus activation file for org.gnome.Pomodoro, so scripts
+                        written for GNOME Pomodoro start Grow (docs/gnome-pomodoro.md); not
+                        written unless asked, as the name is GNOME Pomodoro's
           --remove      delete what 'grow install --user' wrote, and nothing else
         Prints every file it writes, the command that enables the unit, and the lines i3 users
         add to their config. 'make install' installs Grow itself.

@@ -24,6 +24,22 @@ enum DesktopFiles {
       systemd ? "SystemdService=\(unitName)" : nil)
   }
 
+  /// The D-Bus service file for GNOME Pomodoro's name (`grow install --user --gnome-pomodoro`):
+  /// a script that calls org.gnome.Pomodoro starts Grow's daemon, whose gnome-pomodoro plugin
+  /// takes the name. In the user's own service directory it comes before GNOME Pomodoro's.
+  static let gnomePomodoroServiceFileName = "org.gnome.Pomodoro.service"
+
+  static func gnomePomodoroService(executable: String, systemd: Bool, marker: String? = nil)
+    -> String
+  {
+    lines(
+      marker,
+      "[D-BUS Service]",
+      "Name=org.gnome.Pomodoro",
+      "Exec=\(quotedForExec(executable)) daemon",
+      systemd ? "SystemdService=\(unitName)" : nil)
+  }
+
   /// The systemd user unit. Type=dbus: the unit is up once the daemon owns its bus name.
   /// ExecStopPost= puts the DND back that the daemon left (`grow dnd restore`).
   static func systemdUnit(executable: String, marker: String? = nil) -> String {

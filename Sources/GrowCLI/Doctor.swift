@@ -79,7 +79,40 @@ struct Doctor {
     checks.append(checkDataDirectory())
     checks += checkKeptPhases()
     checks += checkPlugins()
+    if let gnomePomodoro = checkGnomePomodoro() { checks.append(gnomePomodoro) }
     return checks
+  }
+
+  /// Whether scripts written for GNOME Pomodoro reach Grow, and how: only said when the
+  /// gnome-pomodoro plugin is on or `grow install --user --gnome-pomodoro` wrote its file.
+  private func checkGnomePomodoro() -> DoctorCheck? {
+    let id = "gnome-pomodoro"
+    let config = (try? loadConfig().get()) ?? .defaults
+    let enabled =
+      config.enabledPlugins?.contains(id)
+      ?? ((try? config.pluginSections[id]?.bool("enabled", default: false)) == true)
+    let file = UserInstallPaths(environment: environment).gnomePomodoroService
+    let ours =
+      (try? String(contentsOfFile: file, encoding: .utf8))?.hasPrefix(DesktopFiles.userMarker)
+      == true
+    switch (enabled, ours) {
+    case (true, true):
+      return .ok(
+        id, "scripts calling org.gnome.Pomodoro reach Grow, and start it if needed (\(file))")
+    case (true, false):
+      return .ok(
+        id,
+        "org.gnome.Pomodoro is Grow's while the daemon runs; when it does not, a call starts "
+          + "GNOME Pomodoro if installed: no service file for the name unless asked "
+          + "('grow install --user --gnome-pomodoro')")
+    case (false, true):
+      return .warning(
+        id, "\(file) starts Grow for org.gnome.Pomodoro, but the gnome-pomodoro plugin is off",
+        fix: "turn it on ([plugin.gnome-pomodoro] enabled = true) or remove the file "
+          + "('grow install --user --remove')")
+    case (false, false):
+      return nil
+    }
   }
 
   // MARK: Session bus and daemon

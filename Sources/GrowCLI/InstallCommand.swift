@@ -16,6 +16,9 @@ struct UserInstallPaths {
   }
 
   var dbusService: String { dataHome + "/dbus-1/services/" + DesktopFiles.dbusServiceFileName }
+  var gnomePomodoroService: String {
+    dataHome + "/dbus-1/services/" + DesktopFiles.gnomePomodoroServiceFileName
+  }
   var systemdUnit: String { configHome + "/systemd/user/" + DesktopFiles.unitName }
   var autostartEntry: String { configHome + "/autostart/grow.desktop" }
 
@@ -67,7 +70,7 @@ struct UserInstaller {
     return path
   }
 
-  func install(_ choice: LoginStart?) throws(InstallError) {
+  func install(_ choice: LoginStart?, gnomePomodoro: Bool = false) throws(InstallError) {
     let start: LoginStart
     if let choice {
       start = choice
@@ -94,6 +97,16 @@ struct UserInstaller {
     say(
       "  D-Bus activation: the first 'grow start', or any app calling org.grow.Grow1, starts "
         + "the daemon" + (start == .systemd ? " through grow.service." : "."))
+    if gnomePomodoro {
+      try write(
+        DesktopFiles.gnomePomodoroService(
+          executable: executable, systemd: start == .systemd, marker: marker),
+        to: paths.gnomePomodoroService)
+      say(
+        "  A script or bar module calling org.gnome.Pomodoro starts Grow, whose gnome-pomodoro "
+          + "plugin serves it: turn the plugin on with [plugin.gnome-pomodoro] enabled = true. "
+          + "This file comes before GNOME Pomodoro's own; remove it to get GNOME Pomodoro back.")
+    }
     switch start {
     case .systemd:
       try write(
@@ -124,7 +137,9 @@ struct UserInstaller {
   func remove() throws(InstallError) {
     var removed = 0
     var removedUnit = false
-    for path in [paths.dbusService, paths.systemdUnit, paths.autostartEntry] {
+    for path in [
+      paths.dbusService, paths.gnomePomodoroService, paths.systemdUnit, paths.autostartEntry,
+    ] {
       guard try removeOurs(path, because: nil) else { continue }
       removed += 1
       if path == paths.systemdUnit { removedUnit = true }
@@ -169,7 +184,8 @@ struct UserInstaller {
 extension Commands {
   static func runInstall(_ words: [String]) throws(CLIError) {
     let arguments = try parse(
-      words, flags: ["user", "autostart", "systemd", "remove"], usage: "install")
+      words, flags: ["user", "autostart", "systemd", "remove", "gnome-pomodoro"],
+      usage: "install")
     try expect(arguments, atMost: 0, "install")
     guard arguments.flag("user") else {
       throw .usage(
@@ -181,10 +197,12 @@ extension Commands {
     }
     do {
       if arguments.flag("remove") {
-        if arguments.flag("autostart") || arguments.flag("systemd") {
+        if arguments.flag("autostart") || arguments.flag("systemd")
+          || arguments.flag("gnome-pomodoro")
+        {
           throw CLIError.usage(
             "grow install --remove removes everything it wrote; drop "
-              + "--autostart/--systemd")
+              + "--autostart/--systemd/--gnome-pomodoro")
         }
         try UserInstaller(paths: UserInstallPaths(), executable: "").remove()
         return
@@ -193,7 +211,7 @@ extension Commands {
         arguments.flag("systemd") ? .systemd : arguments.flag("autostart") ? .autostart : nil
       let installer = UserInstaller(
         paths: UserInstallPaths(), executable: try UserInstaller.runningExecutable())
-      try installer.install(choice)
+      try installer.install(choice, gnomePomodoro: arguments.flag("gnome-pomodoro"))
     } catch let error as InstallError {
       throw .failed(error.description)
     } catch let error as CLIError {

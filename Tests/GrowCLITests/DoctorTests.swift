@@ -76,17 +76,18 @@ import Testing
     let running: (String) -> String = { id in
       "✔ plugin \(id): running (built-in \(pluginPath(id)))" + (id == "x11" ? x11 : "")
     }
-    #expect(
-      Array(lines[8...])
-        == ["notify", "dnd", "x11"].map(running) + [wayland]
-        + ["statusbar", "sound"].map(running)
-        + ["✔ plugin tray: off unless asked for; [plugin.tray] enabled = true turns it on", ""])
+    let off: (String) -> String = { id in
+      "✔ plugin \(id): off unless asked for; [plugin.\(id)] enabled = true turns it on"
+    }
+    let expected: [String] =
+      ["notify", "dnd", "x11"].map(running) + [wayland] + ["statusbar", "sound"].map(running)
+    #expect(Array(lines[8...]) == expected + ["gnome-pomodoro", "tray"].map(off) + [""])
 
     let json = try harness.grow("doctor", "--json")
     let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
     #expect(report?["ok"] as? Bool == true)
     let checks = report?["checks"] as? [[String: Any]]
-    #expect(checks?.count == 15)
+    #expect(checks?.count == 16)
     #expect(checks?.first?["check"] as? String == "session bus")
     #expect(checks?.first?["status"] as? String == "ok")
   }
@@ -151,6 +152,8 @@ import Testing
         ✔ plugin wayland: loads (built-in \(pluginPath("wayland")))
         ✔ plugin statusbar: loads (built-in \(pluginPath("statusbar")))
         ✔ plugin sound: loads (built-in \(pluginPath("sound")))
+        ✔ plugin gnome-pomodoro: off unless asked for; [plugin.gnome-pomodoro] enabled = true \
+        turns it on
         ✔ plugin tray: off unless asked for; [plugin.tray] enabled = true turns it on
 
         """)
@@ -181,7 +184,7 @@ import Testing
     #expect(
       lines[5]
         == "✘ config: \(harness.configPath): [plugins] enable: unknown plugin 'notfy'; did you "
-        + "mean 'notify'? (known: dnd, notify, sound, statusbar, tray, wayland, x11); fix: edit \(harness.configPath); "
+        + "mean 'notify'? (known: dnd, gnome-pomodoro, notify, sound, statusbar, tray, wayland, x11); fix: edit \(harness.configPath); "
         + "'grow config check' lists every problem")
     #expect(lines.contains { $0.hasPrefix("✘ plugin notfy: unknown plugin 'notfy'") })
   }

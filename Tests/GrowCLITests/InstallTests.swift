@@ -297,6 +297,61 @@ import Testing
   }
 }
 
+/// `grow install --user --gnome-pomodoro`: only when asked, a service file for GNOME
+/// Pomodoro's name that starts Grow, whose gnome-pomodoro plugin then answers.
+@Suite struct GnomePomodoroInstallTests {
+  @Test func askedForScriptsCallingGnomePomodoroStartGrow() throws {
+    let harness = try DaemonHarness(
+      config: "[plugin.gnome-pomodoro]\nenabled = true\n", startDaemon: false)
+    let services = harness.environment["XDG_DATA_HOME", default: ""] + "/dbus-1/services"
+    let file = services + "/org.gnome.Pomodoro.service"
+    #expect(try harness.grow("install", "--user", "--autostart").status == 0)
+    #expect(!FileManager.default.fileExists(atPath: file), "not unless asked")
+
+    let install = try harness.grow("install", "--user", "--autostart", "--gnome-pomodoro")
+    #expect(install.status == 0, "\(install.stderr)")
+    #expect(install.stdout.contains("wrote \(file)\n"))
+    let grow = URL(fileURLWithPath: Binaries.grow).resolvingSymlinksInPath().path
+    #expect(
+      (try? String(contentsOfFile: file, encoding: .utf8))
+        == InstallTests.marker
+        + "[D-BUS Service]\nName=org.gnome.Pomodoro\nExec=\(grow) daemon\n")
+
+    // A script's first call starts the daemon, and the plugin answers it.
+    let (bus, environment) = try harness.activatingBus(services: services)
+    defer { bus.terminate() }
+    let version = try Command.run(
+      "busctl",
+      [
+        "--user", "get-property", "org.gnome.Pomodoro", "/org/gnome/Pomodoro",
+        "org.gnome.Pomodoro", "Version",
+      ], environment: environment, timeout: 30)
+    #expect(version.stdout.hasPrefix("s \"0.22.1 (Grow "), "\(version)")
+    let owner = try Command.run(
+      "busctl", ["--user", "status", "org.grow.Grow1"], environment: environment)
+    if let line = owner.stdout.split(separator: "\n").first(where: { $0.hasPrefix("PID=") }),
+      let pid = Int32(line.dropFirst(4))
+    {
+      kill(pid, SIGTERM)
+    }
+
+    let doctor = try harness.grow("doctor")
+    #expect(
+      doctor.stdout.contains(
+        "✔ gnome-pomodoro: scripts calling org.gnome.Pomodoro reach Grow, and start it if "
+          + "needed (\(file))"), "\(doctor.stdout)")
+    try harness.writeConfig("")
+    #expect(
+      try harness.grow("doctor").stdout.contains(
+        "! gnome-pomodoro: \(file) starts Grow for org.gnome.Pomodoro, but the gnome-pomodoro "
+          + "plugin is off; fix: turn it on"))
+
+    let remove = try harness.grow("install", "--user", "--remove")
+    #expect(remove.stdout.contains("removed \(file)"))
+    #expect(!FileManager.default.fileExists(atPath: file))
+  }
+}
+
 /// `make install` into a DESTDIR staging root, and `make uninstall` from it.
 @Suite struct MakeInstallTests {
   static let expectedFiles = [
@@ -402,7 +457,7 @@ import Testing
     let list =
       try JSONSerialization.jsonObject(with: Data(plugins.stdout.utf8)) as? [[String: String]]
     let locations = Dictionary(uniqueKeysWithValues: (list ?? []).map { ($0["id"] ?? "", $0) })
-    for id in ["notify", "dnd", "statusbar", "x11", "wayland", "sound", "tray"] {
+    for id in ["notify", "dnd", "statusbar", "x11", "wayland", "sound", "tray", "gnome-pomodoro"] {
       #expect(locations[id]?["location"] == "\(stage)/usr/lib/grow/plugins/libgrow-plugin-\(id).so")
     }
     #expect(locations["statusbar"]?["state"] == "running")

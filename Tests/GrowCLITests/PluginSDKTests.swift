@@ -169,7 +169,7 @@ import Testing
         "GrowPluginTesting.build": kit + "/.build/debug/GrowPluginTesting.build",
       ]
       .merging(
-        ["notify", "dnd", "x11", "wayland", "statusbar", "sound", "tray"].map {
+        ["notify", "dnd", "x11", "wayland", "statusbar", "sound", "tray", "gnome-pomodoro"].map {
           ("libgrow-plugin-\($0).so", debug + "/libgrow-plugin-\($0).so")
         }
       ) { $1 }

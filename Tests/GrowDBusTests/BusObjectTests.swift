@@ -278,3 +278,39 @@ extension Result {
     return nil
   }
 }
+
+/// Asking for a name without taking it: `requestName(_:queue:reply:)` and `releaseName`.
+@MainActor
+@Suite struct NameQueueTests {
+  @Test func aQueuedRequestGetsTheNameWhenItsOwnerLetsGo() async throws {
+    let bus = try await Task.detached { try PrivateSessionBus() }.value
+    defer { bus.stop() }
+    let owner = try BusConnection.connect(address: bus.address)
+    let waiter = try BusConnection.connect(address: bus.address)
+    var acquired = false
+    _ = try waiter.onSignal(
+      match: "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
+        + "member='NameAcquired',arg0='test.Queue1'"
+    ) { _ in acquired = true }
+
+    var outcomes: [BusConnection.NameRequestOutcome] = []
+    owner.requestName("test.Queue1", queue: true) { outcomes.append(try! $0.get()) }
+    try await waitUntil { outcomes.count == 1 }
+    waiter.requestName("test.Queue1", queue: false) { outcomes.append(try! $0.get()) }
+    try await waitUntil { outcomes.count == 2 }
+    waiter.requestName("test.Queue1", queue: true) { outcomes.append(try! $0.get()) }
+    try await waitUntil { outcomes.count == 3 }
+    #expect(outcomes == [.owner, .taken, .queued])
+    #expect(!acquired)
+    #expect(owner.processID(ofOwner: "test.Queue1") == UInt32(getpid()))
+
+    // The owner lets go: the name goes to the one in line, which hears NameAcquired.
+    owner.releaseName("test.Queue1")
+    try await waitUntil { acquired }
+    let check = try BusMessage.methodCall(
+      destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+      interface: "org.freedesktop.DBus", member: "GetNameOwner", arguments: [.string("test.Queue1")]
+    )
+    #expect(try owner.call(check).firstString == waiter.uniqueName)
+  }
+}

@@ -195,6 +195,64 @@ public final class BusConnection {
       || result == DBUS_REQUEST_NAME_REPLY_ALREADY_OWNER
   }
 
+  /// What the bus said to a request for a well-known name (`requestName(_:queue:reply:)`).
+  public enum NameRequestOutcome: Sendable, Equatable {
+    /// This connection owns the name now (or already did).
+    case owner
+    /// Someone else owns it; this connection is next in line and gets `NameAcquired`
+    /// (arg0: the name) from the bus when the owner lets go.
+    case queued
+    /// Someone else owns it, and this connection did not ask to wait.
+    case taken
+  }
+
+  /// Asks for a well-known name without blocking, and without ever taking it from its owner
+  /// (no `REPLACE_EXISTING`) or offering it to anyone who would take it from this connection
+  /// (no `ALLOW_REPLACEMENT`). With `queue`, the request waits in the bus's line while
+  /// another program owns the name: the bus hands it over when that one quits or releases it
+  /// and says so with `NameAcquired`; subscribe to it with `onSignal(match:)`
+  /// (`sender='org.freedesktop.DBus',member='NameAcquired',arg0='NAME'`).
+  public func requestName(
+    _ name: String, queue: Bool,
+    reply: @escaping (Result<NameRequestOutcome, BusError>) -> Void
+  ) {
+    let flags = queue ? UInt32(0) : UInt32(DBUS_NAME_FLAG_DO_NOT_QUEUE)
+    let request: BusMessage
+    do {
+      request = try BusMessage.methodCall(
+        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+        interface: "org.freedesktop.DBus", member: "RequestName",
+        arguments: [.string(name), .uint32(flags)])
+    } catch {
+      reply(.failure(error))
+      return
+    }
+    call(request, timeout: 5000) { result in
+      reply(
+        result.map { message in
+          switch message.arguments.first {
+          case .uint32(UInt32(DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER))?,
+            .uint32(UInt32(DBUS_REQUEST_NAME_REPLY_ALREADY_OWNER))?:
+            .owner
+          case .uint32(UInt32(DBUS_REQUEST_NAME_REPLY_IN_QUEUE))?: .queued
+          default: .taken
+          }
+        })
+    }
+  }
+
+  /// Gives up a well-known name, or this connection's place in its queue, without waiting
+  /// for the bus's answer; the next in line, if any, gets it.
+  public func releaseName(_ name: String) {
+    guard !isClosed,
+      let release = try? BusMessage.methodCall(
+        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+        interface: "org.freedesktop.DBus", member: "ReleaseName", arguments: [.string(name)])
+    else { return }
+    dbus_message_set_no_reply(release.raw, 1)
+    send(release)
+  }
+
   /// The process id of whoever owns `name`, if the bus will tell.
   public func processID(ofOwner name: String) -> UInt32? {
     guard

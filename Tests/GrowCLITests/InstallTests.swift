@@ -360,6 +360,7 @@ import Testing
     "usr/lib/grow/libGrowKit.so",
     "usr/lib/grow/libGrowPluginTesting.a",
     "usr/lib/grow/plugins/libgrow-plugin-dnd.so",
+    "usr/lib/grow/plugins/libgrow-plugin-gnome-pomodoro.so",
     "usr/lib/grow/plugins/libgrow-plugin-notify.so",
     "usr/lib/grow/plugins/libgrow-plugin-sound.so",
     "usr/lib/grow/plugins/libgrow-plugin-statusbar.so",

@@ -206,8 +206,8 @@ enum Commands {
       summary: "name what you want and break it into steps, each reached through a card's focus",
       details: """
         A goal's progress is the completed focus on its card since the goal was added, plus
-        its steps' (subgoals, added with --under). Kept in the history database, on this
-        machine only.
+        its steps' (subgoals, added with --under); without --hours, the tasks done on its
+        card ('grow task'). Kept in the history database, on this machine only.
           add NAME        --hours N: the focus it takes; --card CARD: whose focus counts;
                           --under GOAL: a step of that goal; --by DATE: when you aim to be
                           there (YYYY-MM-DD)

@@ -84,52 +84,69 @@ final class JourneyService {
 
   // MARK: Calls
 
+  /// Calls waiting for the history at most; more get LimitsExceeded at once, so a client
+  /// flooding the interface queues no unbounded work behind the history's writes.
+  static let maximumWaiting = 32
+  private var waiting = 0
+
+  /// Runs `read` on the history's queue and `then` on the loop with what it gave; a failure
+  /// is the caller's error reply.
+  private func access<T: Sendable>(
+    _ reply: PendingReply, read: @escaping @Sendable (HistoryStore) throws -> T,
+    then: @escaping (T) -> Void
+  ) {
+    guard waiting < Self.maximumWaiting else {
+      return reply.fail(
+        BusError(
+          name: "org.freedesktop.DBus.Error.LimitsExceeded",
+          message: Message(
+            "{count} goal and task calls already wait for the history; try again in a moment"
+          ).render(["count": Self.maximumWaiting])))
+    }
+    waiting += 1
+    history.access(
+      { store in Result { try read(store) } },
+      then: { [weak self] result in
+        self?.waiting -= 1
+        switch result {
+        case .success(let value): then(value)
+        case .failure(let error): reply.fail(Self.busError(error))
+        }
+      })
+  }
+
   private func listGoals(_ reply: PendingReply) {
     let (now, zone) = (time.now, time.zone)
-    history.access(
-      { store in
-        Result { () throws -> [GoalProgress] in try store.journeys(now: now, zone: zone) }
-      },
-      then: { result in
-        switch result {
-        case .success(let journeys):
-          let today = LocalDay(now, in: zone)
-          func flat(_ list: [GoalProgress]) -> [GoalProgress] {
-            list.flatMap { [$0] + flat($0.subgoals) }
-          }
-          reply.send([
-            .array(
-              element: "a{sv}", flat(journeys).map { .vardict(Self.values(of: $0, today: today)) })
-          ])
-        case .failure(let error):
-          reply.fail(Self.busError(error))
+    access(
+      reply, read: { store in try store.journeys(now: now, zone: zone) },
+      then: { journeys in
+        func flat(_ list: [GoalProgress]) -> [GoalProgress] {
+          list.flatMap { [$0] + flat($0.subgoals) }
         }
+        let today = LocalDay(now, in: zone)
+        reply.send([
+          .array(
+            element: "a{sv}", flat(journeys).map { .vardict(Self.values(of: $0, today: today)) })
+        ])
       })
   }
 
   private func listTasks(_ call: BusMessage, _ reply: PendingReply) {
     guard case .string(let card)? = call.arguments.first else { return }
-    history.access(
-      { store in
-        Result { () throws -> [FocusTask] in try store.tasks(card: card.isEmpty ? nil : card) }
-      },
-      then: { result in
-        switch result {
-        case .success(let tasks):
-          reply.send([
-            .array(
-              element: "a{sv}",
-              tasks.map { task in
-                .vardict([
-                  "Id": .int64(task.id), "Card": .string(task.card), "Text": .string(task.text),
-                  "FocusSeconds": .uint32(UInt32(clamping: Int(task.focusSeconds.rounded()))),
-                  "FocusCount": .uint32(UInt32(clamping: task.focusCount)),
-                ])
-              })
-          ])
-        case .failure(let error):
-          reply.fail(Self.busError(error))
-        }
+    access(
+      reply, read: { store in try store.tasks(card: card.isEmpty ? nil : card) },
+      then: { tasks in
+        reply.send([
+          .array(
+            element: "a{sv}",
+            tasks.map { task in
+              .vardict([
+                "Id": .int64(task.id), "Card": .string(task.card), "Text": .string(task.text),
+                "FocusSeconds": .uint32(UInt32(clamping: Int(task.focusSeconds.rounded()))),
+                "FocusCount": .uint32(UInt32(clamping: task.focusCount)),
+              ])
+            })
+        ])
       })
   }
 
@@ -144,68 +161,49 @@ final class JourneyService {
       return reply.fail(BusError(name: GrowBusAPI.ErrorName.unknownCard, message: error.message))
     }
     let now = time.now
-    history.access(
-      { store in
-        Result { () throws -> FocusTask in try store.addTask(card: name, text: text, at: now) }
-      },
-      then: { [weak self] result in
-        switch result {
-        case .success(let task):
-          reply.send([.int64(task.id)])
-          self?.changed()
-        case .failure(let error):
-          reply.fail(Self.busError(error))
-        }
+    access(
+      reply, read: { store in try store.addTask(card: name, text: text, at: now) },
+      then: {
+        [weak self] task in
+        reply.send([.int64(task.id)])
+        self?.changed()
       })
   }
 
   private func taskDone(_ call: BusMessage, _ reply: PendingReply) {
     guard case .int64(let id)? = call.arguments.first else { return }
     let now = time.now
-    history.access(
-      { store in
-        Result { () throws in try store.setTask(id, done: true, at: now) }
-      },
-      then: { [weak self] result in
-        switch result {
-        case .success:
-          reply.send()
-          // For the plugins that mirror tasks elsewhere (examples/plugins/taskwarrior.py);
-          // it also says Changed.
-          self?.events.publish(TaskDone(task: id, at: now))
-        case .failure(let error):
-          reply.fail(Self.busError(error))
-        }
+    access(
+      reply, read: { store in try store.setTask(id, done: true, at: now) },
+      then: { [weak self] in
+        reply.send()
+        // For the plugins that mirror tasks elsewhere (examples/plugins/taskwarrior.py); it
+        // also says Changed.
+        self?.events.publish(TaskDone(task: id, at: now))
       })
   }
 
   private func startTask(_ call: BusMessage, _ reply: PendingReply) {
     guard case .int64(let id)? = call.arguments.first else { return }
-    history.access(
-      { store in
-        Result { () throws -> FocusTask in try store.task(id) }
-      },
-      then: { [weak self] result in
+    access(
+      reply, read: { store in try store.task(id) },
+      then: { [weak self] task in
         guard let self else { return }
-        switch result {
-        case .success(let task) where task.isDone:
-          reply.fail(
+        guard !task.isDone else {
+          return reply.fail(
             BusError(
               name: GrowBusAPI.ErrorName.invalidState,
               message: Message("task {id} is done; 'grow task done {id} --undo' opens it again")
                 .render(["id": task.id])))
-        case .success(let task):
-          do throws(BusError) {
-            try TimerService.translate { () throws(TimerError) in
-              try timer.start(
-                card: task.card, overrides: SessionOverrides(intention: task.text, task: task.id))
-            }
-            reply.send()
-          } catch {
-            reply.fail(error)
+        }
+        do throws(BusError) {
+          try TimerService.translate { () throws(TimerError) in
+            try timer.start(
+              card: task.card, overrides: SessionOverrides(intention: task.text, task: task.id))
           }
-        case .failure(let error):
-          reply.fail(Self.busError(error))
+          reply.send()
+        } catch {
+          reply.fail(error)
         }
       })
   }

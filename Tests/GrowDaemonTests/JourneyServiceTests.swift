@@ -73,4 +73,34 @@ import Testing
       introspection.stdout.contains("signal Changed();")
         || introspection.stdout.contains("Changed();"))
   }
+
+  /// A client pipelining 500 ListGoals: each call is answered (the goals, or LimitsExceeded
+  /// once 32 already wait for the history), none waits for a timeout, and another client's
+  /// call is answered after the flood as before.
+  @Test func aFloodOfCallsIsAnsweredWithoutQueueingWorkWithoutBound() throws {
+    let harness = try DaemonHarness(config: Self.config)
+    #expect(try harness.grow("goal", "add", "Exam", "--hours", "10", "--card", "math").status == 0)
+    let flooder = try RawBusClient(address: harness.bus.address, timeout: 120)
+    let listGoals = RawBusClient.MethodCall(
+      path: "/org/grow/Grow1", interface: "org.grow.Grow1.Journey", member: "ListGoals",
+      destination: "org.grow.Grow1")
+    let serials = Set(try flooder.send(Array(repeating: listGoals, count: 500)))
+    var answered = 0
+    var refused = 0
+    var other: [String] = []
+    while answered < serials.count, let message = try flooder.receive() {
+      guard let serial = message.replySerial, serials.contains(serial) else { continue }
+      answered += 1
+      switch message.errorName {
+      case nil: break
+      case "org.freedesktop.DBus.Error.LimitsExceeded": refused += 1
+      case let name?: other.append(name)
+      }
+    }
+    #expect(answered == 500)
+    #expect(other.isEmpty, "\(other.prefix(3))")
+    #expect(refused > 0, "the burst came faster than the history answers")
+    #expect(refused < 500, "the first ones are answered with the goals")
+    #expect(try call(harness, "ListGoals").stdout.contains("'Name': <'Exam'>"), "after the flood")
+  }
 }

@@ -6,7 +6,8 @@ import GrowMessages
 
 extension Commands {
   /// `grow goal add NAME [--under GOAL] [--hours N] [--card CARD] [--by DATE]`,
-  /// `grow goal list [--json]`, `grow goal done NAME [--undo]`, `grow goal remove NAME`.
+  /// `grow goal list [--json]`, `grow goal edit NAME [--name|--under|--top|--hours|--card|--by]`,
+  /// `grow goal done NAME [--undo]`, `grow goal remove NAME`.
   static func runGoal(_ words: [String]) throws(CLIError) {
     let arguments = try parse(
       words, values: ["under", "hours", "card", "by", "name"], flags: ["json", "undo", "top"],
@@ -77,7 +78,7 @@ extension Commands {
           .render(["goal": name]))
     case (let other?, _):
       throw .usage(
-        Message("grow goal: unknown action '{action}' (add, list, done, remove)")
+        Message("grow goal: unknown action '{action}' (add, list, edit, done, remove)")
           .render(["action": shown(other)]))
     }
   }

@@ -177,10 +177,9 @@ extension Commands {
   static func withHistory<T>(_ body: (HistoryStore) throws(HistoryError) -> T) throws(CLIError)
     -> T
   {
+    let store = try openHistoryStore()
     do {
-      return try body(
-        try HistoryStore(
-          pendingPath: PendingPhases.path(besideSession: XDGDirectories().sessionFile)))
+      return try body(store)
     } catch {
       throw .failed(error.description)
     }

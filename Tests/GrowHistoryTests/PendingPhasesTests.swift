@@ -384,9 +384,10 @@ extension PendingPhases {
       try writeOldFormat(phases(count), to: directory.pendingPath)
       // Once in the journal format (converting is a one-off).
       _ = PendingPhases.open(path: directory.pendingPath) { _, _ in }
-      // The least of three: one read is short enough for noise to matter.
+      // The least of five: one read is short enough for noise (a busy machine's caches) to
+      // matter.
       var readSeconds = Double.infinity
-      for _ in 0..<3 {
+      for _ in 0..<5 {
         let readStart = cpuSeconds(CLOCK_THREAD_CPUTIME_ID)
         let read = PendingPhases.open(path: directory.pendingPath) { _, _ in }
         readSeconds = min(readSeconds, cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - readStart)
@@ -410,8 +411,9 @@ extension PendingPhases {
     print(
       "kept phases 2,500 vs 10,000: reading \(small.read) vs \(large.read) CPU s (x\(readRatio)); "
         + "start and drain \(small.drain) vs \(large.drain) CPU s (x\(drainRatio))")
-    // Linear is 4; quadratic 16. Wide margins for a shared machine.
-    #expect(readRatio < 9, "reading grew x\(readRatio) for 4x the phases")
-    #expect(drainRatio < 9, "the drain grew x\(drainRatio) for 4x the phases")
+    // Linear is 4; quadratic 16. Wide margins for a shared machine: a build on the other core
+    // once made reading x9.07 (with 9 as the bound), still far from 16.
+    #expect(readRatio < 12, "reading grew x\(readRatio) for 4x the phases")
+    #expect(drainRatio < 12, "the drain grew x\(drainRatio) for 4x the phases")
   }
 }

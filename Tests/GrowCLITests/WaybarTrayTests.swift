@@ -62,14 +62,16 @@ struct WaybarTrayTests {
     // The icon is the first item of the tray, at the bar's left edge.
     let pointer = try VirtualPointer(session)
     try pointer.move(x: 14, y: Self.barHeight / 2)
-    // waybar notices a pointer that has just entered its surface a moment later.
-    Thread.sleep(forTimeInterval: 0.3)
-    // The wheel up over the icon adds a minute (waybar sends GDK's sign: -1 for up).
+    // The wheel up over the icon adds a minute (waybar sends GDK's sign: -1 for up). waybar
+    // notices a pointer that has just entered its surface a moment later, so the wheel turns
+    // until it has (on a busy machine that can take a few notches).
     let remaining = try #require(try harness.status()["remaining"] as? Int)
-    try pointer.scroll(up: true)
+    let added = { (try harness.status()["remaining"] as? Int ?? 0) > remaining + 30 }
     #expect(
-      try harness.eventually { (try harness.status()["remaining"] as? Int ?? 0) > remaining + 30 },
-      "the wheel up added a minute")
+      try harness.eventually(timeout: 30) {
+        try pointer.scroll(up: true)
+        return try harness.eventually(timeout: 1, added)
+      }, "the wheel up added a minute")
     // A left click on the icon pauses.
     try pointer.click(.left)
     #expect(try harness.eventually { try harness.status()["paused"] as? Bool == true })

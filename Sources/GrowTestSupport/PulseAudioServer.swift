@@ -47,26 +47,27 @@ public final class PulseAudioServer {
   /// Records what the null sink plays for `seconds` (while `during` runs) and returns the
   /// loudest sample, 0 (silence) to 1 (full scale), as sox's `stat` measures it.
   public func loudest(recording seconds: Double, during: () throws -> Void) throws -> Double {
-    try loudest(limit: "timeout \(seconds) ", during: during) { recorder in
+    try loudest(limit: "timeout \(seconds) ", during: during) { recorder, _ in
       _ = recorder.waitForExit(timeout: seconds + 10)
     }
   }
 
   /// Records from before `during` runs until `happened` holds (the event the sound belongs
-  /// to), then `margin` seconds more for the sound itself, and returns the loudest sample.
-  /// The window follows the event, so a slow machine records late sounds too.
+  /// to) and then until the recording holds a sample louder than `heard` (the sound itself),
+  /// 30 s at most, and returns the loudest sample. Both waits follow what happens, so a slow
+  /// machine records late sounds too, and a quick one does not wait for nothing.
   public func loudest(
-    during: () throws -> Void, until happened: @escaping () -> Bool, margin: Double = 3
+    during: () throws -> Void, until happened: @escaping () -> Bool, heard: Double
   ) throws -> Double {
-    try loudest(limit: "", during: during) { recorder in
+    try loudest(limit: "", during: during) { recorder, raw in
       _ = recorder.waitUntil(timeout: 120, happened)
-      Thread.sleep(forTimeInterval: margin)
+      _ = recorder.waitUntil(timeout: 30) { ((try? Self.loudest(in: raw)) ?? 0) > heard }
       _ = recorder.terminate()
     }
   }
 
   private func loudest(
-    limit: String, during: () throws -> Void, stop: (BackgroundProcess) -> Void
+    limit: String, during: () throws -> Void, stop: (BackgroundProcess, String) -> Void
   ) throws -> Double {
     let raw = directory.appendingPathComponent("recording-\(UUID().uuidString).raw").path
     let recorder = try BackgroundProcess(
@@ -83,7 +84,12 @@ public final class PulseAudioServer {
       return outputs?.stdout.isEmpty == false
     }
     try during()
-    stop(recorder)
+    stop(recorder, raw)
+    return try Self.loudest(in: raw)
+  }
+
+  /// The loudest sample of a raw recording (s16le, 44.1 kHz, stereo), as sox's `stat` says.
+  private static func loudest(in raw: String) throws -> Double {
     let stat = try Command.run(
       "sox",
       ["-t", "raw", "-r", "44100", "-e", "signed", "-b", "16", "-c", "2", raw, "-n", "stat"],

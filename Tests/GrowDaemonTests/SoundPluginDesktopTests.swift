@@ -27,7 +27,7 @@ import Testing
     var started: Int32?
     let heard = try pulse.loudest(
       during: { started = try harness.grow("start").status },
-      until: { (try? harness.status()["state"] as? String) == "waiting" })
+      until: { (try? harness.status()["state"] as? String) == "waiting" }, heard: 0.05)
     #expect(started == 0)
     #expect(heard > 0.05, "the focus's end was heard: loudest sample \(heard)")
     let sound = try harness.plugins()["sound"] ?? [:]

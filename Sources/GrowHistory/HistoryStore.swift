@@ -286,12 +286,9 @@ public final class HistoryStore {
     try database.query(sql, values, read)
   }
 
-  /// Completed focus on `card` ended at or after `since` in the kept phases the database
-  /// does not have yet.
-  func keptFocus(on card: String, since: Date) throws(HistoryError) -> Double {
-    try keptButNotRecorded().filter {
-      $0.kind == .focus && $0.outcome == .completed && $0.card == card && $0.endedAt >= since
-    }.reduce(0) { $0 + $1.actualSeconds }
+  /// The kept phases the database does not have yet that are completed focus.
+  func keptCompletedFocus() throws(HistoryError) -> [PhaseRecord] {
+    try keptButNotRecorded().filter { $0.kind == .focus && $0.outcome == .completed }
   }
 
   private func keptButNotRecorded() throws(HistoryError) -> [PhaseRecord] {

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import GrowCore
+@_spi(GrowHost) import GrowCore
 import GrowPluginKit
 import Synchronization
 
@@ -439,7 +439,7 @@ private final class Mailbox: @unchecked Sendable {
   }
 }
 
-extension HistoryRecorder: TodayKeeper {
+@_spi(GrowHost) extension HistoryRecorder: TodayKeeper {
   public var todayTotals: TodayTotals {
     let today = todayActivity
     return TodayTotals(

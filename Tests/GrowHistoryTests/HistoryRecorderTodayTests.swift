@@ -1,5 +1,5 @@
 import Foundation
-import GrowCore
+@_spi(GrowHost) import GrowCore
 import GrowPluginTesting
 import Testing
 

@@ -95,7 +95,7 @@ public final class FocusTimer {
   private var session: Session?
   private var alarm: (any Alarm)?
   /// Who keeps today's totals (the history, in the daemon); without one they read zero.
-  public weak var todayKeeper: (any TodayKeeper)?
+  @_spi(GrowHost) public weak var todayKeeper: (any TodayKeeper)?
 
   /// Phases that end more than this late (a suspended machine, a stopped daemon) start the next
   /// phase now rather than at the old deadline, so a break is never already over when it begins.

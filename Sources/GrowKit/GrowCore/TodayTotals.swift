@@ -1,7 +1,9 @@
 import FoundationEssentials
 
 /// Today's focus as `TimerStatus` reports it: `CompletedToday`, `FocusToday`, `CutShortToday`.
-public struct TodayTotals: Sendable, Equatable {
+///
+/// Host wiring (`@_spi(GrowHost)`): plugins read today's figures from `TimerStatus`.
+@_spi(GrowHost) public struct TodayTotals: Sendable, Equatable {
   /// Focus phases that ran their course (`PhaseOutcome.countsAsFocus`).
   public var completed: Int
   /// Their focus time: what counts toward the daily goal.
@@ -21,7 +23,7 @@ public struct TodayTotals: Sendable, Equatable {
 /// phase as it is recorded, starts from what the history file holds and reads it again when
 /// `grow history` changes it. The timer only reports what its keeper says. Both live on the
 /// loop that owns the event bus.
-public protocol TodayKeeper: AnyObject {
+@_spi(GrowHost) public protocol TodayKeeper: AnyObject {
   /// Today's totals now: an empty day once local midnight has passed.
   var todayTotals: TodayTotals { get }
 }

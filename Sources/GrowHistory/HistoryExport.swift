@@ -19,6 +19,8 @@ public struct ExportedPhase: Sendable, Equatable, Codable {
   public var distractions: Int
   public var distractionSeconds: Int
   public var intention: String?
+  /// The websites the phase's distractions were on; absent when none was a site.
+  public var sites: [String]?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case id, card, kind
@@ -31,7 +33,7 @@ public struct ExportedPhase: Sendable, Equatable, Codable {
     case awaySeconds = "away_seconds"
     case distractions
     case distractionSeconds = "distraction_seconds"
-    case intention
+    case intention, sites
   }
 
   public init(_ phase: PhaseRecord) {
@@ -49,6 +51,7 @@ public struct ExportedPhase: Sendable, Equatable, Codable {
     distractions = phase.distractionCount
     distractionSeconds = Int(phase.distractionSeconds.rounded())
     intention = phase.intention
+    sites = phase.distractionSites.isEmpty ? nil : phase.distractionSites
   }
 
   /// The CSV header, in column order.
@@ -59,7 +62,7 @@ public struct ExportedPhase: Sendable, Equatable, Codable {
     [
       "\(id)", card, kind, "\(plannedSeconds)", "\(actualSeconds)", startedAt, endedAt, outcome,
       "\(pauses)", "\(pausedSeconds)", "\(awaySeconds)", "\(distractions)",
-      "\(distractionSeconds)", intention ?? "",
+      "\(distractionSeconds)", intention ?? "", (sites ?? []).joined(separator: " "),
     ]
   }
 }
@@ -198,6 +201,10 @@ public final class HistoryExportStream {
     }
     comma()
     if let intention = phase.intention { ExportBytes.appendCSVField(intention, to: &buffer) }
+    comma()
+    if !phase.distractionSites.isEmpty {
+      ExportBytes.appendCSVField(phase.distractionSites.joined(separator: " "), to: &buffer)
+    }
     buffer += [0x0D, 0x0A]
   }
 
@@ -232,6 +239,14 @@ public final class HistoryExportStream {
     ExportBytes.appendInteger(phase.pauseCount, to: &buffer)
     key(",\"planned_seconds\":")
     ExportBytes.appendInteger(Int(phase.plannedSeconds.rounded()), to: &buffer)
+    if !phase.distractionSites.isEmpty {
+      key(",\"sites\":[")
+      for (index, site) in phase.distractionSites.enumerated() {
+        if index > 0 { comma() }
+        ExportBytes.appendJSONString(site, to: &buffer)
+      }
+      key("]")
+    }
     key(",\"started_at\":\"")
     ExportBytes.appendTimestamp(phase.startedAt, offset: phase.startOffset, to: &buffer)
     key("\"}")

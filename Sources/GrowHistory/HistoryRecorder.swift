@@ -357,7 +357,7 @@ public final class HistoryRecorder {
   private func row(for event: DistractionEnded) -> Distraction {
     Distraction(
       phaseID: 0, appClass: event.app, seconds: event.duration,
-      title: event.recordTitle ? event.title : nil)
+      title: event.recordTitle ? event.title : nil, site: event.site)
   }
 
   /// Today's figures from the history and the kept phases it lacks (one row, so start-up

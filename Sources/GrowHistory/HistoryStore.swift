@@ -40,6 +40,10 @@ public final class HistoryStore {
       var phase = pending.phase
       phase.distractionCount = pending.distractions.count
       phase.distractionSeconds = pending.distractions.reduce(0) { $0 + $1.seconds }
+      for site in pending.distractions.compactMap(\.site)
+      where !phase.distractionSites.contains(site) {
+        phase.distractionSites.append(site)
+      }
       return phase
     }
     if create {
@@ -117,13 +121,14 @@ public final class HistoryStore {
     for distraction in distractions {
       try database.run(
         """
-        INSERT INTO distractions (phase_id, app_class, seconds, title)
-        SELECT ?1, ?2, ?3, ?4 WHERE NOT EXISTS (
+        INSERT INTO distractions (phase_id, app_class, seconds, title, site)
+        SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (
           SELECT 1 FROM distractions WHERE phase_id = ?1 AND app_class = ?2 AND seconds = ?3)
         """,
         [
           .integer(id), .text(distraction.appClass), .real(distraction.seconds),
           distraction.title.map(SQLValue.text) ?? .null,
+          distraction.site.map(SQLValue.text) ?? .null,
         ])
     }
     return (id, added)
@@ -177,10 +182,14 @@ public final class HistoryStore {
   public func record(_ distraction: Distraction) throws(HistoryError) {
     try database.transaction { () throws(HistoryError) in
       try database.run(
-        "INSERT INTO distractions (phase_id, app_class, seconds, title) VALUES (?, ?, ?, ?)",
+        """
+        INSERT INTO distractions (phase_id, app_class, seconds, title, site)
+        VALUES (?, ?, ?, ?, ?)
+        """,
         [
           .integer(distraction.phaseID), .text(distraction.appClass),
           .real(distraction.seconds), distraction.title.map(SQLValue.text) ?? .null,
+          distraction.site.map(SQLValue.text) ?? .null,
         ])
     }
   }
@@ -258,11 +267,15 @@ public final class HistoryStore {
       SELECT id, card, kind, planned_seconds, actual_seconds, started_at, start_offset,
         ended_at, end_offset, outcome, pause_count, paused_seconds, away_seconds, intention,
         (SELECT count(*) FROM distractions WHERE phase_id = phases.id),
-        (SELECT total(seconds) FROM distractions WHERE phase_id = phases.id)
+        (SELECT total(seconds) FROM distractions WHERE phase_id = phases.id),
+        (SELECT group_concat(site, char(10)) FROM distractions AS first
+          WHERE phase_id = phases.id AND site IS NOT NULL AND id = (
+            SELECT min(id) FROM distractions WHERE phase_id = phases.id AND site = first.site))
       FROM phases \(filter) ORDER BY started_at, id
       """, values
     ) { row in
-      let phase = Self.readPhase(row)
+      var phase = Self.readPhase(row)
+      phase.distractionSites = row.text(16)?.split(separator: "\n").map(String.init) ?? []
       while let kept = waiting.first, (kept.startedAt, kept.id) < (phase.startedAt, phase.id) {
         body(kept)
         waiting.removeFirst()
@@ -306,14 +319,14 @@ public final class HistoryStore {
     let (filter, values) = Self.filter(days: days, card: card, table: "phases.")
     return try database.query(
       """
-      SELECT distractions.phase_id, app_class, seconds, title
+      SELECT distractions.phase_id, app_class, seconds, title, site
       FROM distractions JOIN phases ON phases.id = distractions.phase_id \(filter)
       ORDER BY distractions.id
       """, values
     ) { row in
       Distraction(
         phaseID: row.integer(0), appClass: row.text(1) ?? "", seconds: row.double(2),
-        title: row.text(3))
+        title: row.text(3), site: row.text(4))
     }
   }
 

@@ -840,7 +840,7 @@ extension PhaseRecord: Codable {
 extension Distraction: Codable {
   enum CodingKeys: String, CodingKey {
     case appClass = "app_class"
-    case seconds, title
+    case seconds, title, site
   }
 
   public init(from decoder: any Decoder) throws {
@@ -848,7 +848,8 @@ extension Distraction: Codable {
     self.init(
       phaseID: 0, appClass: try values.decode(String.self, forKey: .appClass),
       seconds: try values.decode(Double.self, forKey: .seconds),
-      title: try values.decodeIfPresent(String.self, forKey: .title))
+      title: try values.decodeIfPresent(String.self, forKey: .title),
+      site: try values.decodeIfPresent(String.self, forKey: .site))
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -856,5 +857,6 @@ extension Distraction: Codable {
     try values.encode(appClass, forKey: .appClass)
     try values.encode(seconds, forKey: .seconds)
     try values.encodeIfPresent(title, forKey: .title)
+    try values.encodeIfPresent(site, forKey: .site)
   }
 }

@@ -33,6 +33,8 @@ public struct PhaseRecord: Sendable, Equatable {
   /// seconds in all; filled in by `HistoryStore.phases`, not written by `record`.
   public var distractionCount = 0
   public var distractionSeconds: Double = 0
+  /// The websites among them, each once, in the order first seen (`grow history --json`).
+  public var distractionSites: [String] = []
 
   /// - Parameter timeZone: gives the UTC offsets at the start and the end.
   public init(
@@ -78,12 +80,17 @@ public struct Distraction: Sendable, Equatable {
   public var seconds: Double
   /// The window title, only when the person opted in to keeping titles.
   public var title: String?
+  /// The website in the browser (its host; the address with `record-urls`), for a site.
+  public var site: String?
 
-  public init(phaseID: Int64, appClass: String, seconds: Double, title: String? = nil) {
+  public init(
+    phaseID: Int64, appClass: String, seconds: Double, title: String? = nil, site: String? = nil
+  ) {
     self.phaseID = phaseID
     self.appClass = appClass
     self.seconds = seconds
     self.title = title
+    self.site = site
   }
 }
 

@@ -123,6 +123,10 @@ enum Schema {
     ALTER TABLE phases ADD COLUMN task_id INTEGER REFERENCES tasks (id) ON DELETE SET NULL;
     CREATE INDEX phases_by_task ON phases (task_id);
     """,
+    // 7: the website a distraction was on (the browser extension's report), beside its app.
+    """
+    ALTER TABLE distractions ADD COLUMN site TEXT;
+    """,
   ]
 
   static var currentVersion: Int { migrations.count }

@@ -288,7 +288,7 @@ public struct HistoryStatistics: Sendable, Equatable, Codable, OutcomeTotals {
     (completed, skipped, stopped, abandoned) = all.outcomeCounts
     var lost: [String: Double] = [:]
     for distraction in distractions {
-      lost[distraction.appClass, default: 0] += distraction.seconds
+      lost[distraction.site ?? distraction.appClass, default: 0] += distraction.seconds
     }
     self.distractions = lost.map { AppTotal(app: $0.key, seconds: Int($0.value.rounded())) }
       .sorted { ($0.seconds, $1.app) > ($1.seconds, $0.app) }

@@ -91,14 +91,18 @@ public enum ConfigSchema {
         help: "What the card is for, shown while focusing."),
       ConfigKey(
         sections: both, key: "distractions", kind: .windowPatterns, defaultValue: "",
-        help: "Windows that distract during focus: names (WM_CLASS), name:/title regex/, /regex/."),
+        help:
+          "Windows and sites that distract during focus: names (WM_CLASS), name:/title regex/, "
+          + "/regex/, site:youtube.com."),
       ConfigKey(
         sections: both, key: "allow", kind: .windowPatterns, defaultValue: "",
         help: "Exceptions to distractions, written the same way."),
       ConfigKey(
         sections: both, key: "block", kind: .choice(DistractionBlock.allCases.map(\.rawValue)),
         defaultValue: card.block.rawValue,
-        help: "off: only flag a distraction; minimize: also minimise its window."),
+        help:
+          "off: only flag a distraction; minimize: also minimise its window; page: show "
+          + "Grow's page instead of a listed site (minimize does too)."),
       ConfigKey(
         sections: [.timer], key: "sleep-limit", kind: .duration(minimum: 1),
         defaultValue: DurationText.format(GrowConfig.standardSleepLimit),

@@ -7,11 +7,16 @@ public enum WindowPatternError: Error, Equatable, CustomStringConvertible {
   case unterminatedRegex(String)
   case invalidRegex(String, reason: String)
   case invalidName(String)
+  case invalidSite(String)
 
   public var description: String {
     switch self {
     case .empty:
-      "an empty pattern; write a name (discord), name:/title regex/ or /title regex/"
+      "an empty pattern; write a name (discord), name:/title regex/, /title regex/ or "
+        + "site:youtube.com"
+    case .invalidSite(let text):
+      "'\(text)' is not a site; write site:youtube.com, site:*.reddit.com or "
+        + "site:youtube.com/shorts (a host, then a path if only part of the site counts)"
     case .unterminatedRegex(let text):
       "'\(text)' has no closing '/'; write a title regex as /youtube|reddit/"
     case .invalidRegex(let text, let reason):
@@ -26,7 +31,9 @@ public enum WindowPatternError: Error, Equatable, CustomStringConvertible {
 ///
 /// - `discord`: the WM_CLASS instance or class equals the name, ignoring case;
 /// - `firefox:/youtube|reddit/`: that, and the title matches the regular expression;
-/// - `/youtube/`: the title matches, whatever the application.
+/// - `/youtube/`: the title matches, whatever the application;
+/// - `site:youtube.com`: the page in the browser is on that site (`SitePattern`), as the
+///   browser extension reports it; it never matches a window by itself.
 ///
 /// Regular expressions are `TitleRegex`: Grow's own matcher, linear in the title and with a
 /// budget, because a window title is input from any program and the match runs on the loop.
@@ -36,11 +43,21 @@ public struct WindowPattern: Sendable, Equatable {
   public let text: String
   public let name: String?
   public let titleRegex: TitleRegex?
+  /// Set for a `site:` pattern, which has no name or title part.
+  public let site: SitePattern?
 
   public init(_ text: String) throws(WindowPatternError) {
     let trimmed = text.trimmingWhitespace()
     self.text = trimmed
     guard !trimmed.isEmpty else { throw .empty }
+    if trimmed.lowercased().hasPrefix(SitePattern.prefix) {
+      guard let site = SitePattern(trimmed.dropFirst(SitePattern.prefix.count)) else {
+        throw .invalidSite(trimmed)
+      }
+      (self.site, name, titleRegex) = (site, nil, nil)
+      return
+    }
+    site = nil
     let namePart: Substring
     let regexPart: Substring?
     if let slash = trimmed.firstIndex(of: "/") {
@@ -78,6 +95,7 @@ public struct WindowPattern: Sendable, Equatable {
     instance: String, windowClass: String, title: MatchableTitle,
     budget: MatchBudget = .standard
   ) -> MatchOutcome {
+    guard site == nil else { return .noMatch }
     if let name {
       guard
         name.lowercased() == instance.lowercased()
@@ -93,8 +111,14 @@ public struct WindowPattern: Sendable, Equatable {
       == .match
   }
 
+  /// Whether the page at `address` is what this `site:` pattern names; false for the other
+  /// kinds, which are about windows.
+  public func matches(page address: PageAddress) -> Bool {
+    site?.matches(host: address.host, path: address.path) ?? false
+  }
+
   /// Splits a config value at the commas that are not inside a `/regex/`, so
-  /// `firefox:/a{1,3}/, steam` gives two patterns.
+  /// `firefox:/a{1,3}/, steam` gives two patterns (a `site:` pattern's `/` is a path).
   public static func split(_ value: String) -> [String] {
     var items: [String] = []
     var current = ""
@@ -110,7 +134,9 @@ public struct WindowPattern: Sendable, Equatable {
           inRegex = false
         }
         current.append(character)
-      } else if character == "/" {
+      } else if character == "/",
+        !current.trimmingWhitespace().lowercased().hasPrefix(SitePattern.prefix)
+      {
         inRegex = true
         current.append(character)
       } else if character == "," {
@@ -193,6 +219,18 @@ public struct DistractionRules: Sendable {
     }
     if firstMatch(in: &allowed) == nil { verdict.distraction = firstMatch(in: &distractions) }
     return verdict
+  }
+
+  /// Judges a page in the browser: the first `site:` distraction pattern naming it, unless a
+  /// `site:` allow pattern does. Sites match in time linear in the address; no budget.
+  public func judge(page address: PageAddress) -> WindowPattern? {
+    guard !allowed.contains(where: { $0.pattern.matches(page: address) }) else { return nil }
+    return distractions.first { $0.pattern.matches(page: address) }?.pattern
+  }
+
+  /// The card's `site:` patterns, for the browser's own blocking rules.
+  public var sites: (distractions: [SitePattern], allowed: [SitePattern]) {
+    (distractions.compactMap(\.pattern.site), allowed.compactMap(\.pattern.site))
   }
 
   /// Every pattern switched off so far, for `grow plugins`.

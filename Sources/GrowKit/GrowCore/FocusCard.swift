@@ -100,4 +100,11 @@ public enum DistractionBlock: String, Sendable, Codable, CaseIterable {
   case off
   /// Also minimise (iconify) it, where the window manager honours that.
   case minimize
+  /// Block the card's `site:` distractions in the browser (Grow's page instead, through the
+  /// browser extension); windows are only flagged.
+  case page
+
+  /// Whether the browser shows Grow's page for a listed site. Every mode but `off` does: a
+  /// tab cannot be minimised, and a card that blocks windows means its sites too.
+  public var blocksSites: Bool { self != .off }
 }

@@ -44,13 +44,20 @@ public struct DistractionStarted: GrowEvent {
   public let when: Date
   /// Seconds the window has been active so far (the grace period).
   public let duration: TimeInterval
+  /// The website in a browser (its host, or its address with `record-urls`), as the browser
+  /// extension reported it; nil for a window.
+  public let site: String?
 
-  public init(app: String, title: String, card: String, when: Date, duration: TimeInterval) {
+  public init(
+    app: String, title: String, card: String, when: Date, duration: TimeInterval,
+    site: String? = nil
+  ) {
     self.app = app
     self.title = title
     self.card = card
     self.when = when
     self.duration = duration
+    self.site = site
   }
 }
 
@@ -66,10 +73,12 @@ public struct DistractionEnded: GrowEvent {
   public let duration: TimeInterval
   /// Whether the person agreed to keep window titles in the history (`record-titles`).
   public let recordTitle: Bool
+  /// The website, as in `DistractionStarted.site`; the history keeps it like the app.
+  public let site: String?
 
   public init(
     app: String, title: String, card: String, when: Date, duration: TimeInterval,
-    recordTitle: Bool
+    recordTitle: Bool, site: String? = nil
   ) {
     self.app = app
     self.title = title
@@ -77,6 +86,7 @@ public struct DistractionEnded: GrowEvent {
     self.when = when
     self.duration = duration
     self.recordTitle = recordTitle
+    self.site = site
   }
 }
 
@@ -147,7 +157,7 @@ extension DistractionStarted: JSONLineEvent {
   public func jsonFields() -> [String: JSONValue] {
     [
       "app": .string(app), "title": .string(title), "card": .string(card), "when": .time(when),
-      "duration": .seconds(duration),
+      "duration": .seconds(duration), "site": site.map { .string($0) } ?? .null,
     ]
   }
 }
@@ -156,7 +166,7 @@ extension DistractionEnded: JSONLineEvent {
   public func jsonFields() -> [String: JSONValue] {
     [
       "app": .string(app), "title": .string(title), "card": .string(card), "when": .time(when),
-      "duration": .seconds(duration),
+      "duration": .seconds(duration), "site": site.map { .string($0) } ?? .null,
     ]
   }
 }

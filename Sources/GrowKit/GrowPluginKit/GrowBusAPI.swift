@@ -15,6 +15,9 @@ public enum GrowBusAPI {
   public static let historyInterface = "org.grow.Grow1.History"
   /// Goals and tasks (`grow goal`, `grow task`), for launchers and other apps.
   public static let journeyInterface = "org.grow.Grow1.Journey"
+  /// Added by the browser plugin: what the browser extension's host asks and tells
+  /// (`Visit`, `Allow`, `BlockedSites`); docs/browser.md.
+  public static let browserInterface = "org.grow.Grow1.Browser"
 
   /// Error names, each sent with a message meant for people.
   public enum ErrorName {

@@ -51,6 +51,9 @@ let builtInPlugins = [
   // GNOME Pomodoro's D-Bus API (org.gnome.Pomodoro) on the daemon's bus connection, for the
   // scripts and bar modules written for it; tested against the real one in GrowDaemonTests.
   builtIn("gnome-pomodoro", "GnomePomodoroPlugin"),
+  // Websites: what Grow's browser extension (browser/) reports through `grow browser-host`,
+  // judged with the cards' site: patterns; tested against Chromium in GrowCLITests.
+  builtIn("browser", "BrowserPlugin"),
 ]
 
 let package = Package(
@@ -132,7 +135,7 @@ let package = Package(
     .testTarget(
       name: "GrowDaemonTests",
       dependencies: [kit, testKit, "GrowDaemon", "GrowHistory", "GrowTestSupport"]),
-    .testTarget(name: "GrowCLITests", dependencies: ["GrowTestSupport", "GrowHistory"]),
+    .testTarget(name: "GrowCLITests", dependencies: ["GrowTestSupport", "GrowHistory", "GrowCLI"]),
     .testTarget(name: "GrowConfigTests", dependencies: [kit]),
     .testTarget(
       name: "GrowHistoryTests", dependencies: [kit, testKit, "GrowHistory", "GrowTestSupport"]),

@@ -259,7 +259,8 @@ enum Commands {
       summary: "draw today (or the week) as an SVG picture: focus per day and card, and the garden",
       details: "  --week   the last 7 days instead of today", run: runReport),
     Command(
-      name: "install", synopsis: "--user [--autostart | --systemd] [--gnome-pomodoro] [--remove]",
+      name: "install",
+      synopsis: "--user [--autostart | --systemd] [--gnome-pomodoro] [--browser] [--remove]",
       summary: "make the daemon start by itself: on first use (D-Bus) and at login",
       details: """
         Needs no root. Writes a D-Bus activation file, so the first 'grow start' (or any app
@@ -269,6 +270,9 @@ enum Commands {
           --gnome-pomodoro  also a D-Bus activation file for org.gnome.Pomodoro, so scripts
                         written for GNOME Pomodoro start Grow (docs/gnome-pomodoro.md); not
                         written unless asked, as the name is GNOME Pomodoro's
+          --browser     also the native messaging host manifests Chromium, Chrome and Firefox
+                        read, so Grow's browser extension can reach the daemon
+                        (docs/browser.md)
           --remove      delete what 'grow install --user' wrote, and nothing else
         Prints every file it writes, the command that enables the unit, and the lines i3 users
         add to their config. 'make install' installs Grow itself.
@@ -309,6 +313,15 @@ enum Commands {
       synopsis: "dbus-service|systemd-unit|desktop-entry --exec PATH | dbus-interface",
       summary: "print a file make install ships, for the grow binary at PATH",
       details: "", hidden: true, run: runGenerate),
+    Command(
+      name: "browser-host", synopsis: "[ORIGIN]",
+      summary: "the browser extension's messenger to the daemon (the browser starts it)",
+      details: """
+        Grow's browser extension (browser/ in the sources; docs/browser.md) reports the page in
+        front of you through this native messaging host, and hears what to block. Browsers find
+        it through the manifests 'grow install --user --browser' writes; it is not for typing.
+        """, hidden: true,
+      run: { _ throws(CLIError) in try BrowserHost().run() }),
     Command(
       name: "demo", synopsis: "",
       summary: "run a short, real focus → break → focus → long break cycle (seconds long)",

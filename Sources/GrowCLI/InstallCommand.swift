@@ -7,12 +7,19 @@ struct UserInstallPaths {
   let dataHome: String
   let configHome: String
   let runtimeDirectory: String?
+  let home: String
 
   init(environment: [String: String] = ProcessInfo.processInfo.environment) {
     let directories = XDGDirectories(environment: environment)
     dataHome = directories.dataHome
     configHome = directories.configHome
     runtimeDirectory = directories.runtimeDirectory
+    home = environment["HOME"] ?? ""
+  }
+
+  var browserHostScript: String { BrowserFiles.hostScriptPath(dataHome: dataHome) }
+  var browserManifests: [(path: String, firefox: Bool)] {
+    BrowserFiles.manifestPaths(configHome: configHome, home: home)
   }
 
   var dbusService: String { dataHome + "/dbus-1/services/" + DesktopFiles.dbusServiceFileName }
@@ -68,6 +75,27 @@ struct UserInstaller {
     guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
     else { throw .unknownExecutable }
     return path
+  }
+
+  /// The browser extension's host: a script running this grow, and a manifest for it in
+  /// each browser's place (docs/browser.md).
+  func installBrowserHost() throws(InstallError) {
+    try write(
+      BrowserFiles.hostScript(executable: executable), to: paths.browserHostScript, mode: 0o755)
+    for manifest in paths.browserManifests {
+      try write(
+        BrowserFiles.manifest(script: paths.browserHostScript, firefox: manifest.firefox),
+        to: manifest.path)
+    }
+    say("  Chromium, Chrome and Firefox can now start 'grow browser-host' for Grow's extension.")
+    if let folder = BrowserFiles.installedExtension(executable: executable) {
+      say("  Add the extension from \(folder): in Chromium or Chrome, chrome://extensions →")
+    } else {
+      say("  Add the extension from browser/ in Grow's sources: in Chromium or Chrome,")
+      say("  chrome://extensions →")
+    }
+    say("  Developer mode → Load unpacked; in Firefox, about:debugging → This Firefox → Load")
+    say("  Temporary Add-on (its manifest.json). docs/browser.md has the details.")
   }
 
   func install(_ choice: LoginStart?, gnomePomodoro: Bool = false) throws(InstallError) {
@@ -139,7 +167,8 @@ struct UserInstaller {
     var removedUnit = false
     for path in [
       paths.dbusService, paths.gnomePomodoroService, paths.systemdUnit, paths.autostartEntry,
-    ] {
+      paths.browserHostScript,
+    ] + paths.browserManifests.map(\.path) {
       guard try removeOurs(path, because: nil) else { continue }
       removed += 1
       if path == paths.systemdUnit { removedUnit = true }
@@ -151,11 +180,11 @@ struct UserInstaller {
     }
   }
 
-  private func write(_ text: String, to path: String) throws(InstallError) {
+  private func write(_ text: String, to path: String, mode: mode_t = 0o644) throws(InstallError) {
     do {
       // 0700 for directories we create, as the base-directory spec asks; the file 0644 whatever
       // the umask: under umask 000 anyone could otherwise change what the session runs.
-      try PrivateFiles.replace(path, with: Data(text.utf8), mode: 0o644)
+      try PrivateFiles.replace(path, with: Data(text.utf8), mode: mode)
     } catch {
       throw .cannotWrite(path: path, reason: error.reason)
     }
@@ -167,7 +196,9 @@ struct UserInstaller {
   @discardableResult
   private func removeOurs(_ path: String, because reason: String?) throws(InstallError) -> Bool {
     guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return false }
-    guard text.hasPrefix(DesktopFiles.userMarker) else {
+    // The marker leads our unit and desktop files; a script has it after its #! line, a
+    // browser's host manifest (JSON) in its description.
+    guard text.hasPrefix(DesktopFiles.userMarker) || text.contains(BrowserFiles.marker) else {
       say("left \(path) alone: grow install --user did not write it")
       return false
     }
@@ -184,7 +215,7 @@ struct UserInstaller {
 extension Commands {
   static func runInstall(_ words: [String]) throws(CLIError) {
     let arguments = try parse(
-      words, flags: ["user", "autostart", "systemd", "remove", "gnome-pomodoro"],
+      words, flags: ["user", "autostart", "systemd", "remove", "gnome-pomodoro", "browser"],
       usage: "install")
     try expect(arguments, atMost: 0, "install")
     guard arguments.flag("user") else {
@@ -198,11 +229,11 @@ extension Commands {
     do {
       if arguments.flag("remove") {
         if arguments.flag("autostart") || arguments.flag("systemd")
-          || arguments.flag("gnome-pomodoro")
+          || arguments.flag("gnome-pomodoro") || arguments.flag("browser")
         {
           throw CLIError.usage(
             "grow install --remove removes everything it wrote; drop "
-              + "--autostart/--systemd/--gnome-pomodoro")
+              + "--autostart/--systemd/--gnome-pomodoro/--browser")
         }
         try UserInstaller(paths: UserInstallPaths(), executable: "").remove()
         return
@@ -212,6 +243,7 @@ extension Commands {
       let installer = UserInstaller(
         paths: UserInstallPaths(), executable: try UserInstaller.runningExecutable())
       try installer.install(choice, gnomePomodoro: arguments.flag("gnome-pomodoro"))
+      if arguments.flag("browser") { try installer.installBrowserHost() }
     } catch let error as InstallError {
       throw .failed(error.description)
     } catch let error as CLIError {

@@ -57,7 +57,7 @@ import Testing
     #expect(try complete(["grow", "completions", "z"], in: harness).0 == "zsh\n")
     #expect(
       try complete(["grow", "install", "--"], in: harness).0
-        == "--user\n--autostart\n--systemd\n--gnome-pomodoro\n--remove\n--help\n")
+        == "--user\n--autostart\n--systemd\n--gnome-pomodoro\n--browser\n--remove\n--help\n")
     #expect(
       try complete(["grow", "status", "--format", "p"], in: harness).0 == "plain\npolybar\n")
   }
@@ -66,7 +66,7 @@ import Testing
     let harness = try DaemonHarness(config: "[plugins]\nenable = statusbar\n")
     #expect(
       try complete(["grow", "plugins", "reload", ""], in: harness).0
-        == "statusbar\ndnd\ngnome-pomodoro\nnotify\nsound\ntray\nwayland\nx11\n")
+        == "statusbar\nbrowser\ndnd\ngnome-pomodoro\nnotify\nsound\ntray\nwayland\nx11\n")
   }
 
   @Test func theZshScriptParsesAndFishCompletesWithIt() throws {

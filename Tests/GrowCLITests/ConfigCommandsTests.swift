@@ -117,7 +117,8 @@ import Testing
     #expect(
       check.stderr
         == "grow: \(harness.configPath): [plugins] enable: unknown plugin 'notfy'; did you mean "
-        + "'notify'? (known: dnd, gnome-pomodoro, notify, sound, statusbar, tray, wayland, x11)\n")
+        + "'notify'? (known: browser, dnd, gnome-pomodoro, notify, sound, statusbar, tray, wayland, "
+        + "x11)\n")
   }
 
   /// `[plugin.notfy]`: an error with a did-you-mean in `grow config check`, `grow reload`
@@ -128,8 +129,8 @@ import Testing
     try harness.writeConfig("[timer]\nfocus = 25m\n\n[plugin.notfy]\nenabled = true\n")
     let problem =
       "\(harness.configPath):4: no plugin 'notfy' for [plugin.notfy]; did you mean "
-      + "[plugin.notify]? (plugins found: dnd, gnome-pomodoro, notify, sound, statusbar, tray, wayland, x11; a program "
-      + "plugin's section needs exec = ...)"
+      + "[plugin.notify]? (plugins found: browser, dnd, gnome-pomodoro, notify, sound, statusbar, "
+      + "tray, wayland, x11; a program plugin's section needs exec = ...)"
     let check = try harness.grow("config", "check")
     #expect(check.status == 1)
     #expect(check.stderr == "grow: \(problem)\n")

@@ -359,6 +359,7 @@ import Testing
     "usr/lib/grow/install-manifest",
     "usr/lib/grow/libGrowKit.so",
     "usr/lib/grow/libGrowPluginTesting.a",
+    "usr/lib/grow/plugins/libgrow-plugin-browser.so",
     "usr/lib/grow/plugins/libgrow-plugin-dnd.so",
     "usr/lib/grow/plugins/libgrow-plugin-gnome-pomodoro.so",
     "usr/lib/grow/plugins/libgrow-plugin-notify.so",
@@ -382,6 +383,14 @@ import Testing
     "usr/share/doc/grow/plugin-protocol.md",
     "usr/share/doc/grow/writing-plugins.md",
     "usr/share/fish/vendor_completions.d/grow.fish",
+    "usr/share/grow/browser/background.js",
+    "usr/share/grow/browser/blocked.html",
+    "usr/share/grow/browser/blocked.js",
+    "usr/share/grow/browser/grow.css",
+    "usr/share/grow/browser/manifest.json",
+    "usr/share/grow/browser/popup.html",
+    "usr/share/grow/browser/popup.js",
+    "usr/share/grow/browser/rules.js",
     "usr/share/man/man1/grow.1",
     "usr/share/man/man5/grow.ini.5",
     "usr/share/zsh/site-functions/_grow",
@@ -614,5 +623,66 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: paths.dbusService))
     #expect(!FileManager.default.fileExists(atPath: paths.autostart))
     #expect(!uninstall.stdout.contains("systemctl"))
+  }
+}
+
+/// `grow install --user --browser`: the host manifests each browser reads, allowing only
+/// Grow's extension, naming a script that runs this grow's `browser-host`.
+@Suite struct BrowserInstallTests {
+  @Test func theManifestsAllowGrowsExtensionAndRemoveUndoesThem() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    let home = harness.environment["HOME", default: ""]
+    let config = harness.environment["XDG_CONFIG_HOME", default: ""]
+    let script = harness.environment["XDG_DATA_HOME", default: ""] + "/grow/browser-host"
+    let install = try harness.grow("install", "--user", "--autostart", "--browser")
+    #expect(install.status == 0, "\(install.stderr)")
+    let chromium = config + "/chromium/NativeMessagingHosts/org.grow.grow.json"
+    let firefox = home + "/.mozilla/native-messaging-hosts/org.grow.grow.json"
+    for path in [
+      chromium, config + "/google-chrome/NativeMessagingHosts/org.grow.grow.json", firefox,
+    ] {
+      #expect(install.stdout.contains("wrote \(path)\n"), "\(install.stdout)")
+    }
+    let manifest = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: chromium)))
+        as? [String: Any])
+    #expect(manifest["name"] as? String == "org.grow.grow")
+    #expect(manifest["path"] as? String == script)
+    #expect(manifest["type"] as? String == "stdio")
+    #expect(
+      manifest["allowed_origins"] as? [String]
+        == ["chrome-extension://\(Chromium.extensionID)/"])
+    let mozilla = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: firefox)))
+        as? [String: Any])
+    #expect(mozilla["allowed_extensions"] as? [String] == ["browser@grow.org"])
+    // The script runs this grow's host: with no browser on its stdin it ends at once.
+    #expect(FileManager.default.isExecutableFile(atPath: script))
+    let run = try Command.run(script, [], environment: harness.environment, stdin: "")
+    #expect(run.status == 0, "\(run.stderr)")
+
+    let remove = try harness.grow("install", "--user", "--remove")
+    for path in [chromium, firefox, script] {
+      #expect(remove.stdout.contains("removed \(path)"), "\(remove.stdout)")
+      #expect(!FileManager.default.fileExists(atPath: path))
+    }
+  }
+
+  /// The id Chromium gives the extension comes from the key in browser/manifest.json (the
+  /// first 32 hex digits of its SHA-256, 0–f written a–p): the one the manifests allow.
+  @Test func theExtensionsKeyGivesTheIdTheManifestsAllow() throws {
+    let manifestURL = RepoPaths.root.appendingPathComponent("browser/manifest.json")
+    let manifest = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any])
+    let key = try #require(manifest["key"] as? String)
+    let digest = try Command.run(
+      "sh", ["-c", "printf %s \"$0\" | base64 -d | sha256sum", key])
+    let id = String(
+      digest.stdout.prefix(32).map { hex in
+        Character(UnicodeScalar(UInt8(ascii: "a") + UInt8(hex.hexDigitValue ?? 0)))
+      })
+    #expect(id == Chromium.extensionID)
+    let gecko = (manifest["browser_specific_settings"] as? [String: Any])?["gecko"]
+    #expect((gecko as? [String: Any])?["id"] as? String == "browser@grow.org")
   }
 }

@@ -8,7 +8,7 @@ public let growVersion = "0.1.0"
 /// `grow plugins` lists them: the ids of `builtInPlugins` in Package.swift
 /// (Tests/GrowCLITests/BuiltInPluginsTests.swift checks).
 @_spi(GrowHost) public let builtInPluginIDs = [
-  "notify", "dnd", "x11", "wayland", "statusbar", "sound", "tray", "gnome-pomodoro",
+  "notify", "dnd", "x11", "wayland", "statusbar", "sound", "tray", "gnome-pomodoro", "browser",
 ]
 
 /// Built-in plugins that run only when the config asks for them (`[plugin.ID] enabled = true`

@@ -80,7 +80,41 @@ struct Doctor {
     checks += checkKeptPhases()
     checks += checkPlugins()
     if let gnomePomodoro = checkGnomePomodoro() { checks.append(gnomePomodoro) }
+    if let browser = checkBrowser() { checks.append(browser) }
     return checks
+  }
+
+  /// Whether a browser can reach Grow for the cards' `site:` patterns: said when a card lists
+  /// sites or `grow install --user --browser` wrote its manifests.
+  private func checkBrowser() -> DoctorCheck? {
+    let id = "browser"
+    let config = (try? loadConfig().get()) ?? .defaults
+    let listsSites = config.deck.cards.contains { card in
+      card.distractions.contains { $0.lowercased().hasPrefix("site:") }
+    }
+    let paths = UserInstallPaths(environment: environment)
+    let installed = paths.browserManifests.filter {
+      FileManager.default.fileExists(atPath: $0.path)
+    }
+    let script = paths.browserHostScript
+    switch (listsSites, installed.isEmpty) {
+    case (_, false) where !FileManager.default.isExecutableFile(atPath: script):
+      return .failed(
+        id, "the browsers' host manifests name \(script), which is missing or not executable",
+        fix: "run 'grow install --user --browser' again")
+    case (_, false):
+      return .ok(
+        id,
+        "\(installed.count) \(installed.count == 1 ? "browser" : "browsers") can start "
+          + "'grow browser-host' for Grow's extension (\(installed.map(\.path).joined(separator: ", ")))"
+      )
+    case (true, true):
+      return .warning(
+        id, "cards list sites, but no browser can reach Grow to block or flag them",
+        fix: "run 'grow install --user --browser' and add the extension (docs/browser.md)")
+    case (false, true):
+      return nil
+    }
   }
 
   /// Whether scripts written for GNOME Pomodoro reach Grow, and how: only said when the

@@ -22,16 +22,21 @@ import Testing
   ]
   static let growsPage = Chromium.extensionOrigin + "/blocked.html#"
 
-  @Test(.enabled(if: Chromium.isInstalled))
-  func aListedSiteShowsGrowsPageDuringFocusAndLoadsInTheBreak() throws {
+  /// A daemon focusing on `math`, and the browser with video.test opened in it, blocked.
+  func videoOpenedDuringFocus() throws -> (DaemonHarness, Chromium) {
     let harness = try DaemonHarness(config: Self.config)
     let browser = try Chromium(
       hosts: ["video.test"], pages: Self.pages, hostEnvironment: harness.environment)
     #expect(try harness.grow("start", "math").status == 0)
-
     try browser.open("http://video.test/")
     let blocked = try browser.waitForPages { $0.contains(Self.growsPage + "http://video.test/") }
     #expect(blocked, "pages: \((try? browser.pages()) ?? [])\n\(browser.log.suffix(3000))")
+    return (harness, browser)
+  }
+
+  @Test(.enabled(if: Chromium.isInstalled))
+  func aListedSiteShowsGrowsPageDuringFocusAndLoadsInTheBreak() throws {
+    let (harness, browser) = try videoOpenedDuringFocus()
     // What the person reads there: the card, what they meant to do, the time left.
     browser.waitUntil {
       (try? browser.evaluate(
@@ -75,12 +80,7 @@ import Testing
 
   @Test(.enabled(if: Chromium.isInstalled))
   func allowFiveMinutesLetsTheSiteThroughAndIsRecordedAsADistraction() throws {
-    let harness = try DaemonHarness(config: Self.config)
-    let browser = try Chromium(
-      hosts: ["video.test"], pages: Self.pages, hostEnvironment: harness.environment)
-    #expect(try harness.grow("start", "math").status == 0)
-    try browser.open("http://video.test/")
-    #expect(try browser.waitForPages { $0.contains(Self.growsPage + "http://video.test/") })
+    let (harness, browser) = try videoOpenedDuringFocus()
 
     _ = try browser.evaluate(
       "document.getElementById('allow').click()", inPageStartingWith: Self.growsPage)

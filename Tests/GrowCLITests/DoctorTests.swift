@@ -79,15 +79,19 @@ import Testing
     let off: (String) -> String = { id in
       "✔ plugin \(id): off unless asked for; [plugin.\(id)] enabled = true turns it on"
     }
+    // The browser plugin runs, waiting for a browser to connect.
+    let browser =
+      running("browser") + "; waiting for the browser extension (grow install --user --browser)"
     let expected: [String] =
       ["notify", "dnd", "x11"].map(running) + [wayland] + ["statusbar", "sound"].map(running)
+      + [browser]
     #expect(Array(lines[8...]) == expected + ["gnome-pomodoro", "tray"].map(off) + [""])
 
     let json = try harness.grow("doctor", "--json")
     let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
     #expect(report?["ok"] as? Bool == true)
     let checks = report?["checks"] as? [[String: Any]]
-    #expect(checks?.count == 16)
+    #expect(checks?.count == 17)
     #expect(checks?.first?["check"] as? String == "session bus")
     #expect(checks?.first?["status"] as? String == "ok")
   }
@@ -152,6 +156,7 @@ import Testing
         ✔ plugin wayland: loads (built-in \(pluginPath("wayland")))
         ✔ plugin statusbar: loads (built-in \(pluginPath("statusbar")))
         ✔ plugin sound: loads (built-in \(pluginPath("sound")))
+        ✔ plugin browser: loads (built-in \(pluginPath("browser")))
         ✔ plugin gnome-pomodoro: off unless asked for; [plugin.gnome-pomodoro] enabled = true \
         turns it on
         ✔ plugin tray: off unless asked for; [plugin.tray] enabled = true turns it on
@@ -184,7 +189,7 @@ import Testing
     #expect(
       lines[5]
         == "✘ config: \(harness.configPath): [plugins] enable: unknown plugin 'notfy'; did you "
-        + "mean 'notify'? (known: dnd, gnome-pomodoro, notify, sound, statusbar, tray, wayland, x11); fix: edit \(harness.configPath); "
+        + "mean 'notify'? (known: browser, dnd, gnome-pomodoro, notify, sound, statusbar, tray, wayland, x11); fix: edit \(harness.configPath); "
         + "'grow config check' lists every problem")
     #expect(lines.contains { $0.hasPrefix("✘ plugin notfy: unknown plugin 'notfy'") })
   }

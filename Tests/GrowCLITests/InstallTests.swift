@@ -630,7 +630,12 @@ import Testing
 /// Grow's extension, naming a script that runs this grow's `browser-host`.
 @Suite struct BrowserInstallTests {
   @Test func theManifestsAllowGrowsExtensionAndRemoveUndoesThem() throws {
-    let harness = try DaemonHarness(startDaemon: false)
+    let harness = try DaemonHarness(
+      config: "[card.math]\ndistractions = site:video.test\n", startDaemon: false)
+    #expect(
+      try harness.grow("doctor").stdout.contains(
+        "! browser: cards list sites, but no browser can reach Grow to block or flag them; "
+          + "fix: run 'grow install --user --browser'"))
     let home = harness.environment["HOME", default: ""]
     let config = harness.environment["XDG_CONFIG_HOME", default: ""]
     let script = harness.environment["XDG_DATA_HOME", default: ""] + "/grow/browser-host"
@@ -660,6 +665,8 @@ import Testing
     #expect(FileManager.default.isExecutableFile(atPath: script))
     let run = try Command.run(script, [], environment: harness.environment, stdin: "")
     #expect(run.status == 0, "\(run.stderr)")
+    let doctor = try harness.grow("doctor").stdout
+    #expect(doctor.contains("✔ browser: 3 browsers can start 'grow browser-host'"), "\(doctor)")
 
     let remove = try harness.grow("install", "--user", "--remove")
     for path in [chromium, firefox, script] {

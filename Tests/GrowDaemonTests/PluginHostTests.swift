@@ -11,6 +11,7 @@ import Testing
     #expect(
       Set(plugins.keys) == [
         "notify", "dnd", "x11", "wayland", "statusbar", "sound", "tray", "gnome-pomodoro",
+        "browser",
       ])
     for (id, plugin) in plugins {
       #expect(plugin["source"] == "built-in")
@@ -81,7 +82,7 @@ import Testing
     #expect(plugins["notfy"]?["state"] == "failed")
     #expect(
       plugins["notfy"]?["error"]
-        == "unknown plugin 'notfy'; did you mean 'notify'? (known: dnd, gnome-pomodoro, notify, sound, statusbar, tray, wayland, x11)"
+        == "unknown plugin 'notfy'; did you mean 'notify'? (known: browser, dnd, gnome-pomodoro, notify, sound, statusbar, tray, wayland, x11)"
     )
     #expect(plugins["statusbar"]?["state"] == "running")
   }

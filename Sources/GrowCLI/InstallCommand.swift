@@ -88,14 +88,12 @@ struct UserInstaller {
         to: manifest.path)
     }
     say("  Chromium, Chrome and Firefox can now start 'grow browser-host' for Grow's extension.")
-    if let folder = BrowserFiles.installedExtension(executable: executable) {
-      say("  Add the extension from \(folder): in Chromium or Chrome, chrome://extensions →")
-    } else {
-      say("  Add the extension from browser/ in Grow's sources: in Chromium or Chrome,")
-      say("  chrome://extensions →")
-    }
-    say("  Developer mode → Load unpacked; in Firefox, about:debugging → This Firefox → Load")
-    say("  Temporary Add-on (its manifest.json). docs/browser.md has the details.")
+    let folder =
+      BrowserFiles.installedExtension(executable: executable) ?? "browser/ in Grow's sources"
+    say("  Add the extension from \(folder):")
+    say("    Chromium, Chrome: chrome://extensions → Developer mode → Load unpacked → that folder")
+    say("    Firefox: about:debugging → This Firefox → Load Temporary Add-on → its manifest.json")
+    say("  docs/browser.md has the details.")
   }
 
   func install(_ choice: LoginStart?, gnomePomodoro: Bool = false) throws(InstallError) {

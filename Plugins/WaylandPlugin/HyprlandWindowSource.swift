@@ -79,14 +79,22 @@ final class HyprlandWindowSource: WindowSource {
     queuedRequests.removeAll()
   }
 
-  func block(_ window: DesktopWindow) {
-    request("dispatch movetoworkspacesilent special:grow,address:0x\(window.id)") {
-      [weak self] reply in
+  func block(_ window: DesktopWindow, _ action: WindowBlock) {
+    let address = "address:0x\(window.id)"
+    let (dispatch, done) =
+      action == .minimize
+      ? (
+        "movetoworkspacesilent special:grow,\(address)",
+        "moved \(window.app) to the special workspace 'grow'"
+      )
+      // closewindow is Hyprland's polite close (the window's own close request), not a kill.
+      : ("closewindow \(address)", "closed \(window.app)")
+    request("dispatch \(dispatch)") { [weak self] reply in
       guard let self else { return }
       if reply?.split(whereSeparator: \.isWhitespace) == ["ok"] {
-        log.info("moved \(window.app) to the special workspace 'grow' (block = minimize)")
+        log.info("\(done) (block = \(action.rawValue))")
       } else {
-        log.warning("Hyprland did not move \(window.app) away: \(reply ?? "no answer")")
+        log.warning("Hyprland did not run '\(dispatch)' for \(window.app): \(reply ?? "no answer")")
       }
     }
   }

@@ -15,8 +15,9 @@ protocol WindowSource: AnyObject {
   var onTrouble: ((String?) -> Void)? { get set }
   /// What `block = minimize` does on this compositor, for the plugin's note.
   var blockFact: String { get }
-  /// Takes the window out of sight if the compositor allows it; logs what it did or could not.
-  func block(_ window: DesktopWindow)
+  /// Takes the window out of sight or asks it to close, if the compositor allows it; logs
+  /// what it did or could not.
+  func block(_ window: DesktopWindow, _ action: WindowBlock)
   func stop()
 }
 
@@ -99,16 +100,19 @@ final class I3WindowSource: WindowSource {
     stream = nil
   }
 
-  func block(_ window: DesktopWindow) {
+  func block(_ window: DesktopWindow, _ action: WindowBlock) {
     guard Int64(window.id) != nil else { return }
-    ask(I3Message.runCommand, "[con_id=\(window.id)] move scratchpad") { [weak self] reply in
+    let done =
+      action == .minimize ? "moved \(window.app) to the scratchpad" : "closed \(window.app)"
+    let command = I3Command.blocking("[con_id=\(window.id)]", action)
+    ask(I3Message.runCommand, command) { [weak self] reply in
       guard let self else { return }
       let result = reply.flatMap { I3Message.decode([I3Outcome].self, $0) }?.first
       if result?.success == true {
-        log.info("moved \(window.app) to the scratchpad (block = minimize)")
+        log.info("\(done) (block = \(action.rawValue))")
       } else {
         let why = result?.error ?? "no answer"
-        log.warning("\(compositor) did not move \(window.app) to the scratchpad: \(why)")
+        log.warning("\(compositor) did not run '\(command)' for \(window.app): \(why)")
       }
     }
   }

@@ -41,9 +41,18 @@ public final class WaylandPlugin: GrowPlugin {
         "not a Wayland session (WAYLAND_DISPLAY is not set); the x11 plugin watches X sessions")
     }
     let session = CompositorSession(environment: environment)
-    watch = try DistractionWatch(context: context) { [weak self] window in
+    watch = try DistractionWatch(context: context) { [weak self] window, action in
       guard let self else { return }
-      if toplevelSource { minimizeToplevel(window) } else { windows?.block(window) }
+      guard toplevelSource else {
+        windows?.block(window, action)
+        return
+      }
+      switch action {
+      case .minimize: minimizeToplevel(window)
+      case .close:
+        self.display?.requestClose(window)
+        context.log.info("asked the compositor to close \(window.app) (block = close)")
+      }
     }
     var facts = ["compositor: \(session.compositor)"]
     switch session.windowSource {

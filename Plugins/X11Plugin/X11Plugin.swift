@@ -52,6 +52,12 @@ public final class X11Plugin: GrowPlugin {
   private var displayReady = false
   private var displayWatch: (any DescriptorWatch)?
   private var windowManager = ""
+  /// i3's IPC socket, when the window manager is i3: `block` goes through it (i3 ignores
+  /// iconify requests, but moves a window to its scratchpad when told over IPC).
+  private var i3Socket: String?
+  /// The session's facts as last read, and what the last `block` could not do: the note.
+  private var sessionFacts: [String] = []
+  private var blockProblem: String?
   /// While the X server is away: the socket directory, watched for the server's socket.
   private var serverWatch: DirectoryWatch?
   private var reconnectWork: (any Alarm)?
@@ -96,8 +102,8 @@ public final class X11Plugin: GrowPlugin {
     } catch {
       throw PluginError.unavailable(error.description)
     }
-    watch = try DistractionWatch(context: context) { [weak self] window in
-      self?.minimize(window)
+    watch = try DistractionWatch(context: context) { [weak self] window, action in
+      self?.block(window, action)
     }
     connected(to: display, again: false)
   }
@@ -176,13 +182,30 @@ public final class X11Plugin: GrowPlugin {
       display.hasScreenSaverExtension ? "XScreenSaver" : "no XScreenSaver",
     ]
     let isI3 = windowManager.lowercased().hasPrefix("i3")
+    // The root property names this display's i3; I3SOCK is what an i3 session exports.
+    i3Socket =
+      isI3
+      ? session.i3Socket ?? context.environment["I3SOCK"].flatMap { $0.isEmpty ? nil : $0 }
+      : nil
     if isI3 {
-      facts.append("i3 ignores minimise requests: block = minimize only flags windows here")
+      facts.append(
+        i3Socket == nil
+          ? "i3 ignores minimise requests and its IPC socket was not found: "
+            + "block = minimize only flags windows here"
+          : "block = minimize moves windows to i3's scratchpad (IPC)")
     }
-    watch.sessionFacts = facts
-    if isI3, windowManager != previous {
-      context.log.warning("i3 ignores minimise requests; block = minimize only flags windows")
+    if windowManager != previous { blockProblem = nil }
+    sessionFacts = facts
+    showNote()
+    if isI3, i3Socket == nil, windowManager != previous {
+      context.log.warning(
+        "i3 ignores minimise requests and its IPC socket was not found (no I3_SOCKET_PATH on the "
+          + "root window, no I3SOCK); block = minimize only flags windows")
     }
+  }
+
+  private func showNote() {
+    watch.sessionFacts = sessionFacts + (blockProblem.map { [$0] } ?? [])
   }
 
   public func stop() {
@@ -396,21 +419,64 @@ public final class X11Plugin: GrowPlugin {
 
   // MARK: Block
 
-  /// Iconifies the window, then checks that the window manager did it: i3, for one, ignores
-  /// the request, and the log should say so rather than pretend.
-  private func minimize(_ window: DesktopWindow) {
-    guard let display, let id = XWindowID(window.id) else { return }
-    display.iconify(id)
-    _ = context.loop.after(seconds: 0.5) { [weak self] in
-      guard let self, let display = self.display, display.answering else { return }
-      display.readIsIconic(id) { [weak self] iconic in
-        guard let self, !iconic else { return }
-        self.context.log.warning(
-          "\(self.windowManager) did not minimise \(window.app); block = minimize only flags it")
+  /// Minimises or closes a flagged window the way this window manager takes it: over i3's IPC
+  /// under i3, else by the EWMH/ICCCM requests every other window manager reads.
+  private func block(_ window: DesktopWindow, _ action: WindowBlock) {
+    guard let id = XWindowID(window.id) else { return }
+    if let i3Socket { return blockOverI3(window, id, action, socket: i3Socket) }
+    guard let display else { return }
+    switch action {
+    case .minimize:
+      display.iconify(id)
+      // The request has no answer: a look at the window's state says whether it was honoured.
+      _ = context.loop.after(seconds: 0.5) { [weak self] in
+        guard let self, let display = self.display, display.answering else { return }
+        display.readIsHidden(id) { [weak self] hidden in
+          // Nil: the window is gone meanwhile, and out of sight all the same.
+          guard let self, let hidden else { return }
+          blockDone(window, action, problem: hidden ? nil : "ignored the minimise request")
+        }
+        readX()
       }
-      self.readX()
+    case .close:
+      display.requestClose(id)
+      context.log.info("asked \(windowManager) to close \(window.app) (block = close)")
     }
     readX()
+  }
+
+  /// i3's own commands (`[id=…] move scratchpad`, `[id=…] kill`) on a connection of their
+  /// own, answered on the loop within `I3Command.standardDeadline`.
+  private func blockOverI3(
+    _ window: DesktopWindow, _ id: XWindowID, _ action: WindowBlock, socket: String
+  ) {
+    let command = I3Command.blocking("[id=\(id)]", action)
+    I3Command.run(command, socket: socket, loop: context.loop) { [weak self] result in
+      guard let self else { return }
+      switch result {
+      case .success: blockDone(window, action, problem: nil)
+      case .failure(let error):
+        blockDone(window, action, problem: "did not run '\(command)': \(error)")
+      }
+    }
+  }
+
+  /// Logs what `block` did; what it could not do goes into the note too, so `grow plugins`
+  /// says block = minimize only flags windows here, until a later block works.
+  private func blockDone(_ window: DesktopWindow, _ action: WindowBlock, problem: String?) {
+    let wanted = action == .minimize ? "minimised" : "closed"
+    guard let problem else {
+      context.log.info("\(wanted) \(window.app) (block = \(action.rawValue))")
+      if blockProblem != nil {
+        blockProblem = nil
+        showNote()
+      }
+      return
+    }
+    let only = "block = \(action.rawValue) only flags windows here"
+    context.log.warning("\(windowManager) \(problem) for \(window.app); \(only)")
+    blockProblem = "\(windowManager) \(problem) for \(window.app): \(only)"
+    showNote()
   }
 
   // MARK: Away

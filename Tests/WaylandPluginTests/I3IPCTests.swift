@@ -105,7 +105,7 @@ import Testing
     // A stopped i3 answers nothing: the source says so once its question is overdue.
     kill(display.windowManagerPID, SIGSTOP)
     defer { kill(display.windowManagerPID, SIGCONT) }
-    source.block(focused)
+    source.block(focused, .minimize)
     #expect(try await waitUntil { troubles.last??.contains("has not answered") == true })
     kill(display.windowManagerPID, SIGCONT)
     #expect(try await waitUntil { troubles.last == .some(nil) }, "\(troubles)")

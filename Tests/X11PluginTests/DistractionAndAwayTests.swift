@@ -191,6 +191,7 @@ final class ScriptedDisplay: X11Connection {
   var notices: [X11Notice] = []
   private(set) var idleAlarm: (becomingIdle: Bool, milliseconds: Int64)?
   private(set) var iconified: [XWindowID] = []
+  private(set) var closed: [XWindowID] = []
   private var replies: [() -> Void] = []
   private var asked = false
 
@@ -229,7 +230,7 @@ final class ScriptedDisplay: X11Connection {
   func readWindowManager(_ done: @escaping (WindowManagerFacts) -> Void) {
     answer { done(WindowManagerFacts(name: "Openbox", publishesActiveWindow: true)) }
   }
-  func readIsIconic(_ window: XWindowID, _ done: @escaping (Bool) -> Void) {
+  func readIsHidden(_ window: XWindowID, _ done: @escaping (Bool?) -> Void) {
     answer { [self] in done(iconified.contains(window)) }
   }
   func readIdleMilliseconds(_ done: @escaping (Int64?) -> Void) {
@@ -237,6 +238,7 @@ final class ScriptedDisplay: X11Connection {
   }
   func watchProperties(of window: XWindowID, _ watch: Bool) {}
   func iconify(_ window: XWindowID) { iconified.append(window) }
+  func requestClose(_ window: XWindowID) { closed.append(window) }
   func armIdleAlarm(becomingIdle: Bool, milliseconds: Int64) {
     idleAlarm = (becomingIdle, milliseconds)
   }

@@ -52,6 +52,8 @@ struct WindowManagerFacts: Equatable {
   /// i3's IPC socket, from the root window's `I3_SOCKET_PATH` (what `i3 --get-socketpath`
   /// reads); nil under any other window manager.
   var i3Socket: String? = nil
+  /// Whether it lists `_NET_CLOSE_WINDOW` in `_NET_SUPPORTED` (dwm, for one, does not).
+  var takesCloseRequests = false
 }
 
 /// What the x11 plugin asks of an X server. Every question is answered later, on the loop,
@@ -91,6 +93,8 @@ protocol X11Connection: AnyObject {
   func watchProperties(of window: XWindowID, _ watch: Bool)
   func iconify(_ window: XWindowID)
   func requestClose(_ window: XWindowID)
+  func readTakesDeleteWindow(_ window: XWindowID, _ done: @escaping (Bool?) -> Void)
+  func sendDeleteWindow(_ window: XWindowID)
   func armIdleAlarm(becomingIdle: Bool, milliseconds: Int64)
 }
 
@@ -145,6 +149,7 @@ final class X11Display: X11Connection {
     "_NET_ACTIVE_WINDOW", "_NET_SUPPORTING_WM_CHECK", "_NET_SUPPORTED", "_NET_WM_NAME",
     "_NET_WM_PID", "UTF8_STRING", "COMPOUND_TEXT", "WM_STATE", "WM_CHANGE_STATE",
     "_NET_CLOSE_WINDOW", "_NET_WM_STATE", "_NET_WM_STATE_HIDDEN", "I3_SOCKET_PATH",
+    "WM_PROTOCOLS", "WM_DELETE_WINDOW",
   ]
 
   /// Connects (the socket connect and the setup handshake are the only waits, as with any
@@ -444,10 +449,14 @@ final class X11Display: X11Connection {
     readProperty(root, atom("_NET_SUPPORTING_WM_CHECK"), type: XCB_ATOM_WINDOW.rawValue, longs: 1) {
       [weak self] check in
       guard let self else { return }
-      let publishes = supported?.words.contains(atom("_NET_ACTIVE_WINDOW")) ?? false
+      let words = supported?.words ?? []
+      let publishes = words.contains(atom("_NET_ACTIVE_WINDOW"))
+      let takesClose = words.contains(atom("_NET_CLOSE_WINDOW"))
       guard let check = check?.firstWord, check != 0 else {
         return done(
-          WindowManagerFacts(name: nil, publishesActiveWindow: publishes, i3Socket: i3Socket))
+          WindowManagerFacts(
+            name: nil, publishesActiveWindow: publishes, i3Socket: i3Socket,
+            takesCloseRequests: takesClose))
       }
       readProperty(check, atom("_NET_WM_NAME"), type: atom("UTF8_STRING"), longs: 256) { name in
         done(
@@ -455,7 +464,7 @@ final class X11Display: X11Connection {
             name: name.flatMap {
               $0.bytes.isEmpty ? nil : String(decoding: $0.bytes, as: UTF8.self)
             },
-            publishesActiveWindow: publishes, i3Socket: i3Socket))
+            publishesActiveWindow: publishes, i3Socket: i3Socket, takesCloseRequests: takesClose))
       }
     }
   }
@@ -469,6 +478,22 @@ final class X11Display: X11Connection {
   /// Asks the window manager to close `window` (EWMH `_NET_CLOSE_WINDOW`).
   func requestClose(_ window: XWindowID) {
     grow_xcb_request_close(connection, root, window, atom("_NET_CLOSE_WINDOW"))
+    unflushed = true
+  }
+
+  /// Whether `window` takes WM_DELETE_WINDOW (lists it in WM_PROTOCOLS); nil once it is gone.
+  func readTakesDeleteWindow(_ window: XWindowID, _ done: @escaping (Bool?) -> Void) {
+    readProperty(window, atom("WM_PROTOCOLS"), type: XCB_ATOM_ATOM.rawValue, longs: 32) {
+      [weak self] protocols in
+      guard let self, let protocols else { return done(nil) }
+      done(protocols.words.contains(atom("WM_DELETE_WINDOW")))
+    }
+  }
+
+  /// Asks the window's own program to close it (ICCCM WM_DELETE_WINDOW), as a window manager
+  /// does for its close button: for window managers that take no `_NET_CLOSE_WINDOW`.
+  func sendDeleteWindow(_ window: XWindowID) {
+    grow_xcb_send_delete_window(connection, window, atom("WM_PROTOCOLS"), atom("WM_DELETE_WINDOW"))
     unflushed = true
   }
 

@@ -55,6 +55,9 @@ public final class X11Plugin: GrowPlugin {
   /// i3's IPC socket, when the window manager is i3: `block` goes through it (i3 ignores
   /// iconify requests, but moves a window to its scratchpad when told over IPC).
   private var i3Socket: String?
+  /// Whether the window manager takes `_NET_CLOSE_WINDOW`; without it, `block = close` asks
+  /// the window's program itself (WM_DELETE_WINDOW).
+  private var windowManagerTakesClose = true
   /// The session's facts as last read, and what the last `block` could not do: the note.
   private var sessionFacts: [String] = []
   private var blockProblem: String?
@@ -194,6 +197,7 @@ public final class X11Plugin: GrowPlugin {
             + "block = minimize only flags windows here"
           : "block = minimize moves windows to i3's scratchpad (IPC)")
     }
+    windowManagerTakesClose = session.takesCloseRequests
     if windowManager != previous { blockProblem = nil }
     sessionFacts = facts
     showNote()
@@ -434,13 +438,31 @@ public final class X11Plugin: GrowPlugin {
         display.readIsHidden(id) { [weak self] hidden in
           // Nil: the window is gone meanwhile, and out of sight all the same.
           guard let self, let hidden else { return }
-          blockDone(window, action, problem: hidden ? nil : "ignored the minimise request")
+          blockDone(
+            window, action, problem: hidden ? nil : "ignored the minimise request for \(window.app)"
+          )
         }
         readX()
       }
-    case .close:
+    case .close where windowManagerTakesClose:
       display.requestClose(id)
       context.log.info("asked \(windowManager) to close \(window.app) (block = close)")
+    case .close:
+      // What a window manager's close button sends; a program that does not take it would
+      // have to be killed, which block = close never does.
+      display.readTakesDeleteWindow(id) { [weak self] takes in
+        guard let self, let display = self.display, let takes else { return }
+        guard takes else {
+          return blockDone(
+            window, action,
+            problem: "has no _NET_CLOSE_WINDOW and \(window.app) takes no WM_DELETE_WINDOW")
+        }
+        display.sendDeleteWindow(id)
+        context.log.info(
+          "asked \(window.app) to close (WM_DELETE_WINDOW; \(windowManager) has no _NET_CLOSE_WINDOW)"
+        )
+        readX()
+      }
     }
     readX()
   }
@@ -456,7 +478,7 @@ public final class X11Plugin: GrowPlugin {
       switch result {
       case .success: blockDone(window, action, problem: nil)
       case .failure(let error):
-        blockDone(window, action, problem: "did not run '\(command)': \(error)")
+        blockDone(window, action, problem: "did not run '\(command)' for \(window.app): \(error)")
       }
     }
   }
@@ -474,8 +496,8 @@ public final class X11Plugin: GrowPlugin {
       return
     }
     let only = "block = \(action.rawValue) only flags windows here"
-    context.log.warning("\(windowManager) \(problem) for \(window.app); \(only)")
-    blockProblem = "\(windowManager) \(problem) for \(window.app): \(only)"
+    context.log.warning("\(windowManager) \(problem); \(only)")
+    blockProblem = "\(windowManager) \(problem): \(only)"
     showNote()
   }
 

@@ -363,6 +363,22 @@ import Testing
     #expect(desktop.harness.daemonLog.contains("closed Game (block = close)"))
   }
 
+  /// dwm takes no `_NET_CLOSE_WINDOW`: `block = close` asks the window's program itself with
+  /// WM_DELETE_WINDOW, as a window manager's close button does, and xterm exits.
+  @Test func blockCloseClosesTheWindowUnderDwmWithoutEWMHClose() throws {
+    let desktop = try Desktop(
+      Self.distracting + "\n[card.work]\nblock = close\n", windowManager: .dwm)
+    let game = try desktop.display.openWindow(class: "Game", title: "Level 3")
+    try desktop.start()
+    #expect(try desktop.harness.grow("start").status == 0)
+    _ = try desktop.waitFor("distraction-started")
+    let gone = try desktop.harness.daemon?.waitUntil(timeout: 30) {
+      !desktop.display.windowExists(game)
+    }
+    #expect(gone == true, "\(desktop.harness.daemonLog)")
+    #expect(desktop.harness.daemonLog.contains("asked Game to close (WM_DELETE_WINDOW"))
+  }
+
   /// dwm has no minimised state and ignores iconify: the window stays in sight, and
   /// `grow plugins` and the log say that block = minimize only flags windows there.
   @Test func aWindowManagerThatIgnoresMinimiseIsNamedInGrowPlugins() throws {

@@ -239,6 +239,10 @@ final class ScriptedDisplay: X11Connection {
   func watchProperties(of window: XWindowID, _ watch: Bool) {}
   func iconify(_ window: XWindowID) { iconified.append(window) }
   func requestClose(_ window: XWindowID) { closed.append(window) }
+  func readTakesDeleteWindow(_ window: XWindowID, _ done: @escaping (Bool?) -> Void) {
+    answer { done(true) }
+  }
+  func sendDeleteWindow(_ window: XWindowID) { closed.append(window) }
   func armIdleAlarm(becomingIdle: Bool, milliseconds: Int64) {
     idleAlarm = (becomingIdle, milliseconds)
   }

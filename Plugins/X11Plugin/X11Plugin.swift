@@ -479,6 +479,11 @@ public final class X11Plugin: GrowPlugin {
       case .success: blockDone(window, action, problem: nil)
       case .failure(let error):
         blockDone(window, action, problem: "did not run '\(command)' for \(window.app): \(error)")
+        // i3 restarted in place or moved its socket: read I3_SOCKET_PATH again for the next.
+        if case .connection = error {
+          sessionStale = true
+          queueTurn()
+        }
       }
     }
   }

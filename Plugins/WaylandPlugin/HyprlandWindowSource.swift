@@ -34,6 +34,7 @@ final class HyprlandWindowSource: WindowSource {
   var name: String { "Hyprland's event socket" }
   var onWindow: ((DesktopWindow?) -> Void)?
   var onTrouble: ((String?) -> Void)?
+  var onBlockOutcome: ((String?) -> Void)?
   var blockFact: String { "block = minimize moves the window to the special workspace 'grow'" }
 
   private let loop: any EventLoop
@@ -93,8 +94,12 @@ final class HyprlandWindowSource: WindowSource {
       guard let self else { return }
       if reply?.split(whereSeparator: \.isWhitespace) == ["ok"] {
         log.info("\(done) (block = \(action.rawValue))")
+        onBlockOutcome?(nil)
       } else {
         log.warning("Hyprland did not run '\(dispatch)' for \(window.app): \(reply ?? "no answer")")
+        onBlockOutcome?(
+          "Hyprland did not run '\(dispatch)' for \(window.app) (\(reply ?? "no answer")): "
+            + "block = \(action.rawValue) only flags windows here")
       }
     }
   }

@@ -18,6 +18,8 @@ protocol WindowSource: AnyObject {
   /// Takes the window out of sight or asks it to close, if the compositor allows it; logs
   /// what it did or could not.
   func block(_ window: DesktopWindow, _ action: WindowBlock)
+  /// After each block: nil when it worked, else what the compositor did not do, for the note.
+  var onBlockOutcome: ((String?) -> Void)? { get set }
   func stop()
 }
 
@@ -41,6 +43,7 @@ final class I3WindowSource: WindowSource {
   var name: String { "\(compositor) IPC" }
   var onWindow: ((DesktopWindow?) -> Void)?
   var onTrouble: ((String?) -> Void)?
+  var onBlockOutcome: ((String?) -> Void)?
   var blockFact: String { "block = minimize moves the window to the scratchpad" }
 
   private let loop: any EventLoop
@@ -110,9 +113,13 @@ final class I3WindowSource: WindowSource {
       let result = reply.flatMap { I3Message.decode([I3Outcome].self, $0) }?.first
       if result?.success == true {
         log.info("\(done) (block = \(action.rawValue))")
+        onBlockOutcome?(nil)
       } else {
         let why = result?.error ?? "no answer"
         log.warning("\(compositor) did not run '\(command)' for \(window.app): \(why)")
+        onBlockOutcome?(
+          "\(compositor) did not run '\(command)' for \(window.app) (\(why)): "
+            + "block = \(action.rawValue) only flags windows here")
       }
     }
   }

@@ -269,6 +269,9 @@ struct WaylandPluginDesktopTests {
       desktop.harness.daemonLog.contains("did not minimise grow-game")
     }
     #expect(told == true, "\(desktop.harness.daemonLog)")
+    _ = try desktop.pluginsOnceTheyNote(
+      "the compositor ignored the minimise request for grow-game: "
+        + "block = minimize only flags windows here")
 
     try session.swaymsg("[app_id=grow-editor] focus")
     #expect(desktop.waitFor("distraction-ended") != nil)

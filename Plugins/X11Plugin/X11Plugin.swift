@@ -12,7 +12,8 @@ import GrowLoop
 /// so the plugin costs no wake-up while nothing happens on the desktop.
 ///
 /// Nothing waits for the X server (a stopped server must not stop the daemon): every read is a
-/// request whose reply comes on a later turn of the loop (X11Display). Changes are coalesced: a
+/// request whose reply comes on a later turn of the loop (X11Display); under i3, `block` goes
+/// over i3's IPC (I3Command), answered on the loop with a deadline. Changes are coalesced: a
 /// window's title is read again at most once per reply and per `titleInterval`, however fast a
 /// client retitles it, and each turn handles at most `eventsPerTurn` events. A server that leaves a
 /// request unanswered for `X11Display.replyDeadline` shows the plugin as unavailable until it

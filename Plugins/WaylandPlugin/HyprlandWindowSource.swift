@@ -34,6 +34,7 @@ final class HyprlandWindowSource: WindowSource {
   var name: String { "Hyprland's event socket" }
   var onWindow: ((DesktopWindow?) -> Void)?
   var onTrouble: ((String?) -> Void)?
+  var onBlockOutcome: ((String?) -> Void)?
   var blockFact: String { "block = minimize moves the window to the special workspace 'grow'" }
 
   private let loop: any EventLoop
@@ -79,14 +80,26 @@ final class HyprlandWindowSource: WindowSource {
     queuedRequests.removeAll()
   }
 
-  func block(_ window: DesktopWindow) {
-    request("dispatch movetoworkspacesilent special:grow,address:0x\(window.id)") {
-      [weak self] reply in
+  func block(_ window: DesktopWindow, _ action: WindowBlock) {
+    let address = "address:0x\(window.id)"
+    let (dispatch, done) =
+      action == .minimize
+      ? (
+        "movetoworkspacesilent special:grow,\(address)",
+        "moved \(window.app) to the special workspace 'grow'"
+      )
+      // closewindow is Hyprland's polite close (the window's own close request), not a kill.
+      : ("closewindow \(address)", "closed \(window.app)")
+    request("dispatch \(dispatch)") { [weak self] reply in
       guard let self else { return }
       if reply?.split(whereSeparator: \.isWhitespace) == ["ok"] {
-        log.info("moved \(window.app) to the special workspace 'grow' (block = minimize)")
+        log.info("\(done) (block = \(action.rawValue))")
+        onBlockOutcome?(nil)
       } else {
-        log.warning("Hyprland did not move \(window.app) away: \(reply ?? "no answer")")
+        log.warning("Hyprland did not run '\(dispatch)' for \(window.app): \(reply ?? "no answer")")
+        onBlockOutcome?(
+          "Hyprland did not run '\(dispatch)' for \(window.app) (\(reply ?? "no answer")): "
+            + "block = \(action.rawValue) only flags windows here")
       }
     }
   }

@@ -15,8 +15,11 @@ protocol WindowSource: AnyObject {
   var onTrouble: ((String?) -> Void)? { get set }
   /// What `block = minimize` does on this compositor, for the plugin's note.
   var blockFact: String { get }
-  /// Takes the window out of sight if the compositor allows it; logs what it did or could not.
-  func block(_ window: DesktopWindow)
+  /// Takes the window out of sight or asks it to close, if the compositor allows it; logs
+  /// what it did or could not.
+  func block(_ window: DesktopWindow, _ action: WindowBlock)
+  /// After each block: nil when it worked, else what the compositor did not do, for the note.
+  var onBlockOutcome: ((String?) -> Void)? { get set }
   func stop()
 }
 
@@ -40,6 +43,7 @@ final class I3WindowSource: WindowSource {
   var name: String { "\(compositor) IPC" }
   var onWindow: ((DesktopWindow?) -> Void)?
   var onTrouble: ((String?) -> Void)?
+  var onBlockOutcome: ((String?) -> Void)?
   var blockFact: String { "block = minimize moves the window to the scratchpad" }
 
   private let loop: any EventLoop
@@ -99,16 +103,23 @@ final class I3WindowSource: WindowSource {
     stream = nil
   }
 
-  func block(_ window: DesktopWindow) {
+  func block(_ window: DesktopWindow, _ action: WindowBlock) {
     guard Int64(window.id) != nil else { return }
-    ask(I3Message.runCommand, "[con_id=\(window.id)] move scratchpad") { [weak self] reply in
+    let done =
+      action == .minimize ? "moved \(window.app) to the scratchpad" : "closed \(window.app)"
+    let command = I3Command.blocking("[con_id=\(window.id)]", action)
+    ask(I3Message.runCommand, command) { [weak self] reply in
       guard let self else { return }
       let result = reply.flatMap { I3Message.decode([I3Outcome].self, $0) }?.first
       if result?.success == true {
-        log.info("moved \(window.app) to the scratchpad (block = minimize)")
+        log.info("\(done) (block = \(action.rawValue))")
+        onBlockOutcome?(nil)
       } else {
         let why = result?.error ?? "no answer"
-        log.warning("\(compositor) did not move \(window.app) to the scratchpad: \(why)")
+        log.warning("\(compositor) did not run '\(command)' for \(window.app): \(why)")
+        onBlockOutcome?(
+          "\(compositor) did not run '\(command)' for \(window.app) (\(why)): "
+            + "block = \(action.rawValue) only flags windows here")
       }
     }
   }

@@ -191,6 +191,16 @@ final class WaylandDisplay {
     wl_display_flush(display)
   }
 
+  /// Asks the compositor to close the toplevel (the protocol's `close`: the client is asked,
+  /// as by its close button, and may still ask to save).
+  func requestClose(_ window: DesktopWindow) {
+    guard let display,
+      let handle = toplevels.first(where: { String($0.value.applied.id) == window.id })?.key
+    else { return }
+    zwlr_foreign_toplevel_handle_v1_close(OpaquePointer(bitPattern: handle))
+    wl_display_flush(display)
+  }
+
   /// Whether the toplevel is minimised now, as the compositor last said; nil once it is gone.
   func isMinimized(_ window: DesktopWindow) -> Bool? {
     toplevels.values.first { String($0.applied.id) == window.id }?.applied.minimized

@@ -30,6 +30,8 @@ public final class WaylandPlugin: GrowPlugin {
   private var mutterIdle: MutterIdle?
   /// What the session gives the monitor, for `grow plugins` and `grow doctor`.
   private var facts: [String] = []
+  /// What the last `block` could not do, shown after the facts until a later block works.
+  private var blockProblem: String?
   private var windowTrouble: String?
 
   public init(context: PluginContext) throws {
@@ -41,9 +43,18 @@ public final class WaylandPlugin: GrowPlugin {
         "not a Wayland session (WAYLAND_DISPLAY is not set); the x11 plugin watches X sessions")
     }
     let session = CompositorSession(environment: environment)
-    watch = try DistractionWatch(context: context) { [weak self] window in
+    watch = try DistractionWatch(context: context) { [weak self] window, action in
       guard let self else { return }
-      if toplevelSource { minimizeToplevel(window) } else { windows?.block(window) }
+      guard toplevelSource else {
+        windows?.block(window, action)
+        return
+      }
+      switch action {
+      case .minimize: minimizeToplevel(window)
+      case .close:
+        self.display?.requestClose(window)
+        context.log.info("asked the compositor to close \(window.app) (block = close)")
+      }
     }
     var facts = ["compositor: \(session.compositor)"]
     switch session.windowSource {
@@ -67,7 +78,8 @@ public final class WaylandPlugin: GrowPlugin {
       windows.onTrouble = { [weak self] trouble in self?.windowTroubleChanged(trouble) }
     }
     self.facts = facts
-    watch.sessionFacts = facts
+    windows?.onBlockOutcome = { [weak self] problem in self?.blockOutcome(problem) }
+    showNote()
     context.log.info("watching Wayland display \(display): " + facts.joined(separator: "; "))
     if session.isGNOME {
       startMutterIdle()
@@ -145,10 +157,27 @@ public final class WaylandPlugin: GrowPlugin {
     guard let display else { return }
     display.minimize(window)
     _ = context.loop.after(seconds: 0.5) { [weak self] in
-      guard let self, self.display === display, display.isMinimized(window) == false else { return }
+      guard let self, self.display === display, let minimized = display.isMinimized(window) else {
+        return
+      }
+      guard !minimized else { return blockOutcome(nil) }
       context.log.warning(
         "the compositor did not minimise \(window.app); block = minimize only flags it here")
+      blockOutcome(
+        "the compositor ignored the minimise request for \(window.app): "
+          + "block = minimize only flags windows here")
     }
+  }
+
+  /// A block worked (nil) or could not be done: `grow plugins` says so until one works.
+  private func blockOutcome(_ problem: String?) {
+    guard problem != blockProblem else { return }
+    blockProblem = problem
+    showNote()
+  }
+
+  private func showNote() {
+    watch.sessionFacts = facts + (blockProblem.map { [$0] } ?? [])
   }
 
   /// GNOME: Mutter's idle monitor over the session bus (any Mutter version; the Wayland idle
@@ -174,7 +203,7 @@ public final class WaylandPlugin: GrowPlugin {
 
   private func addFact(_ fact: String) {
     facts.append(fact)
-    watch.sessionFacts = facts
+    showNote()
     context.log.info(fact)
   }
 

@@ -49,6 +49,11 @@ struct WindowManagerFacts: Equatable {
   var name: String?
   /// Whether it keeps `_NET_ACTIVE_WINDOW` up to date (EWMH `_NET_SUPPORTED`).
   var publishesActiveWindow: Bool
+  /// i3's IPC socket, from the root window's `I3_SOCKET_PATH` (what `i3 --get-socketpath`
+  /// reads); nil under any other window manager.
+  var i3Socket: String? = nil
+  /// Whether it lists `_NET_CLOSE_WINDOW` in `_NET_SUPPORTED` (dwm, for one, does not).
+  var takesCloseRequests = false
 }
 
 /// What the x11 plugin asks of an X server. Every question is answered later, on the loop,
@@ -83,10 +88,13 @@ protocol X11Connection: AnyObject {
   func readInfo(of window: XWindowID, _ done: @escaping (WindowInfo?) -> Void)
   func readTitle(of window: XWindowID, _ done: @escaping (String?) -> Void)
   func readWindowManager(_ done: @escaping (WindowManagerFacts) -> Void)
-  func readIsIconic(_ window: XWindowID, _ done: @escaping (Bool) -> Void)
+  func readIsHidden(_ window: XWindowID, _ done: @escaping (Bool?) -> Void)
   func readIdleMilliseconds(_ done: @escaping (Int64?) -> Void)
   func watchProperties(of window: XWindowID, _ watch: Bool)
   func iconify(_ window: XWindowID)
+  func requestClose(_ window: XWindowID)
+  func readTakesDeleteWindow(_ window: XWindowID, _ done: @escaping (Bool?) -> Void)
+  func sendDeleteWindow(_ window: XWindowID)
   func armIdleAlarm(becomingIdle: Bool, milliseconds: Int64)
 }
 
@@ -140,6 +148,8 @@ final class X11Display: X11Connection {
   private static let atomNames = [
     "_NET_ACTIVE_WINDOW", "_NET_SUPPORTING_WM_CHECK", "_NET_SUPPORTED", "_NET_WM_NAME",
     "_NET_WM_PID", "UTF8_STRING", "COMPOUND_TEXT", "WM_STATE", "WM_CHANGE_STATE",
+    "_NET_CLOSE_WINDOW", "_NET_WM_STATE", "_NET_WM_STATE_HIDDEN", "I3_SOCKET_PATH",
+    "WM_PROTOCOLS", "WM_DELETE_WINDOW",
   ]
 
   /// Connects (the socket connect and the setup handshake are the only waits, as with any
@@ -423,19 +433,30 @@ final class X11Display: X11Connection {
     selectEvents(window, watch ? XCB_EVENT_MASK_PROPERTY_CHANGE.rawValue : 0)
   }
 
-  /// The window manager's name (`Openbox`, `i3`), from `_NET_SUPPORTING_WM_CHECK`, and whether
-  /// it publishes `_NET_ACTIVE_WINDOW`.
+  /// The window manager's name (`Openbox`, `i3`), from `_NET_SUPPORTING_WM_CHECK`, whether
+  /// it publishes `_NET_ACTIVE_WINDOW`, and i3's IPC socket if it is i3.
   func readWindowManager(_ done: @escaping (WindowManagerFacts) -> Void) {
     var supported: PropertyValue?
+    var i3Socket: String?
     readProperty(root, atom("_NET_SUPPORTED"), type: XCB_ATOM_ATOM.rawValue, longs: 4096) {
       supported = $0
+    }
+    // i3 sets it as UTF8_STRING; any type is taken, a path is bytes.
+    readProperty(root, atom("I3_SOCKET_PATH"), type: 0, longs: 1024) {
+      guard let bytes = $0?.bytes, !bytes.isEmpty else { return }
+      i3Socket = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
     }
     readProperty(root, atom("_NET_SUPPORTING_WM_CHECK"), type: XCB_ATOM_WINDOW.rawValue, longs: 1) {
       [weak self] check in
       guard let self else { return }
-      let publishes = supported?.words.contains(atom("_NET_ACTIVE_WINDOW")) ?? false
+      let words = supported?.words ?? []
+      let publishes = words.contains(atom("_NET_ACTIVE_WINDOW"))
+      let takesClose = words.contains(atom("_NET_CLOSE_WINDOW"))
       guard let check = check?.firstWord, check != 0 else {
-        return done(WindowManagerFacts(name: nil, publishesActiveWindow: publishes))
+        return done(
+          WindowManagerFacts(
+            name: nil, publishesActiveWindow: publishes, i3Socket: i3Socket,
+            takesCloseRequests: takesClose))
       }
       readProperty(check, atom("_NET_WM_NAME"), type: atom("UTF8_STRING"), longs: 256) { name in
         done(
@@ -443,7 +464,7 @@ final class X11Display: X11Connection {
             name: name.flatMap {
               $0.bytes.isEmpty ? nil : String(decoding: $0.bytes, as: UTF8.self)
             },
-            publishesActiveWindow: publishes))
+            publishesActiveWindow: publishes, i3Socket: i3Socket, takesCloseRequests: takesClose))
       }
     }
   }
@@ -454,10 +475,40 @@ final class X11Display: X11Connection {
     unflushed = true
   }
 
-  /// Whether `window` is minimised: WM_STATE Iconic (3).
-  func readIsIconic(_ window: XWindowID, _ done: @escaping (Bool) -> Void) {
+  /// Asks the window manager to close `window` (EWMH `_NET_CLOSE_WINDOW`).
+  func requestClose(_ window: XWindowID) {
+    grow_xcb_request_close(connection, root, window, atom("_NET_CLOSE_WINDOW"))
+    unflushed = true
+  }
+
+  /// Whether `window` takes WM_DELETE_WINDOW (lists it in WM_PROTOCOLS); nil once it is gone.
+  func readTakesDeleteWindow(_ window: XWindowID, _ done: @escaping (Bool?) -> Void) {
+    readProperty(window, atom("WM_PROTOCOLS"), type: XCB_ATOM_ATOM.rawValue, longs: 32) {
+      [weak self] protocols in
+      guard let self, let protocols else { return done(nil) }
+      done(protocols.words.contains(atom("WM_DELETE_WINDOW")))
+    }
+  }
+
+  /// Asks the window's own program to close it (ICCCM WM_DELETE_WINDOW), as a window manager
+  /// does for its close button: for window managers that take no `_NET_CLOSE_WINDOW`.
+  func sendDeleteWindow(_ window: XWindowID) {
+    grow_xcb_send_delete_window(connection, window, atom("WM_PROTOCOLS"), atom("WM_DELETE_WINDOW"))
+    unflushed = true
+  }
+
+  /// Whether `window` is out of sight: `_NET_WM_STATE_HIDDEN` (EWMH: openbox, xfwm4, KWin,
+  /// Mutter set it on minimised windows) or WM_STATE Iconic (3, ICCCM, for window managers
+  /// without EWMH); nil once the window is gone (closed by its program meanwhile).
+  func readIsHidden(_ window: XWindowID, _ done: @escaping (Bool?) -> Void) {
+    var iconic: Bool?
     readProperty(window, atom("WM_STATE"), type: atom("WM_STATE"), longs: 2) {
-      done($0?.firstWord == 3)
+      iconic = $0.map { $0.firstWord == 3 }
+    }
+    readProperty(window, atom("_NET_WM_STATE"), type: XCB_ATOM_ATOM.rawValue, longs: 64) {
+      [weak self] state in
+      guard let self, let state, let iconic else { return done(nil) }
+      done(iconic || state.words.contains(atom("_NET_WM_STATE_HIDDEN")))
     }
   }
 

@@ -12,7 +12,8 @@ import GrowLoop
 /// so the plugin costs no wake-up while nothing happens on the desktop.
 ///
 /// Nothing waits for the X server (a stopped server must not stop the daemon): every read is a
-/// request whose reply comes on a later turn of the loop (X11Display). Changes are coalesced: a
+/// request whose reply comes on a later turn of the loop (X11Display); under i3, `block` goes
+/// over i3's IPC (I3Command), answered on the loop with a deadline. Changes are coalesced: a
 /// window's title is read again at most once per reply and per `titleInterval`, however fast a
 /// client retitles it, and each turn handles at most `eventsPerTurn` events. A server that leaves a
 /// request unanswered for `X11Display.replyDeadline` shows the plugin as unavailable until it
@@ -52,6 +53,15 @@ public final class X11Plugin: GrowPlugin {
   private var displayReady = false
   private var displayWatch: (any DescriptorWatch)?
   private var windowManager = ""
+  /// i3's IPC socket, when the window manager is i3: `block` goes through it (i3 ignores
+  /// iconify requests, but moves a window to its scratchpad when told over IPC).
+  private var i3Socket: String?
+  /// Whether the window manager takes `_NET_CLOSE_WINDOW`; without it, `block = close` asks
+  /// the window's program itself (WM_DELETE_WINDOW).
+  private var windowManagerTakesClose = true
+  /// The session's facts as last read, and what the last `block` could not do: the note.
+  private var sessionFacts: [String] = []
+  private var blockProblem: String?
   /// While the X server is away: the socket directory, watched for the server's socket.
   private var serverWatch: DirectoryWatch?
   private var reconnectWork: (any Alarm)?
@@ -96,8 +106,8 @@ public final class X11Plugin: GrowPlugin {
     } catch {
       throw PluginError.unavailable(error.description)
     }
-    watch = try DistractionWatch(context: context) { [weak self] window in
-      self?.minimize(window)
+    watch = try DistractionWatch(context: context) { [weak self] window, action in
+      self?.block(window, action)
     }
     connected(to: display, again: false)
   }
@@ -176,13 +186,31 @@ public final class X11Plugin: GrowPlugin {
       display.hasScreenSaverExtension ? "XScreenSaver" : "no XScreenSaver",
     ]
     let isI3 = windowManager.lowercased().hasPrefix("i3")
+    // The root property names this display's i3; I3SOCK is what an i3 session exports.
+    i3Socket =
+      isI3
+      ? session.i3Socket ?? context.environment["I3SOCK"].flatMap { $0.isEmpty ? nil : $0 }
+      : nil
     if isI3 {
-      facts.append("i3 ignores minimise requests: block = minimize only flags windows here")
+      facts.append(
+        i3Socket == nil
+          ? "i3 ignores minimise requests and its IPC socket was not found: "
+            + "block = minimize only flags windows here"
+          : "block = minimize moves windows to i3's scratchpad (IPC)")
     }
-    watch.sessionFacts = facts
-    if isI3, windowManager != previous {
-      context.log.warning("i3 ignores minimise requests; block = minimize only flags windows")
+    windowManagerTakesClose = session.takesCloseRequests
+    if windowManager != previous { blockProblem = nil }
+    sessionFacts = facts
+    showNote()
+    if isI3, i3Socket == nil, windowManager != previous {
+      context.log.warning(
+        "i3 ignores minimise requests and its IPC socket was not found (no I3_SOCKET_PATH on the "
+          + "root window, no I3SOCK); block = minimize only flags windows")
     }
+  }
+
+  private func showNote() {
+    watch.sessionFacts = sessionFacts + (blockProblem.map { [$0] } ?? [])
   }
 
   public func stop() {
@@ -396,21 +424,87 @@ public final class X11Plugin: GrowPlugin {
 
   // MARK: Block
 
-  /// Iconifies the window, then checks that the window manager did it: i3, for one, ignores
-  /// the request, and the log should say so rather than pretend.
-  private func minimize(_ window: DesktopWindow) {
-    guard let display, let id = XWindowID(window.id) else { return }
-    display.iconify(id)
-    _ = context.loop.after(seconds: 0.5) { [weak self] in
-      guard let self, let display = self.display, display.answering else { return }
-      display.readIsIconic(id) { [weak self] iconic in
-        guard let self, !iconic else { return }
-        self.context.log.warning(
-          "\(self.windowManager) did not minimise \(window.app); block = minimize only flags it")
+  /// Minimises or closes a flagged window the way this window manager takes it: over i3's IPC
+  /// under i3, else by the EWMH/ICCCM requests every other window manager reads.
+  private func block(_ window: DesktopWindow, _ action: WindowBlock) {
+    guard let id = XWindowID(window.id) else { return }
+    if let i3Socket { return blockOverI3(window, id, action, socket: i3Socket) }
+    guard let display else { return }
+    switch action {
+    case .minimize:
+      display.iconify(id)
+      // The request has no answer: a look at the window's state says whether it was honoured.
+      _ = context.loop.after(seconds: 0.5) { [weak self] in
+        guard let self, let display = self.display, display.answering else { return }
+        display.readIsHidden(id) { [weak self] hidden in
+          // Nil: the window is gone meanwhile, and out of sight all the same.
+          guard let self, let hidden else { return }
+          blockDone(
+            window, action, problem: hidden ? nil : "ignored the minimise request for \(window.app)"
+          )
+        }
+        readX()
       }
-      self.readX()
+    case .close where windowManagerTakesClose:
+      display.requestClose(id)
+      context.log.info("asked \(windowManager) to close \(window.app) (block = close)")
+    case .close:
+      // What a window manager's close button sends; a program that does not take it would
+      // have to be killed, which block = close never does.
+      display.readTakesDeleteWindow(id) { [weak self] takes in
+        guard let self, let display = self.display, let takes else { return }
+        guard takes else {
+          return blockDone(
+            window, action,
+            problem: "has no _NET_CLOSE_WINDOW and \(window.app) takes no WM_DELETE_WINDOW")
+        }
+        display.sendDeleteWindow(id)
+        context.log.info(
+          "asked \(window.app) to close (WM_DELETE_WINDOW; \(windowManager) has no _NET_CLOSE_WINDOW)"
+        )
+        readX()
+      }
     }
     readX()
+  }
+
+  /// i3's own commands (`[id=…] move scratchpad`, `[id=…] kill`) on a connection of their
+  /// own, answered on the loop within `I3Command.standardDeadline`.
+  private func blockOverI3(
+    _ window: DesktopWindow, _ id: XWindowID, _ action: WindowBlock, socket: String
+  ) {
+    let command = I3Command.blocking("[id=\(id)]", action)
+    I3Command.run(command, socket: socket, loop: context.loop) { [weak self] result in
+      guard let self else { return }
+      switch result {
+      case .success: blockDone(window, action, problem: nil)
+      case .failure(let error):
+        blockDone(window, action, problem: "did not run '\(command)' for \(window.app): \(error)")
+        // i3 restarted in place or moved its socket: read I3_SOCKET_PATH again for the next.
+        if case .connection = error {
+          sessionStale = true
+          queueTurn()
+        }
+      }
+    }
+  }
+
+  /// Logs what `block` did; what it could not do goes into the note too, so `grow plugins`
+  /// says block = minimize only flags windows here, until a later block works.
+  private func blockDone(_ window: DesktopWindow, _ action: WindowBlock, problem: String?) {
+    let wanted = action == .minimize ? "minimised" : "closed"
+    guard let problem else {
+      context.log.info("\(wanted) \(window.app) (block = \(action.rawValue))")
+      if blockProblem != nil {
+        blockProblem = nil
+        showNote()
+      }
+      return
+    }
+    let only = "block = \(action.rawValue) only flags windows here"
+    context.log.warning("\(windowManager) \(problem); \(only)")
+    blockProblem = "\(windowManager) \(problem): \(only)"
+    showNote()
   }
 
   // MARK: Away

@@ -57,3 +57,40 @@ static inline void grow_xcb_request_iconify(
       XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
       (const char *)&event);
 }
+
+// ICCCM 4.2.8.1: ask the client that owns `window` to close it (WM_PROTOCOLS /
+// WM_DELETE_WINDOW), as a window manager does for its close button; for window managers
+// without _NET_CLOSE_WINDOW. Event mask 0: delivered to the window's own client.
+static inline void grow_xcb_send_delete_window(
+    xcb_connection_t *connection, xcb_window_t window, xcb_atom_t protocols,
+    xcb_atom_t delete_window) {
+  xcb_client_message_event_t event;
+  memset(&event, 0, sizeof event);
+  event.response_type = XCB_CLIENT_MESSAGE;
+  event.format = 32;
+  event.window = window;
+  event.type = protocols;
+  event.data.data32[0] = delete_window;
+  event.data.data32[1] = XCB_CURRENT_TIME;
+  xcb_send_event(connection, 0, window, XCB_EVENT_MASK_NO_EVENT, (const char *)&event);
+}
+
+// EWMH _NET_CLOSE_WINDOW: ask the window manager to close `window` as its close button does
+// (WM_DELETE_WINDOW where the client takes it, so it may still ask to save). Source 2: a
+// pager or tool acting for the person, which window managers do not second-guess.
+static inline void grow_xcb_request_close(
+    xcb_connection_t *connection, xcb_window_t root, xcb_window_t window,
+    xcb_atom_t close_window) {
+  xcb_client_message_event_t event;
+  memset(&event, 0, sizeof event);
+  event.response_type = XCB_CLIENT_MESSAGE;
+  event.format = 32;
+  event.window = window;
+  event.type = close_window;
+  event.data.data32[0] = XCB_CURRENT_TIME;
+  event.data.data32[1] = 2;
+  xcb_send_event(
+      connection, 0, root,
+      XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
+      (const char *)&event);
+}

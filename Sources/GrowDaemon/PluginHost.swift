@@ -96,7 +96,7 @@ public final class PluginHost {
     public var source: Source
     public var state: State
     public var summary: String
-    /// A running plugin's remark about a limitation (i3 ignores minimise requests, say).
+    /// A running plugin's remark about a limitation (a window manager that ignored a minimise request, say).
     public var note: String? = nil
     /// An external plugin's last lines on stderr: what it said before it exited.
     public var lastOutput: [String] = []

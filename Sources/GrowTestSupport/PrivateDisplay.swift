@@ -4,10 +4,14 @@ import Foundation
 /// parallel, so each needs its own display. Torn down on deinit.
 public final class PrivateDisplay: @unchecked Sendable {
   public enum WindowManager: String, Sendable {
-    /// Honours minimise (iconify) requests.
+    /// Honours minimise (iconify) and close requests (EWMH).
     case openbox
-    /// Ignores them.
+    /// Ignores iconify requests; minimises to its scratchpad when told over its IPC.
     case i3
+    /// dwm 6.4: publishes `_NET_ACTIVE_WINDOW` but has no minimised state, and ignores
+    /// iconify requests outright (no IPC either). It does not activate a window on request
+    /// (`activate` waits in vain): the window opened last has the focus.
+    case dwm
   }
 
   /// `:N`, as `DISPLAY` wants it.
@@ -126,6 +130,9 @@ public final class PrivateDisplay: @unchecked Sendable {
         .write(to: config, atomically: true, encoding: .utf8)
       windowManager = try BackgroundProcess(
         "i3", ["-c", config.path], environment: environment.merging(home) { $1 })
+    case .dwm:
+      windowManager = try BackgroundProcess(
+        "dwm", [], environment: environment.merging(home) { $1 })
     }
     let ready = server.waitUntil(timeout: timeout, interval: 0.05) {
       (try? xprop("-root", "_NET_SUPPORTING_WM_CHECK"))?.contains("window id") == true
@@ -164,6 +171,36 @@ public final class PrivateDisplay: @unchecked Sendable {
   public func i3msg(_ arguments: String...) throws -> String {
     guard let socket = i3Socket else { throw HarnessError("no i3 IPC socket on \(display)") }
     return try run("i3-msg", ["-s", socket] + arguments)
+  }
+
+  /// Whether `window` still exists (xprop can read it).
+  public func windowExists(_ window: String) -> Bool {
+    (try? xprop("-id", window, "WM_CLASS")) != nil
+  }
+
+  /// i3's tree (`i3-msg -t get_tree`), decoded.
+  public func i3Tree() throws -> [String: Any] {
+    let text = try i3msg("-t", "get_tree")
+    guard let tree = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+    else { throw HarnessError("unreadable i3 tree: \(text)") }
+    return tree
+  }
+
+  /// Whether X window `window` (as xdotool prints it, in decimal) sits in i3's scratchpad: i3
+  /// keeps scratchpad windows under its hidden `__i3_scratch` workspace.
+  public func isInI3Scratchpad(_ window: String) throws -> Bool {
+    func find(_ node: [String: Any], _ matches: ([String: Any]) -> Bool) -> [String: Any]? {
+      if matches(node) { return node }
+      let children =
+        (node["nodes"] as? [[String: Any]] ?? [])
+        + (node["floating_nodes"] as? [[String: Any]] ?? [])
+      for child in children { if let found = find(child, matches) { return found } }
+      return nil
+    }
+    guard let scratch = find(try i3Tree(), { $0["name"] as? String == "__i3_scratch" }) else {
+      return false
+    }
+    return find(scratch) { ($0["window"] as? Int).map(String.init) == window } != nil
   }
 
   /// Gives `window` the focus and waits until the window manager says it has it.

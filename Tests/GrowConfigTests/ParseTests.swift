@@ -307,5 +307,5 @@ func describe(_ body: () throws -> Void) -> String {
       ])
   #expect(
     messages("[card.a]\nblock = hide", path: "c.ini")
-      == ["c.ini:2: block = 'hide' in [card.a]: 'hide' is not one of off, minimize, page"])
+      == ["c.ini:2: block = 'hide' in [card.a]: 'hide' is not one of off, minimize, page, close"])
 }

@@ -159,6 +159,50 @@ struct WaylandPluginDesktopTests {
     #expect(hidden == true, "\((try? session.tree()) ?? [:])")
   }
 
+  /// `block = close` on sway: `[con_id=…] kill` over the IPC closes the flagged window, native
+  /// (foot takes xdg_toplevel.close and exits) as well as Xwayland (xterm, WM_DELETE_WINDOW).
+  @Test func blockCloseClosesTheWindowOnSway() throws {
+    let desktop = try Desktop(Self.config + "[card.work]\nblock = close\n")
+    let session = desktop.session
+    #expect(try desktop.harness.grow("start").status == 0)
+    let game = try session.openNativeWindow(appID: "grow-game", title: "Level 3")
+    defer { game.kill() }
+    #expect(desktop.waitFor("distraction-started") != nil)
+    func open(_ matches: ([String: Any]) -> Bool) throws -> Bool {
+      try session.windows().contains(where: matches)
+    }
+    let gone = try desktop.harness.daemon?.waitUntil(timeout: 30) {
+      try !open { $0["app_id"] as? String == "grow-game" }
+    }
+    #expect(gone == true, "\((try? session.windows()) ?? [])\n\(desktop.harness.daemonLog)")
+
+    let xterm = try session.openXwaylandWindow(class: "DistractXterm", title: "Time sink")
+    defer { xterm.kill() }
+    let xGone = try desktop.harness.daemon?.waitUntil(timeout: 30) {
+      try !open {
+        ($0["window_properties"] as? [String: Any])?["class"] as? String == "DistractXterm"
+      }
+    }
+    #expect(xGone == true, "\((try? session.windows()) ?? [])\n\(desktop.harness.daemonLog)")
+  }
+
+  /// Without the IPC, `block = close` asks through wlroots' toplevel list
+  /// (`zwlr_foreign_toplevel_handle_v1.close`), as on river, labwc or Wayfire.
+  @Test func blockCloseThroughTheToplevelList() throws {
+    let desktop = try Desktop(
+      Self.config + "[card.work]\nblock = close\n",
+      environment: ["SWAYSOCK": "", "XDG_CURRENT_DESKTOP": "river"])
+    let session = desktop.session
+    #expect(try desktop.harness.grow("start").status == 0)
+    let game = try session.openNativeWindow(appID: "grow-game", title: "Level 3")
+    defer { game.kill() }
+    #expect(desktop.waitFor("distraction-started") != nil)
+    let gone = try desktop.harness.daemon?.waitUntil(timeout: 30) {
+      try !session.windows().contains { $0["app_id"] as? String == "grow-game" }
+    }
+    #expect(gone == true, "\((try? session.windows()) ?? [])\n\(desktop.harness.daemonLog)")
+  }
+
   /// Nobody at the headless seat: sway's org_kde_kwin_idle says idle after `idle-pause`, focus
   /// pauses; input (`swaymsg seat - cursor move`, compositor-side) says resumed, focus goes on.
   @Test func awayOnSwayPausesFocusAndInputResumesIt() throws {
@@ -225,6 +269,9 @@ struct WaylandPluginDesktopTests {
       desktop.harness.daemonLog.contains("did not minimise grow-game")
     }
     #expect(told == true, "\(desktop.harness.daemonLog)")
+    _ = try desktop.pluginsOnceTheyNote(
+      "the compositor ignored the minimise request for grow-game: "
+        + "block = minimize only flags windows here")
 
     try session.swaymsg("[app_id=grow-editor] focus")
     #expect(desktop.waitFor("distraction-ended") != nil)

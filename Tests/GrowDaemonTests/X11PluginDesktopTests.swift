@@ -301,14 +301,102 @@ import Testing
     #expect(try desktop.display.xprop("-id", game, "_NET_WM_STATE").contains("HIDDEN"))
   }
 
-  @Test func underI3ThePluginSaysItCannotMinimise() throws {
+  /// `block = close` under openbox: `_NET_CLOSE_WINDOW`, which openbox passes on as
+  /// WM_DELETE_WINDOW; xterm takes it and exits: the window is gone.
+  @Test func blockCloseClosesTheWindowUnderOpenbox() throws {
+    let desktop = try Desktop(Self.distracting + "\n[card.work]\nblock = close\n")
+    let game = try desktop.display.openWindow(class: "Game", title: "Level 3")
+    try desktop.start()
+    #expect(try desktop.harness.grow("start").status == 0)
+    try desktop.display.activate(game)
+    _ = try desktop.waitFor("distraction-started")
+    let gone = try desktop.harness.daemon?.waitUntil(timeout: 30) {
+      !desktop.display.windowExists(game)
+    }
+    #expect(gone == true, "\(desktop.harness.daemonLog)")
+  }
+
+  /// i3 ignores iconify requests, so under i3 the plugin finds i3's IPC socket through the
+  /// root window (`I3_SOCKET_PATH`; the daemon is given no I3SOCK here) and says so.
+  @Test func underI3ThePluginSaysItMinimisesThroughTheIPC() throws {
     let desktop = try Desktop(Self.distracting, windowManager: .i3)
     try desktop.start()
     let human = try desktop.harness.grow("plugins")
     #expect(
       human.stdout.contains(
         "    note: i3 publishes _NET_ACTIVE_WINDOW; XSync idle alarms; XScreenSaver; "
-          + "i3 ignores minimise requests: block = minimize only flags windows here"))
+          + "block = minimize moves windows to i3's scratchpad (IPC)"), "\(human.stdout)")
+  }
+
+  /// `block = minimize` under i3: the window goes to i3's scratchpad (out of sight, as
+  /// `i3-msg -t get_tree` shows), where iconify did nothing before.
+  @Test func blockMinimizeMovesTheWindowToI3sScratchpad() throws {
+    let desktop = try Desktop(
+      Self.distracting + "\n[card.work]\nblock = minimize\n", windowManager: .i3)
+    let game = try desktop.display.openWindow(class: "Game", title: "Level 3")
+    try desktop.start()
+    #expect(try desktop.harness.grow("start").status == 0)
+    try desktop.display.activate(game)
+    _ = try desktop.waitFor("distraction-started")
+    let hidden = try desktop.harness.daemon?.waitUntil(timeout: 30) {
+      try desktop.display.isInI3Scratchpad(game)
+    }
+    #expect(
+      hidden == true, "\((try? desktop.display.i3Tree()) ?? [:])\n\(desktop.harness.daemonLog)")
+    #expect(desktop.harness.daemonLog.contains("minimised Game (block = minimize)"))
+  }
+
+  /// `block = close` under i3: `[id=…] kill` over the IPC; xterm takes WM_DELETE_WINDOW and
+  /// exits.
+  @Test func blockCloseClosesTheWindowUnderI3() throws {
+    let desktop = try Desktop(
+      Self.distracting + "\n[card.work]\nblock = close\n", windowManager: .i3)
+    let game = try desktop.display.openWindow(class: "Game", title: "Level 3")
+    try desktop.start()
+    #expect(try desktop.harness.grow("start").status == 0)
+    try desktop.display.activate(game)
+    _ = try desktop.waitFor("distraction-started")
+    let gone = try desktop.harness.daemon?.waitUntil(timeout: 30) {
+      !desktop.display.windowExists(game)
+    }
+    #expect(gone == true, "\(desktop.harness.daemonLog)")
+    #expect(desktop.harness.daemonLog.contains("closed Game (block = close)"))
+  }
+
+  /// dwm takes no `_NET_CLOSE_WINDOW`: `block = close` asks the window's program itself with
+  /// WM_DELETE_WINDOW, as a window manager's close button does, and xterm exits.
+  @Test func blockCloseClosesTheWindowUnderDwmWithoutEWMHClose() throws {
+    let desktop = try Desktop(
+      Self.distracting + "\n[card.work]\nblock = close\n", windowManager: .dwm)
+    let game = try desktop.display.openWindow(class: "Game", title: "Level 3")
+    try desktop.start()
+    #expect(try desktop.harness.grow("start").status == 0)
+    _ = try desktop.waitFor("distraction-started")
+    let gone = try desktop.harness.daemon?.waitUntil(timeout: 30) {
+      !desktop.display.windowExists(game)
+    }
+    #expect(gone == true, "\(desktop.harness.daemonLog)")
+    #expect(desktop.harness.daemonLog.contains("asked Game to close (WM_DELETE_WINDOW"))
+  }
+
+  /// dwm has no minimised state and ignores iconify: the window stays in sight, and
+  /// `grow plugins` and the log say that block = minimize only flags windows there.
+  @Test func aWindowManagerThatIgnoresMinimiseIsNamedInGrowPlugins() throws {
+    let desktop = try Desktop(
+      Self.distracting + "\n[card.work]\nblock = minimize\n", windowManager: .dwm)
+    // dwm focuses the window it maps; it activates nothing on request.
+    let game = try desktop.display.openWindow(class: "Game", title: "Level 3")
+    try desktop.start()
+    #expect(try desktop.harness.grow("start").status == 0)
+    _ = try desktop.waitFor("distraction-started")
+    let note = "dwm ignored the minimise request for Game: block = minimize only flags windows here"
+    let noted = try desktop.harness.daemon?.waitUntil(timeout: 30) {
+      try desktop.harness.grow("plugins").stdout.contains(note)
+    }
+    #expect(noted == true, "\((try? desktop.harness.grow("plugins"))?.stdout ?? "")")
+    #expect(desktop.harness.daemonLog.contains("dwm ignored the minimise request for Game"))
+    #expect(desktop.display.windowExists(game))
+    #expect(try !desktop.display.xprop("-id", game, "WM_STATE").contains("Iconic"))
   }
 
   @Test func thePluginSurvivesADestroyedWindowAndReconnectsWhenTheServerIsBack() throws {

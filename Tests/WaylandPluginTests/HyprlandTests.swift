@@ -93,6 +93,26 @@ import Testing
     #expect(try await waitUntil { logs.contains("did not answer") }, "\(logs.lines)")
   }
 
+  /// With `block = close` the flagged window gets Hyprland's polite `closewindow`.
+  @Test func blockCloseAsksHyprlandToCloseTheWindow() async throws {
+    let card = FocusCard(name: "work", distractions: ["Game"], block: .close)
+    let timer = FocusTimer(
+      deck: CardDeck(cards: [card], defaultCardName: "work"), bus: events, time: MainLoop.shared)
+    let context = PluginContext(
+      id: "wayland", config: try PluginSettings.section("wayland", "grace = 0s"),
+      log: logs.logger(label: "wayland"), events: events, timer: timer,
+      environment: hyprland.environment, loop: MainLoop.shared)
+    let plugin = try WaylandPlugin(context: context)
+    defer { plugin.stop() }
+    #expect(try await waitUntil { hyprland.eventClientCount == 1 })
+    try timer.start()
+    hyprland.emit("activewindow>>Game,Level 3\nactivewindowv2>>77\n")
+    #expect(
+      try await waitUntil { hyprland.requests.contains("dispatch closewindow address:0x77") },
+      "\(hyprland.requests)")
+    #expect(try await waitUntil { logs.contains("closed Game (block = close)") }, "\(logs.lines)")
+  }
+
   /// A line that never ends is not kept past 64 KiB: the connection is dropped, the plugin
   /// shows as unavailable, and it reconnects by itself.
   @Test func aFloodWithoutANewlineIsDroppedAndThePluginReconnects() async throws {

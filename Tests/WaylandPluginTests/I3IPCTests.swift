@@ -105,9 +105,55 @@ import Testing
     // A stopped i3 answers nothing: the source says so once its question is overdue.
     kill(display.windowManagerPID, SIGSTOP)
     defer { kill(display.windowManagerPID, SIGCONT) }
-    source.block(focused)
+    source.block(focused, .minimize)
     #expect(try await waitUntil { troubles.last??.contains("has not answered") == true })
     kill(display.windowManagerPID, SIGCONT)
     #expect(try await waitUntil { troubles.last == .some(nil) }, "\(troubles)")
+  }
+}
+
+/// One i3 command on a connection of its own (what the x11 plugin sends under i3): it runs,
+/// a command i3 refuses comes back with i3's reason, and a stopped i3 is an answer at the
+/// deadline rather than a wait.
+@MainActor @Suite(.serialized) struct I3CommandTests {
+  func run(_ command: String, _ socket: String, deadline: TimeInterval = 5) async throws
+    -> Result<Void, I3CommandError>
+  {
+    var outcome: Result<Void, I3CommandError>?
+    I3Command.run(command, socket: socket, loop: MainLoop.shared, deadline: deadline) {
+      outcome = $0
+    }
+    let until = Date().addingTimeInterval(30)
+    while outcome == nil, Date() < until { try await Task.sleep(for: .milliseconds(10)) }
+    return try #require(outcome)
+  }
+
+  @Test func runsRefusesAndGivesUpOnAStoppedI3() async throws {
+    let display = try PrivateDisplay(windowManager: .i3)
+    let game = try display.openWindow(class: "Game", title: "Level 3")
+    let socket = try #require(display.i3Socket)
+
+    let moved = try await run(I3Command.blocking("[id=\(game)]", .minimize), socket)
+    #expect(throws: Never.self) { try moved.get() }
+    #expect(try display.isInI3Scratchpad(game))
+
+    guard case .failure(.refused(let why)) = try await run("no-such-command", socket) else {
+      Issue.record("i3 ran a command it does not know")
+      return
+    }
+    #expect(!why.isEmpty)
+
+    guard case .failure(.connection) = try await run("nop", socket + ".missing") else {
+      Issue.record("a missing socket was not a connection error")
+      return
+    }
+
+    kill(display.windowManagerPID, SIGSTOP)
+    defer { kill(display.windowManagerPID, SIGCONT) }
+    let stopped = try await run("nop", socket, deadline: 0.5)
+    guard case .failure(.noAnswer(after: 0.5)) = stopped else {
+      Issue.record("a stopped i3 gave \(stopped)")
+      return
+    }
   }
 }

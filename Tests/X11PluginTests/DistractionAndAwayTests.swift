@@ -70,6 +70,38 @@ import Testing
     #expect(ended.duration == 60)
   }
 
+  /// A window manager that ignores iconify is named in the note (what `grow plugins` shows)
+  /// half a second after the request; a later block that works takes that back.
+  @Test func anIgnoredMinimiseIsNotedUntilOneWorks() throws {
+    let work = FocusCard(name: "work", distractions: ["Game"], block: .minimize)
+    let timer = FocusTimer(
+      deck: CardDeck(cards: [work], defaultCardName: "work"), bus: bed.events, time: bed.loop)
+    let plugin = try X11Plugin(
+      context: bed.context(
+        "x11", settings: "grace = 1s", environment: ["DISPLAY": ":99"], timer: timer)
+    ) { [display] _, _ in display }
+    defer { plugin.stop() }
+    turn()
+    try timer.start()
+    display.honoursIconify = false
+    activate(Self.game)
+    bed.loop.advance(by: 1)
+    #expect(display.iconified == [Self.game.id])
+    bed.loop.advance(by: 0.5)
+    turn()
+    let ignored =
+      "Openbox ignored the minimise request for Game: block = minimize only flags windows here"
+    #expect(bed.notes.last??.hasSuffix(ignored) == true, "\(bed.notes)")
+
+    activate(Self.editor)
+    display.honoursIconify = true
+    activate(Self.game)
+    bed.loop.advance(by: 1.5)
+    turn()
+    #expect(display.iconified == [Self.game.id, Self.game.id])
+    #expect(bed.notes.last??.contains("ignored") == false, "\(bed.notes)")
+  }
+
   @Test func aGlanceShorterThanTheGraceIsNoDistraction() throws {
     let plugin = try plugin("grace = 10s")
     defer { plugin.stop() }
@@ -184,6 +216,8 @@ final class ScriptedDisplay: X11Connection {
   var onAnsweringChanged: ((Bool) -> Void)?
   var hasIdleAlarms = true
   var hasScreenSaverExtension = false
+  /// Whether the "window manager" hides what it is asked to iconify.
+  var honoursIconify = true
 
   var windows: [XWindowID: WindowInfo] = [:]
   var active: XWindowID?
@@ -191,6 +225,7 @@ final class ScriptedDisplay: X11Connection {
   var notices: [X11Notice] = []
   private(set) var idleAlarm: (becomingIdle: Bool, milliseconds: Int64)?
   private(set) var iconified: [XWindowID] = []
+  private(set) var closed: [XWindowID] = []
   private var replies: [() -> Void] = []
   private var asked = false
 
@@ -229,14 +264,19 @@ final class ScriptedDisplay: X11Connection {
   func readWindowManager(_ done: @escaping (WindowManagerFacts) -> Void) {
     answer { done(WindowManagerFacts(name: "Openbox", publishesActiveWindow: true)) }
   }
-  func readIsIconic(_ window: XWindowID, _ done: @escaping (Bool) -> Void) {
-    answer { [self] in done(iconified.contains(window)) }
+  func readIsHidden(_ window: XWindowID, _ done: @escaping (Bool?) -> Void) {
+    answer { [self] in done(honoursIconify && iconified.contains(window)) }
   }
   func readIdleMilliseconds(_ done: @escaping (Int64?) -> Void) {
     answer { [self] in done(idleMilliseconds) }
   }
   func watchProperties(of window: XWindowID, _ watch: Bool) {}
   func iconify(_ window: XWindowID) { iconified.append(window) }
+  func requestClose(_ window: XWindowID) { closed.append(window) }
+  func readTakesDeleteWindow(_ window: XWindowID, _ done: @escaping (Bool?) -> Void) {
+    answer { done(true) }
+  }
+  func sendDeleteWindow(_ window: XWindowID) { closed.append(window) }
   func armIdleAlarm(becomingIdle: Bool, milliseconds: Int64) {
     idleAlarm = (becomingIdle, milliseconds)
   }

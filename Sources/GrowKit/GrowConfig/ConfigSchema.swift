@@ -101,8 +101,9 @@ public enum ConfigSchema {
         sections: both, key: "block", kind: .choice(DistractionBlock.allCases.map(\.rawValue)),
         defaultValue: card.block.rawValue,
         help:
-          "off: only flag a distraction; minimize: also minimise its window; page: show "
-          + "Grow's page instead of a listed site (minimize does too)."),
+          "off: only flag a distraction; minimize: also minimise its window; close: also ask it "
+          + "to close, as its close button does; page: show Grow's page instead of a listed site "
+          + "(minimize and close do too)."),
       ConfigKey(
         sections: [.timer], key: "sleep-limit", kind: .duration(minimum: 1),
         defaultValue: DurationText.format(GrowConfig.standardSleepLimit),

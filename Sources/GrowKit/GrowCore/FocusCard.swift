@@ -103,6 +103,8 @@ public enum DistractionBlock: String, Sendable, Codable, CaseIterable {
   /// Block the card's `site:` distractions in the browser (Grow's page instead, through the
   /// browser extension); windows are only flagged.
   case page
+  /// Also ask it to close, as its close button does (it may still ask to save).
+  case close
 
   /// Whether the browser shows Grow's page for a listed site. Every mode but `off` does: a
   /// tab cannot be minimised, and a card that blocks windows means its sites too.

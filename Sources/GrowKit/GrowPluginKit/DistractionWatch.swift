@@ -48,6 +48,15 @@ import GrowDBus
   public var app: String { windowClass.isEmpty ? instance : windowClass }
 }
 
+/// What a desktop source is asked to do with a flagged window (`block =` on its card). Frozen:
+/// the sources switch over it, and a new way to block is a change to each of them anyway.
+@frozen @_spi(GrowBuiltIn) public enum WindowBlock: String, Sendable {
+  /// Out of sight: iconified, or moved to a scratchpad or special workspace.
+  case minimize
+  /// Closed politely, as its close button does: the program may still ask to save.
+  case close
+}
+
 /// The distraction and away logic, once, for every desktop source (the x11 plugin's XCB
 /// connection, the wayland plugin's compositor sources). A source tells it three things —
 /// the focused window changed (or nothing is focused), the person went idle, the person is
@@ -87,9 +96,10 @@ import GrowDBus
   public let idlePause: TimeInterval
   private let recordTitles: Bool
   private let respectsInhibitors: Bool
-  /// What `block = minimize` does with a flagged window: the source's way (iconify, move it
-  /// to the scratchpad), which logs by itself what the desktop would not do.
-  private let block: (DesktopWindow) -> Void
+  /// What `block = minimize` or `close` does with a flagged window: the source's way (iconify
+  /// or move it to the scratchpad; a polite close), which logs by itself what the desktop
+  /// would not do.
+  private let block: (DesktopWindow, WindowBlock) -> Void
 
   /// The focused window, as the source last said.
   public private(set) var active: DesktopWindow?
@@ -121,7 +131,7 @@ import GrowDBus
   /// the plugin's own `extraSettings`), exports the attention property and follows the timer.
   public init(
     context: PluginContext, extraSettings: [PluginSetting] = [],
-    block: @escaping (DesktopWindow) -> Void
+    block: @escaping (DesktopWindow, WindowBlock) -> Void
   ) throws {
     self.context = context
     self.block = block
@@ -249,7 +259,12 @@ import GrowDBus
         app: window.app, title: window.title, card: ongoing.card, when: ongoing.since,
         duration: context.loop.now.timeIntervalSince(ongoing.since)))
     announceAttention()
-    if mode == .minimize { block(window) }
+    switch mode {
+    // `page` blocks the card's sites in the browser; its windows are only flagged.
+    case .off, .page: break
+    case .minimize: block(window, .minimize)
+    case .close: block(window, .close)
+    }
   }
 
   private func endDistraction() {

@@ -3,14 +3,14 @@ import Glibc
 import GrowCore
 import GrowLoop
 
-/// Why a compositor socket cannot be used.
-enum StreamError: Error, Equatable, CustomStringConvertible {
+/// Why a compositor's or window manager's socket cannot be used.
+@_spi(GrowBuiltIn) public enum StreamError: Error, Equatable, CustomStringConvertible {
   case cannotConnect(path: String, reason: String)
   /// The peer sent more than a message may hold, or bytes that are not its protocol.
   case malformed(String)
   case closed
 
-  var description: String {
+  public var description: String {
     switch self {
     case .cannotConnect(let path, let reason): "cannot connect to \(path): \(reason)"
     case .malformed(let what): what
@@ -24,28 +24,31 @@ enum StreamError: Error, Equatable, CustomStringConvertible {
 /// the rest until it is writable again. Nothing here blocks; both buffers are bounded, so a
 /// peer that floods or stops reading costs at most `limit` bytes each way before the
 /// connection is dropped.
+///
+/// Shared by the built-in plugins that talk to a window manager's socket (the wayland plugin's
+/// compositor sources, the x11 plugin's i3 IPC), hence in the kit as `@_spi(GrowBuiltIn)`.
 @MainActor
-final class UnixStream {
-  let path: String
+@_spi(GrowBuiltIn) public final class UnixStream {
+  public let path: String
   /// Most bytes kept unread or unsent; beyond that the connection is dropped as hostile.
-  let limit: Int
+  public let limit: Int
   /// Most bytes read per turn of the loop, so one flood does not hold it: what they hold is
   /// decoded on the loop, and a turn should cost a few milliseconds at most (64 KiB of
   /// Hyprland's lines took a debug build 30–40 ms, and GetStatus waited that long behind each).
-  static let readPerTurn = 16 * 1024
+  public static let readPerTurn = 16 * 1024
 
   private let loop: any EventLoop
   private var descriptor: Int32
   private var watch: (any DescriptorWatch)?
   private var outgoing: [UInt8] = []
-  private(set) var isClosed = false
+  public private(set) var isClosed = false
   /// Called with what arrived; the receiver takes what it can parse off the front.
-  var onData: ((inout [UInt8]) -> Void)?
+  public var onData: ((inout [UInt8]) -> Void)?
   /// Called once when the connection ends (peer closed, error, or a flood).
-  var onClose: ((StreamError) -> Void)?
+  public var onClose: ((StreamError) -> Void)?
   private var incoming: [UInt8] = []
 
-  init(path: String, loop: any EventLoop, limit: Int) throws(StreamError) {
+  public init(path: String, loop: any EventLoop, limit: Int) throws(StreamError) {
     self.path = path
     self.loop = loop
     self.limit = limit
@@ -84,7 +87,7 @@ final class UnixStream {
   }
 
   /// Queues `bytes` and writes what the socket takes now.
-  func send(_ bytes: [UInt8]) {
+  public func send(_ bytes: [UInt8]) {
     guard !isClosed else { return }
     guard outgoing.count + bytes.count <= limit else {
       return end(.malformed("the compositor does not read what it is sent"))
@@ -93,7 +96,7 @@ final class UnixStream {
     writeOut()
   }
 
-  func close() {
+  public func close() {
     guard !isClosed else { return }
     isClosed = true
     watch?.cancel()

@@ -94,15 +94,16 @@ public final class PrivateDisplay: @unchecked Sendable {
     try? FileManager.default.removeItem(at: directory)
   }
 
-  /// Starts the window manager; once more if it could not connect (seen with i3 while many
-  /// servers start at once).
+  /// Starts the window manager; up to twice more if it could not connect (seen with i3, and
+  /// with dwm, which gives up at once, while many servers start at once on a loaded machine).
   private func startWindowManager(_ kind: WindowManager, timeout: TimeInterval) throws {
-    do {
-      try startWindowManagerOnce(kind, timeout: timeout)
-    } catch {
-      windowManager?.kill()
-      Thread.sleep(forTimeInterval: 0.5)
-      try startWindowManagerOnce(kind, timeout: timeout)
+    for attempt in 1...3 {
+      do {
+        return try startWindowManagerOnce(kind, timeout: timeout)
+      } catch  where attempt < 3 {
+        windowManager?.kill()
+        Thread.sleep(forTimeInterval: 0.5 * Double(attempt))
+      }
     }
   }
 

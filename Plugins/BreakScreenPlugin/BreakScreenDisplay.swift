@@ -56,6 +56,8 @@ protocol BreakScreenServer: AnyObject {
   var isShowing: Bool { get }
   /// Monitors covered while showing.
   var monitorCount: Int { get }
+  /// Whether frames reach the server through shared memory (MIT-SHM) rather than the socket.
+  var sharesFrames: Bool { get }
 
   func take(limit: Int) -> (notices: [BreakScreenNotice], more: Bool)
   func flush() -> Bool
@@ -118,12 +120,27 @@ final class BreakScreenDisplay: BreakScreenServer {
   private var keysyms: [xcb_keycode_t: xcb_keysym_t] = [:]
   private var hasMonitors = false
   private var randrFirstEvent: UInt8 = 0
+  /// MIT-SHM's first event number, 0 without the extension (a remote display).
+  private var shmFirstEvent: UInt8 = 0
 
   /// One window per monitor while showing, with its frame.
-  private struct Cover {
+  private final class Cover {
     let window: xcb_window_t
     let rect: ScreenRect
     let frame: BreakScreenFrame
+    /// The frame's segment as the server knows it (MIT-SHM); 0 without.
+    let segment: xcb_shm_seg_t
+    /// The server is still reading the shared frame: it is not drawn into meanwhile.
+    var busy = false
+    /// Rows to draw and send once it has read it.
+    var waiting: Range<Int>?
+
+    init(window: xcb_window_t, rect: ScreenRect, frame: BreakScreenFrame, segment: xcb_shm_seg_t) {
+      self.window = window
+      self.rect = rect
+      self.frame = frame
+      self.segment = segment
+    }
   }
   private var covers: [Cover] = []
   private var gc: xcb_gcontext_t = 0
@@ -179,6 +196,7 @@ final class BreakScreenDisplay: BreakScreenServer {
   /// first and read once a later reply came, so reading it does not wait.
   private func setUp() {
     xcb_prefetch_extension_data(connection, grow_bs_randr_extension())
+    xcb_prefetch_extension_data(connection, grow_bs_shm_extension())
     for name in Self.atomNames {
       let cookie = xcb_intern_atom(connection, 0, UInt16(name.utf8.count), name)
       expect(cookie.sequence) { [weak self] reply in
@@ -196,8 +214,21 @@ final class BreakScreenDisplay: BreakScreenServer {
         let code = xcb_keycode_t(Int(first) + offset)
         keysyms[code] = grow_bs_keysym(typed, first, code, 0)
       }
+      if let shm = xcb_get_extension_data(connection, grow_bs_shm_extension()),
+        shm.pointee.present != 0
+      {
+        shmFirstEvent = shm.pointee.first_event
+      }
       setUpRandR()
     }
+  }
+
+  /// Whether frames go through shared memory: the extension is there and the connection is
+  /// local (a segment cannot be shared with a server on another machine).
+  var sharesFrames: Bool { shmFirstEvent != 0 && isLocal }
+  private var isLocal: Bool {
+    guard let colon = name.lastIndex(of: ":") else { return false }
+    return name[..<colon].isEmpty || name[..<colon] == "unix"
   }
 
   private func setUpRandR() {
@@ -312,12 +343,16 @@ final class BreakScreenDisplay: BreakScreenServer {
     case UInt8(XCB_EXPOSE):
       let expose = UnsafeRawPointer(event).load(as: xcb_expose_event_t.self)
       if expose.count == 0, let cover = covers.first(where: { $0.window == expose.window }) {
-        put(cover, rows: 0..<cover.rect.height)
+        send(cover, rows: 0..<cover.rect.height)
       }
       return nil
     default:
       if randrFirstEvent != 0, type == randrFirstEvent + UInt8(XCB_RANDR_SCREEN_CHANGE_NOTIFY) {
         return .monitorsChanged
+      }
+      if shmFirstEvent != 0, type == shmFirstEvent + UInt8(XCB_SHM_COMPLETION) {
+        let done = UnsafeRawPointer(event).load(as: xcb_shm_completion_event_t.self)
+        if let cover = covers.first(where: { $0.segment == done.shmseg }) { read(cover) }
       }
       return nil
     }
@@ -387,8 +422,30 @@ final class BreakScreenDisplay: BreakScreenServer {
       onlyClock = previous == content
     }
     for cover in covers {
-      cover.frame.draw(content)
-      put(cover, rows: onlyClock ? cover.frame.clockRows : 0..<cover.rect.height)
+      send(cover, rows: onlyClock ? cover.frame.clockRows : 0..<cover.rect.height)
+    }
+  }
+
+  /// Draws the content into the cover's frame and sends `rows` of it; while the server still
+  /// reads a shared frame, only notes them.
+  private func send(_ cover: Cover, rows: Range<Int>) {
+    guard let content else { return }
+    if cover.busy {
+      let waiting = cover.waiting ?? rows
+      cover.waiting =
+        min(waiting.lowerBound, rows.lowerBound)..<max(waiting.upperBound, rows.upperBound)
+      return
+    }
+    cover.frame.draw(content)
+    put(cover, rows: rows)
+  }
+
+  /// The server has read the cover's shared frame (ShmCompletion).
+  private func read(_ cover: Cover) {
+    cover.busy = false
+    if let rows = cover.waiting {
+      cover.waiting = nil
+      send(cover, rows: rows)
     }
   }
 
@@ -403,7 +460,10 @@ final class BreakScreenDisplay: BreakScreenServer {
       lay(out: monitors)
       // The grab window is the first cover: grab again on the new one before the old goes.
       grab(retries: Self.grabRetries, generation: generation) { _ in }
-      for cover in old { xcb_destroy_window(connection, cover.window) }
+      for cover in old {
+        xcb_destroy_window(connection, cover.window)
+        if cover.segment != 0 { xcb_shm_detach(connection, cover.segment) }
+      }
       unflushed = true
     }
   }
@@ -416,7 +476,10 @@ final class BreakScreenDisplay: BreakScreenServer {
     if !connectionLost {
       xcb_ungrab_keyboard(connection, Self.now)
       xcb_ungrab_pointer(connection, Self.now)
-      for cover in covers { xcb_destroy_window(connection, cover.window) }
+      for cover in covers {
+        xcb_destroy_window(connection, cover.window)
+        if cover.segment != 0 { xcb_shm_detach(connection, cover.segment) }
+      }
       if gc != 0 { xcb_free_gc(connection, gc) }
       if hasMonitors { xcb_randr_select_input(connection, root, 0) }
       unflushed = true
@@ -452,8 +515,13 @@ final class BreakScreenDisplay: BreakScreenServer {
   private func lay(out monitors: [ScreenRect]) {
     guard let content else { return }
     covers = monitors.compactMap { rect in
-      guard let frame = BreakScreenFrame(width: rect.width, height: rect.height) else {
-        return nil
+      guard
+        let frame = BreakScreenFrame(width: rect.width, height: rect.height, shared: sharesFrames)
+      else { return nil }
+      var segment: xcb_shm_seg_t = 0
+      if let id = frame.sharedMemoryID {
+        segment = xcb_generate_id(connection)
+        xcb_shm_attach(connection, segment, UInt32(id), 1)
       }
       let window = xcb_generate_id(connection)
       // In the order of their mask bits: back pixel, override redirect, event mask.
@@ -470,7 +538,7 @@ final class BreakScreenDisplay: BreakScreenServer {
       name(window)
       xcb_map_window(connection, window)
       frame.draw(content)
-      return Cover(window: window, rect: rect, frame: frame)
+      return Cover(window: window, rect: rect, frame: frame, segment: segment)
     }
     if gc == 0, let first = covers.first {
       gc = xcb_generate_id(connection)
@@ -492,10 +560,20 @@ final class BreakScreenDisplay: BreakScreenServer {
       XCB_ATOM_STRING.rawValue, 8, UInt32(title.count), title)
   }
 
-  /// Sends `rows` of the cover's frame, in pieces the server takes.
+  /// Sends `rows` of the cover's frame: a request of a few bytes for a shared frame (the
+  /// server says when it has read it), else the pixels, in pieces the server takes.
   private func put(_ cover: Cover, rows: Range<Int>) {
     guard gc != 0, !rows.isEmpty, !connectionLost else { return }
     let frame = cover.frame
+    if cover.segment != 0 {
+      xcb_shm_put_image(
+        connection, cover.window, gc, UInt16(frame.width), UInt16(frame.height), 0,
+        UInt16(rows.lowerBound), UInt16(frame.width), UInt16(rows.count), 0,
+        Int16(rows.lowerBound), 24, UInt8(XCB_IMAGE_FORMAT_Z_PIXMAP.rawValue), 1, cover.segment, 0)
+      cover.busy = true
+      unflushed = true
+      return
+    }
     let perRequest = max(1, putLimit / frame.stride)
     var start = rows.lowerBound
     while start < rows.upperBound {

@@ -25,20 +25,43 @@ final class BreakScreenFrame {
   private(set) var buttons: [(button: BreakScreenButton, rect: ScreenRect)] = []
   /// The rows the clock is drawn in: all that changes from one second to the next.
   private(set) var clockRows: Range<Int> = 0..<0
+  /// The System V shared-memory segment the pixels are in (MIT-SHM), if `shared`.
+  let sharedMemoryID: Int32?
   private let surface: OpaquePointer
+  private let sharedPixels: UnsafeMutableRawPointer?
 
-  init?(width: Int, height: Int) {
-    guard width > 0, height > 0,
-      let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height)),
-      cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS
-    else { return nil }
+  /// - Parameter shared: keep the pixels in a shared-memory segment the X server can attach;
+  ///   in the process's own memory otherwise (or when no segment can be made).
+  init?(width: Int, height: Int, shared: Bool) {
+    guard width > 0, height > 0, width < 32768, height < 32768 else { return nil }
+    let stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_RGB24, Int32(width)))
+    var address: UnsafeMutableRawPointer?
+    let id = shared ? grow_bs_shm_create(stride * height, &address) : -1
+    let surface =
+      if id >= 0, let address {
+        cairo_image_surface_create_for_data(
+          address.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24, Int32(width),
+          Int32(height), Int32(stride))
+      } else {
+        cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height))
+      }
+    guard let surface, cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
+      if let surface { cairo_surface_destroy(surface) }
+      if id >= 0, let address { grow_bs_shm_unmap(address) }
+      return nil
+    }
     self.width = width
     self.height = height
     self.surface = surface
-    stride = Int(cairo_image_surface_get_stride(surface))
+    self.stride = Int(cairo_image_surface_get_stride(surface))
+    sharedMemoryID = id >= 0 ? id : nil
+    sharedPixels = id >= 0 ? address : nil
   }
 
-  isolated deinit { cairo_surface_destroy(surface) }
+  isolated deinit {
+    cairo_surface_destroy(surface)
+    if let sharedPixels { grow_bs_shm_unmap(sharedPixels) }
+  }
 
   static let background = (0.11, 0.17, 0.22)
   /// The background as the X server's pixel value (xRGB), for the windows' own background.

@@ -158,7 +158,10 @@ public final class BreakScreenPlugin: GrowPlugin {
         return end()
       }
       shown = content
-      context.log.info("break screen shown on \(display.monitorCount) monitor(s)")
+      context.log.info(
+        "break screen shown on \(display.monitorCount) monitor(s), frames "
+          + (display.sharesFrames
+            ? "in memory shared with the X server" : "sent whole (the server has no MIT-SHM)"))
       scheduleTick()
     }
     turn()

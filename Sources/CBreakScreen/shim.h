@@ -1,18 +1,38 @@
-// XCB with RandR, cairo and pango, for the breakscreen plugin
+// XCB with RandR and MIT-SHM, cairo and pango, for the breakscreen plugin
 // (Plugins/BreakScreenPlugin/BreakScreenDisplay.swift and BreakScreenPainter.swift give them
-// Swift names). Frames are drawn by cairo into client memory and sent with PutImage: cairo's
-// own XCB backend asks the server questions and waits for the answers, which the daemon's loop
-// must never do.
+// Swift names). Frames are drawn by cairo into memory shared with the server (MIT-SHM), so a
+// frame is a request of a few bytes, not megabytes of pixels that a busy or stopped server
+// would leave the daemon blocked writing; cairo's own XCB backend asks the server questions
+// and waits for the answers, which the daemon's loop must never do.
 #include <string.h>
 #include <stdlib.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
 #include <xcb/xcb.h>
 #include <xcb/xcbext.h>  // xcb_poll_for_reply
 #include <xcb/randr.h>
+#include <xcb/shm.h>
 #include <cairo.h>
 #include <pango/pangocairo.h>
 
-// The RandR extension's key for xcb_get_extension_data.
+// The RandR and MIT-SHM extensions' keys for xcb_get_extension_data.
 static inline xcb_extension_t *grow_bs_randr_extension(void) { return &xcb_randr_id; }
+static inline xcb_extension_t *grow_bs_shm_extension(void) { return &xcb_shm_id; }
+
+// A private System V shared-memory segment of `size` bytes, mapped at *address; its id, or -1.
+// Marked for removal at once: Linux lets the server attach it still, and it goes when the
+// last attachment does, even if the daemon dies first.
+static inline int grow_bs_shm_create(size_t size, void **address) {
+  int id = shmget(IPC_PRIVATE, size, IPC_CREAT | 0600);
+  if (id < 0) return -1;
+  void *mapped = shmat(id, NULL, 0);
+  shmctl(id, IPC_RMID, NULL);
+  if (mapped == (void *)-1) return -1;
+  *address = mapped;
+  return id;
+}
+
+static inline void grow_bs_shm_unmap(void *address) { shmdt(address); }
 
 // Screen `screen` of the connection's setup, or NULL.
 static inline xcb_screen_t *grow_bs_screen(xcb_connection_t *connection, int screen) {

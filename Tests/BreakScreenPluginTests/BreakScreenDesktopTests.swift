@@ -72,6 +72,12 @@ import Testing
       #expect(try harness.grow("start").status == 0)
       _ = try harness.waitForStatus { $0["state"] as? String == "short-break" }
       try waitForCovers(2)
+      // Shown once both grabs are held, a moment after the windows are there.
+      let shared = "break screen shown on 2 monitor(s), frames in memory shared with"
+      #expect(
+        harness.daemon?.waitUntil(timeout: 30) {
+          harness.daemon?.stderr.contains(shared) == true
+        } == true)
     }
 
     func key(_ name: String) throws { try display.xdotool("key", name) }

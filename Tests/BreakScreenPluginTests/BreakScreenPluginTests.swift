@@ -16,6 +16,7 @@ final class ScriptedScreen: BreakScreenServer {
   var onAnsweringChanged: ((Bool) -> Void)?
   private(set) var isShowing = false
   var monitorCount: Int { isShowing ? 2 : 0 }
+  let sharesFrames = true
   var fullscreen = false
   var refusal: ShowRefusal?
   /// Every frame drawn: at each show and each update.

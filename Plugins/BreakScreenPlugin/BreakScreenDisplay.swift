@@ -346,6 +346,9 @@ final class BreakScreenDisplay: BreakScreenServer {
         send(cover, rows: 0..<cover.rect.height)
       }
       return nil
+    case UInt8(XCB_CONFIGURE_NOTIFY):
+      let configure = UnsafeRawPointer(event).load(as: xcb_configure_notify_event_t.self)
+      return configure.window == root ? .monitorsChanged : nil
     default:
       if randrFirstEvent != 0, type == randrFirstEvent + UInt8(XCB_RANDR_SCREEN_CHANGE_NOTIFY) {
         return .monitorsChanged
@@ -406,6 +409,10 @@ final class BreakScreenDisplay: BreakScreenServer {
       lay(out: monitors)
       grab(retries: Self.grabRetries, generation: generation, done)
     }
+    // Monitors made or removed by a client (xrandr --setmonitor) are announced only as a
+    // ConfigureNotify on the root window; a new or resized output as RandR's screen change.
+    var structure = XCB_EVENT_MASK_STRUCTURE_NOTIFY.rawValue
+    xcb_change_window_attributes(connection, root, XCB_CW_EVENT_MASK.rawValue, &structure)
     if hasMonitors {
       xcb_randr_select_input(
         connection, root, UInt16(XCB_RANDR_NOTIFY_MASK_SCREEN_CHANGE.rawValue))
@@ -481,6 +488,8 @@ final class BreakScreenDisplay: BreakScreenServer {
         if cover.segment != 0 { xcb_shm_detach(connection, cover.segment) }
       }
       if gc != 0 { xcb_free_gc(connection, gc) }
+      var none: UInt32 = 0
+      xcb_change_window_attributes(connection, root, XCB_CW_EVENT_MASK.rawValue, &none)
       if hasMonitors { xcb_randr_select_input(connection, root, 0) }
       unflushed = true
     }

@@ -253,6 +253,12 @@ public final class PrivateDisplay: @unchecked Sendable {
     }
   }
 
+  /// Runs xrandr on this display; returns its stdout.
+  @discardableResult
+  public func xrandr(_ arguments: String...) throws -> String {
+    try run("xrandr", arguments)
+  }
+
   /// Kills the X server, as when a session crashes.
   public func killServer() {
     windowManager?.kill()

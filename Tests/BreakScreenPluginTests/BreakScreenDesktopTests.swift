@@ -16,8 +16,10 @@ import Testing
     let display: PrivateDisplay
     let harness: DaemonHarness
 
-    init(_ settings: String = "", restartable: Bool = false) throws {
-      display = try PrivateDisplay(restartable: restartable, screenSize: "2048x768")
+    init(
+      _ settings: String = "", windowManager: PrivateDisplay.WindowManager = .openbox
+    ) throws {
+      display = try PrivateDisplay(windowManager: windowManager, screenSize: "2048x768")
       try display.setMonitors(["1024x768+0+0", "1024x768+1024+0"])
       harness = try DaemonHarness(startDaemon: false, environment: display.environment)
       try harness.writeConfig(
@@ -132,8 +134,11 @@ import Testing
     }
   }
 
-  @Test func skipClickedOnTheSecondMonitorEndsTheBreakAsSkipped() throws {
-    let desk = try Desk()
+  @Test(arguments: [PrivateDisplay.WindowManager.openbox, .i3])
+  func skipClickedOnTheSecondMonitorEndsTheBreakAsSkipped(
+    _ windowManager: PrivateDisplay.WindowManager
+  ) throws {
+    let desk = try Desk(windowManager: windowManager)
     try desk.startBreak()
     let right = try desk.shot(1)
     // Skip is the left of the two buttons.
@@ -168,6 +173,17 @@ import Testing
     // The talk ends: the screen comes when the postpone is over.
     _ = xterm.kill()
     try desk.waitForCovers(2)
+  }
+
+  @Test func aMonitorThatGoesTakesItsCoverWithIt() throws {
+    let desk = try Desk()
+    try desk.startBreak()
+    try desk.display.xrandr("--delmonitor", "grow-1")
+    try desk.waitForCovers(1)
+    #expect(try desk.shot(0).count(of: Self.clock) > 5000, "the left monitor is still covered")
+    #expect(try desk.shot(1).count(of: Self.clock) == 0, "nothing where the right one was")
+    try desk.key("Escape")
+    try desk.waitForCovers(0)
   }
 
   @Test func aKilledXServerLeavesTheDaemonAnswering() throws {

@@ -11,7 +11,7 @@ import GrowLoop
 /// Postpone works as in Safe Eyes and Workrave: the screen goes and the break comes back later
 /// *whole* (the break is made `postpone-length` longer and the screen returns when that much
 /// has passed, with the same time left), at most `postpone-limit` times. A fullscreen active
-/// window (a talk, a call) postpones it the same way.
+/// window (a talk, a call) or a playing MPRIS media player postpones it the same way.
 ///
 /// Nothing waits for the X server (`BreakScreenDisplay`); the screen redraws only when its
 /// clock's second changes, and nothing runs while no screen shows. A screen that cannot show
@@ -130,17 +130,26 @@ public final class BreakScreenPlugin: GrowPlugin {
     return phase.remaining(at: context.loop.now)
   }
 
-  /// Shows the screen, unless a fullscreen window asks to wait.
+  /// Shows the screen, unless a fullscreen window or a playing media player asks to wait.
   private func present() {
     guard state != nil, let display = usableDisplay() else { return }
     guard settings.skipWhenFullscreen else { return reveal(on: display) }
     let startedAt = phase?.startedAt
+    let still = { [weak self] in
+      self?.phase?.startedAt == startedAt && self?.display === display
+    }
     display.readFullscreen { [weak self] fullscreen in
-      guard let self, phase?.startedAt == startedAt, self.display === display else { return }
-      if fullscreen {
-        postpone(because: "a fullscreen window is active")
-      } else {
-        reveal(on: display)
+      guard let self, still() else { return }
+      if fullscreen { return postpone(because: "a fullscreen window is active") }
+      guard let bus = context.sessionBus else { return reveal(on: display) }
+      MediaPlayers.anyPlaying(on: bus) { [weak self] playing in
+        guard let self, still() else { return }
+        if playing {
+          postpone(because: "a media player is playing")
+        } else {
+          reveal(on: display)
+          turn()
+        }
       }
     }
     turn()

@@ -22,7 +22,8 @@ struct BreakScreenSettings: Equatable, Sendable {
     ),
     PluginSetting(
       "skip-when-fullscreen", .bool, default: "true",
-      help: "Postpone the screen while the active window is fullscreen (a talk, a call, a film)."),
+      help:
+        "Postpone the screen while the active window is fullscreen or a media player plays."),
   ]
 
   var strict = false

@@ -175,6 +175,37 @@ import Testing
     try desk.waitForCovers(2)
   }
 
+  @Test func aPlayingMediaPlayerPostponesTheScreen() throws {
+    let desk = try Desk()
+    // An MPRIS player on the daemon's bus, as a browser playing a film shows itself.
+    let player = try BackgroundProcess(
+      "/usr/bin/python3",
+      [
+        "-m", "dbusmock", "--session", "org.mpris.MediaPlayer2.film", "/org/mpris/MediaPlayer2",
+        "org.mpris.MediaPlayer2.Player",
+      ], environment: desk.harness.environment)
+    defer { _ = player.kill() }
+    let owned = try player.waitUntil(timeout: 30) {
+      try desk.harness.run(
+        "gdbus",
+        [
+          "call", "--session", "-d", "org.mpris.MediaPlayer2.film", "-o",
+          "/org/mpris/MediaPlayer2", "-m", "org.freedesktop.DBus.Mock.AddProperty",
+          "org.mpris.MediaPlayer2.Player", "PlaybackStatus", "<'Playing'>",
+        ]
+      ).status == 0
+    }
+    #expect(owned, "the stand-in player did not come up: \(player.stderr)")
+    #expect(try desk.harness.grow("start").status == 0)
+    let postponed = try desk.harness.waitForStatus { ($0["duration"] as? Double ?? 0) > 600 }
+    #expect(postponed["state"] as? String == "short-break")
+    #expect(desk.covers().isEmpty, "nothing covers the film")
+    #expect(desk.harness.daemon?.stderr.contains("a media player is playing") == true)
+    // The film ends (the player goes): the screen comes when the postpone is over.
+    _ = player.kill()
+    try desk.waitForCovers(2)
+  }
+
   @Test func aMonitorThatGoesTakesItsCoverWithIt() throws {
     let desk = try Desk()
     try desk.startBreak()
@@ -184,6 +215,30 @@ import Testing
     #expect(try desk.shot(1).count(of: Self.clock) == 0, "nothing where the right one was")
     try desk.key("Escape")
     try desk.waitForCovers(0)
+  }
+
+  /// A hung X server (SIGSTOP) reads nothing: a redraw must not be megabytes of pixels the
+  /// daemon would block writing, so the clock's frames go through shared memory.
+  @Test func aStoppedXServerLeavesTheDaemonAnswering() throws {
+    let desk = try Desk()
+    try desk.startBreak()
+    desk.display.stopServer()
+    defer { desk.display.continueServer() }
+    // Five seconds of redraws the server does not read; the daemon answers all along.
+    for _ in 0..<10 {
+      Thread.sleep(forTimeInterval: 0.5)
+      let status = try desk.harness.run(
+        "busctl",
+        [
+          "--user", "--timeout=3", "call", "org.grow.Grow1", "/org/grow/Grow1",
+          "org.grow.Grow1.Timer", "GetStatus",
+        ])
+      #expect(status.status == 0, "the daemon did not answer: \(status.stderr)")
+    }
+    desk.display.continueServer()
+    try desk.key("Escape")
+    try desk.waitForCovers(0)
+    _ = try desk.harness.waitForStatus { $0["state"] as? String != "short-break" }
   }
 
   @Test func aKilledXServerLeavesTheDaemonAnswering() throws {

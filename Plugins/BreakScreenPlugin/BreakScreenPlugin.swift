@@ -82,6 +82,22 @@ public final class BreakScreenPlugin: GrowPlugin {
     context.subscribe(PhasePaused.self) { [weak self] event in self?.changed(event.phase) }
     context.subscribe(PhaseResumed.self) { [weak self] event in self?.changed(event.phase) }
     context.subscribe(PhaseExtended.self) { [weak self] event in self?.changed(event.phase) }
+    // Started during a break (the plugin reloaded, the daemon restarted into a saved session):
+    // the screen shows for the rest of it.
+    if let phase = runningPhase() { started(phase) }
+  }
+
+  /// The running phase, made again from the timer's status.
+  private func runningPhase() -> Phase? {
+    let status = context.timer.status
+    guard let kind = status.state.phaseKind, let startedAt = status.startedAt else { return nil }
+    var phase = Phase(
+      kind: kind, card: status.card, cycle: status.cycle, duration: status.duration,
+      startedAt: startedAt)
+    let now = context.loop.now
+    phase.pausedTotal = max(now.timeIntervalSince(startedAt) - status.elapsed, 0)
+    if status.paused { phase.pausedAt = now }
+    return phase
   }
 
   public func stop() {

@@ -233,6 +233,18 @@ final class ScriptedScreen: BreakScreenServer {
     _ = plugin
   }
 
+  @Test func startedDuringABreakItShowsForTheRestOfIt() throws {
+    let timer = timer()
+    try timer.start()
+    bed.loop.advance(by: 25 * 60 + 30)
+    let plugin = try plugin(timer)
+    #expect(screen.isShowing)
+    #expect(screen.drawn.last?.timeLeft == "4:30")
+    bed.loop.advance(by: 4 * 60 + 30)
+    #expect(!screen.isShowing, "and goes when it ends")
+    _ = plugin
+  }
+
   @Test func withoutAnXSessionItSaysWhy() throws {
     let timer = timer()
     #expect(throws: PluginError.self) {

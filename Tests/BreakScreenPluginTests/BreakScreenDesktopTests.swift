@@ -84,13 +84,16 @@ import Testing
 
     func key(_ name: String) throws { try display.xdotool("key", name) }
 
-    /// The outcomes of the recorded phases, oldest first.
+    /// The recorded phases, oldest first, as "KIND OUTCOME".
     func outcomes() throws -> [String] {
+      try phases().map { "\($0["kind"] ?? "?") \($0["outcome"] ?? "?")" }
+    }
+
+    func phases() throws -> [[String: Any]] {
       try harness.waitForHistory()
       let history = try harness.grow("history", "--json")
-      let phases =
-        try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]] ?? []
-      return phases.map { "\($0["kind"] ?? "?") \($0["outcome"] ?? "?")" }
+      return try JSONSerialization.jsonObject(with: Data(history.stdout.utf8))
+        as? [[String: Any]] ?? []
     }
   }
 
@@ -128,6 +131,8 @@ import Testing
     try desk.waitForCovers(0)
     _ = try desk.harness.waitForStatus { $0["state"] as? String != "short-break" }
     #expect(try desk.outcomes() == ["focus completed", "short-break skipped"])
+    // The postpone is in the history too: the break was planned 10 s longer.
+    #expect(try desk.phases().last?["planned_seconds"] as? Double == 610)
     // Nothing left on either monitor.
     for index in 0..<2 {
       #expect(try desk.shot(index).count(of: Self.clock) == 0, "monitor \(index) is clear")

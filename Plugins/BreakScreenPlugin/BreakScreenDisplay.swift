@@ -70,8 +70,9 @@ protocol BreakScreenServer: AnyObject {
   func show(_ content: BreakScreenContent, _ done: @escaping (ShowRefusal?) -> Void)
   /// Draws `content`; only what changed is sent.
   func update(_ content: BreakScreenContent)
-  /// Reads the monitors again and lays the windows out anew.
-  func relayout()
+  /// Reads the monitors again and lays the windows out anew; `refused` if the grab on the new
+  /// windows is refused (then they are gone too).
+  func relayout(refused: @escaping (ShowRefusal) -> Void)
   /// Releases the grabs and removes the windows.
   func hide()
 }
@@ -456,7 +457,7 @@ final class BreakScreenDisplay: BreakScreenServer {
     }
   }
 
-  func relayout() {
+  func relayout(refused: @escaping (ShowRefusal) -> Void) {
     guard isShowing else { return }
     let generation = generation
     readMonitors { [weak self] monitors in
@@ -466,7 +467,9 @@ final class BreakScreenDisplay: BreakScreenServer {
       let old = covers
       lay(out: monitors)
       // The grab window is the first cover: grab again on the new one before the old goes.
-      grab(retries: Self.grabRetries, generation: generation) { _ in }
+      grab(retries: Self.grabRetries, generation: generation) { refusal in
+        if let refusal { refused(refusal) }
+      }
       for cover in old {
         xcb_destroy_window(connection, cover.window)
         if cover.segment != 0 { xcb_shm_detach(connection, cover.segment) }

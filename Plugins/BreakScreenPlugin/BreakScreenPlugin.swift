@@ -177,11 +177,7 @@ public final class BreakScreenPlugin: GrowPlugin {
     let startedAt = phase?.startedAt
     display.show(content) { [weak self] refusal in
       guard let self, phase?.startedAt == startedAt, self.display === display else { return }
-      if let refusal {
-        context.log.warning(
-          "the break screen cannot show: \(refusal.description); the break goes on without it")
-        return end()
-      }
+      if let refusal { return refused(refusal) }
       shown = content
       context.log.info(
         "break screen shown on \(display.monitorCount) monitor(s), frames "
@@ -190,6 +186,12 @@ public final class BreakScreenPlugin: GrowPlugin {
       scheduleTick()
     }
     turn()
+  }
+
+  private func refused(_ refusal: ShowRefusal) {
+    context.log.warning(
+      "the break screen cannot show: \(refusal.description); the break goes on without it")
+    end()
   }
 
   /// Draws the time left when its second has changed, and arms the next redraw.
@@ -325,7 +327,8 @@ public final class BreakScreenPlugin: GrowPlugin {
     for notice in notices {
       switch notice {
       case .input(let input): handle(input)
-      case .monitorsChanged: display.relayout()
+      case .monitorsChanged:
+        display.relayout { [weak self] refusal in self?.refused(refusal) }
       }
       guard self.display === display else { return }
     }

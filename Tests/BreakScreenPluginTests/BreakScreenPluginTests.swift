@@ -40,7 +40,7 @@ final class ScriptedScreen: BreakScreenServer {
     done(nil)
   }
   func update(_ content: BreakScreenContent) { drawn.append(content) }
-  func relayout() {}
+  func relayout(refused: @escaping (ShowRefusal) -> Void) {}
   func hide() {
     if isShowing { hides += 1 }
     isShowing = false

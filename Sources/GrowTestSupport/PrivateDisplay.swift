@@ -31,6 +31,7 @@ public final class PrivateDisplay: @unchecked Sendable {
   private let timeout: TimeInterval
   private let i3Config: String
   private let windowManagerEnvironment: [String: String]
+  private let screenSize: String
 
   /// - Parameter restartable: take a display number of its own from a high range, so that
   ///   `restartServer()` can start a server on the same display again after `killServer()`
@@ -38,12 +39,14 @@ public final class PrivateDisplay: @unchecked Sendable {
   /// - Parameter i3Config: more lines for i3's config, such as a `bar { … }` block.
   /// - Parameter windowManagerEnvironment: more environment for the window manager and what
   ///   it starts (i3bar and its status command).
+  /// - Parameter screenSize: the screen's `WIDTHxHEIGHT` (`setMonitors` splits it).
   public init(
     windowManager: WindowManager = .openbox, restartable: Bool = false,
     timeout: TimeInterval = 10, i3Config: String = "",
-    windowManagerEnvironment: [String: String] = [:]
+    windowManagerEnvironment: [String: String] = [:], screenSize: String = "1024x768"
   ) throws {
     self.i3Config = i3Config
+    self.screenSize = screenSize
     self.windowManagerEnvironment = windowManagerEnvironment
     directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("grow-x-\(UUID().uuidString)")
@@ -53,10 +56,11 @@ public final class PrivateDisplay: @unchecked Sendable {
     var started: (BackgroundProcess, Int)?
     if restartable {
       for _ in 0..<5 where started == nil {
-        started = try? Self.startServer(number: Int.random(in: 1000...30000), timeout: timeout)
+        started = try? Self.startServer(
+          number: Int.random(in: 1000...30000), size: screenSize, timeout: timeout)
       }
     } else {
-      started = try Self.startServer(number: nil, timeout: timeout)
+      started = try Self.startServer(number: nil, size: screenSize, timeout: timeout)
     }
     guard let (server, number) = started else {
       throw HarnessError("Xvfb did not start on any of five random displays")
@@ -68,7 +72,7 @@ public final class PrivateDisplay: @unchecked Sendable {
 
   /// Starts Xvfb on display `number`, or on the lowest free one for nil, and waits until it
   /// accepts connections.
-  private static func startServer(number: Int?, timeout: TimeInterval) throws
+  private static func startServer(number: Int?, size: String, timeout: TimeInterval) throws
     -> (BackgroundProcess, Int)
   {
     // -displayfd 1: Xvfb writes the display's number to stdout once it accepts connections
@@ -77,7 +81,7 @@ public final class PrivateDisplay: @unchecked Sendable {
     let server = try BackgroundProcess(
       "Xvfb",
       (number.map { [":\($0)"] } ?? [])
-        + ["-displayfd", "1", "-nolisten", "tcp", "-s", "0", "-screen", "0", "1024x768x24"])
+        + ["-displayfd", "1", "-nolisten", "tcp", "-s", "0", "-screen", "0", size + "x24"])
     guard server.waitUntil(timeout: timeout, { server.stdout.contains("\n") }),
       let started = Int(server.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     else {
@@ -235,6 +239,26 @@ public final class PrivateDisplay: @unchecked Sendable {
     return try Screenshot(ppm: Data(contentsOf: URL(fileURLWithPath: ppm)))
   }
 
+  /// Makes the screen these RandR monitors (`xrandr --setmonitor`), left to right as given,
+  /// each `WIDTHxHEIGHT+X+Y`: the first takes the server's one output, the others none, so
+  /// the output's own monitor goes and exactly these remain, as on a desk with two screens.
+  public func setMonitors(_ rectangles: [String]) throws {
+    for (index, rectangle) in rectangles.enumerated() {
+      // WIDTH/MMxHEIGHT/MM+X+Y: the millimetres only matter for DPI.
+      let parts = rectangle.split(whereSeparator: { $0 == "x" || $0 == "+" }).map(String.init)
+      guard parts.count == 4 else { throw HarnessError("not WIDTHxHEIGHT+X+Y: \(rectangle)") }
+      let geometry = "\(parts[0])/300x\(parts[1])/200+\(parts[2])+\(parts[3])"
+      _ = try run(
+        "xrandr", ["--setmonitor", "grow-\(index)", geometry, index == 0 ? "screen" : "none"])
+    }
+  }
+
+  /// Runs xrandr on this display; returns its stdout.
+  @discardableResult
+  public func xrandr(_ arguments: String...) throws -> String {
+    try run("xrandr", arguments)
+  }
+
   /// Kills the X server, as when a session crashes.
   public func killServer() {
     windowManager?.kill()
@@ -257,7 +281,7 @@ public final class PrivateDisplay: @unchecked Sendable {
     for window in windows { window.kill() }
     windows.removeAll()
     guard let number = Int(display.dropFirst()) else { throw HarnessError("display \(display)") }
-    (server, _) = try Self.startServer(number: number, timeout: timeout)
+    (server, _) = try Self.startServer(number: number, size: screenSize, timeout: timeout)
     try startWindowManager(windowManagerKind, timeout: timeout)
   }
 
@@ -301,10 +325,35 @@ public struct Screenshot: Sendable, Equatable {
   /// How many pixels are `color` (`#rrggbb`), each channel within `tolerance`: the fully
   /// covered pixels of text drawn in that colour, between its anti-aliased edges.
   public func count(of color: String, tolerance: Int = 12) -> Int {
-    let hex = Int(color.dropFirst(), radix: 16) ?? 0
-    let wanted = [(hex >> 16) & 0xFF, (hex >> 8) & 0xFF, hex & 0xFF]
-    return stride(from: 0, to: pixels.count, by: 3).count { offset in
-      (0..<3).allSatisfy { abs(Int(pixels[offset + $0]) - wanted[$0]) <= tolerance }
+    let wanted = Self.channels(color)
+    return stride(from: 0, to: pixels.count, by: 3).count { matches($0, wanted, tolerance) }
+  }
+
+  /// The smallest rectangle holding every pixel of `color` in the columns `columns` (all by
+  /// default), as x, y, width, height; nil when there is none.
+  public func bounds(of color: String, columns: Range<Int>? = nil, tolerance: Int = 12)
+    -> (x: Int, y: Int, width: Int, height: Int)?
+  {
+    let wanted = Self.channels(color)
+    var box: (minX: Int, minY: Int, maxX: Int, maxY: Int)?
+    for y in 0..<height {
+      for x in columns ?? 0..<width where matches((y * width + x) * 3, wanted, tolerance) {
+        box = (
+          min(box?.minX ?? x, x), min(box?.minY ?? y, y), max(box?.maxX ?? x, x),
+          max(box?.maxY ?? y, y)
+        )
+      }
     }
+    return box.map { ($0.minX, $0.minY, $0.maxX - $0.minX + 1, $0.maxY - $0.minY + 1) }
+  }
+
+  /// `#rrggbb` as red, green, blue.
+  private static func channels(_ color: String) -> [Int] {
+    let hex = Int(color.dropFirst(), radix: 16) ?? 0
+    return [(hex >> 16) & 0xFF, (hex >> 8) & 0xFF, hex & 0xFF]
+  }
+
+  private func matches(_ offset: Int, _ wanted: [Int], _ tolerance: Int) -> Bool {
+    (0..<3).allSatisfy { abs(Int(pixels[offset + $0]) - wanted[$0]) <= tolerance }
   }
 }

@@ -66,7 +66,8 @@ import Testing
     let harness = try DaemonHarness(config: "[plugins]\nenable = statusbar\n")
     #expect(
       try complete(["grow", "plugins", "reload", ""], in: harness).0
-        == "statusbar\nbrowser\ndnd\ngnome-pomodoro\nnotify\nsound\ntray\nwayland\nx11\n")
+        == "statusbar\nbreakscreen\nbrowser\ndnd\ngnome-pomodoro\nnotify\nsound\ntray\nwayland\nx11\n"
+    )
   }
 
   @Test func theZshScriptParsesAndFishCompletesWithIt() throws {

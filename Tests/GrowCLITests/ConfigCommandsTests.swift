@@ -117,7 +117,7 @@ import Testing
     #expect(
       check.stderr
         == "grow: \(harness.configPath): [plugins] enable: unknown plugin 'notfy'; did you mean "
-        + "'notify'? (known: browser, dnd, gnome-pomodoro, notify, sound, statusbar, tray, wayland, "
+        + "'notify'? (known: breakscreen, browser, dnd, gnome-pomodoro, notify, sound, statusbar, tray, wayland, "
         + "x11)\n")
   }
 
@@ -129,7 +129,7 @@ import Testing
     try harness.writeConfig("[timer]\nfocus = 25m\n\n[plugin.notfy]\nenabled = true\n")
     let problem =
       "\(harness.configPath):4: no plugin 'notfy' for [plugin.notfy]; did you mean "
-      + "[plugin.notify]? (plugins found: browser, dnd, gnome-pomodoro, notify, sound, statusbar, "
+      + "[plugin.notify]? (plugins found: breakscreen, browser, dnd, gnome-pomodoro, notify, sound, statusbar, "
       + "tray, wayland, x11; a program plugin's section needs exec = ...)"
     let check = try harness.grow("config", "check")
     #expect(check.status == 1)

@@ -85,13 +85,14 @@ import Testing
     let expected: [String] =
       ["notify", "dnd", "x11"].map(running) + [wayland] + ["statusbar", "sound"].map(running)
       + [browser]
-    #expect(Array(lines[8...]) == expected + ["gnome-pomodoro", "tray"].map(off) + [""])
+    #expect(
+      Array(lines[8...]) == expected + ["breakscreen", "gnome-pomodoro", "tray"].map(off) + [""])
 
     let json = try harness.grow("doctor", "--json")
     let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
     #expect(report?["ok"] as? Bool == true)
     let checks = report?["checks"] as? [[String: Any]]
-    #expect(checks?.count == 17)
+    #expect(checks?.count == 18)
     #expect(checks?.first?["check"] as? String == "session bus")
     #expect(checks?.first?["status"] as? String == "ok")
   }
@@ -157,6 +158,8 @@ import Testing
         ✔ plugin statusbar: loads (built-in \(pluginPath("statusbar")))
         ✔ plugin sound: loads (built-in \(pluginPath("sound")))
         ✔ plugin browser: loads (built-in \(pluginPath("browser")))
+        ✔ plugin breakscreen: off unless asked for; [plugin.breakscreen] enabled = true turns \
+        it on
         ✔ plugin gnome-pomodoro: off unless asked for; [plugin.gnome-pomodoro] enabled = true \
         turns it on
         ✔ plugin tray: off unless asked for; [plugin.tray] enabled = true turns it on
@@ -189,7 +192,7 @@ import Testing
     #expect(
       lines[5]
         == "✘ config: \(harness.configPath): [plugins] enable: unknown plugin 'notfy'; did you "
-        + "mean 'notify'? (known: browser, dnd, gnome-pomodoro, notify, sound, statusbar, tray, wayland, x11); fix: edit \(harness.configPath); "
+        + "mean 'notify'? (known: breakscreen, browser, dnd, gnome-pomodoro, notify, sound, statusbar, tray, wayland, x11); fix: edit \(harness.configPath); "
         + "'grow config check' lists every problem")
     #expect(lines.contains { $0.hasPrefix("✘ plugin notfy: unknown plugin 'notfy'") })
   }

@@ -359,6 +359,7 @@ import Testing
     "usr/lib/grow/install-manifest",
     "usr/lib/grow/libGrowKit.so",
     "usr/lib/grow/libGrowPluginTesting.a",
+    "usr/lib/grow/plugins/libgrow-plugin-breakscreen.so",
     "usr/lib/grow/plugins/libgrow-plugin-browser.so",
     "usr/lib/grow/plugins/libgrow-plugin-dnd.so",
     "usr/lib/grow/plugins/libgrow-plugin-gnome-pomodoro.so",

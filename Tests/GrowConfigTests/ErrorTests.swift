@@ -17,7 +17,7 @@ import Testing
     messages("[timer]\nwhatever = 1", path: "/home/u/.config/grow/config.ini") == [
       "/home/u/.config/grow/config.ini:2: unknown key 'whatever' in [timer]; known keys: "
         + "default-card, focus, short-break, long-break, long-break-after, auto-start-breaks, "
-        + "auto-start-focus, daily-goal, intention, distractions, allow, block, sleep-limit"
+        + "auto-start-focus, daily-goal, intention, distractions, allow, block, break-screen, sleep-limit"
     ])
   #expect(
     messages("[plugins]\nenabled = notify")

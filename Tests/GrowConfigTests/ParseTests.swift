@@ -268,7 +268,7 @@ func describe(_ body: () throws -> Void) -> String {
     ConfigSchema.keys(in: .timer).map(\.key) == [
       "default-card", "focus", "short-break", "long-break", "long-break-after",
       "auto-start-breaks", "auto-start-focus", "daily-goal", "intention", "distractions",
-      "allow", "block", "sleep-limit",
+      "allow", "block", "break-screen", "sleep-limit",
     ])
   // A card takes every timer key but the two about the timer as a whole.
   #expect(
@@ -286,7 +286,7 @@ func describe(_ body: () throws -> Void) -> String {
     "focus": "1m", "short-break": "2m", "long-break": "3m", "long-break-after": "7",
     "auto-start-breaks": "false", "auto-start-focus": "true", "daily-goal": "1h",
     "intention": "x", "distractions": "steam, firefox:/a{1,3}|reddit/", "allow": "/docs/",
-    "block": "minimize",
+    "block": "minimize", "break-screen": "all",
   ]
   for key in ConfigSchema.keys(in: .card) {
     let value = try #require(values[key.key], "no test value for \(key.key)")

@@ -11,7 +11,7 @@ import Testing
     #expect(
       Set(plugins.keys) == [
         "notify", "dnd", "x11", "wayland", "statusbar", "sound", "tray", "gnome-pomodoro",
-        "browser",
+        "browser", "breakscreen",
       ])
     for (id, plugin) in plugins {
       #expect(plugin["source"] == "built-in")
@@ -21,7 +21,9 @@ import Testing
       #expect(
         plugin["state"]
           == (["x11", "wayland"].contains(id)
-            ? "unavailable" : ["tray", "gnome-pomodoro"].contains(id) ? "disabled" : "running"),
+            ? "unavailable"
+            : ["tray", "gnome-pomodoro", "breakscreen"].contains(id)
+              ? "disabled" : "running"),
         "\(id): \(plugin)")
     }
     #expect(
@@ -82,7 +84,7 @@ import Testing
     #expect(plugins["notfy"]?["state"] == "failed")
     #expect(
       plugins["notfy"]?["error"]
-        == "unknown plugin 'notfy'; did you mean 'notify'? (known: browser, dnd, gnome-pomodoro, notify, sound, statusbar, tray, wayland, x11)"
+        == "unknown plugin 'notfy'; did you mean 'notify'? (known: breakscreen, browser, dnd, gnome-pomodoro, notify, sound, statusbar, tray, wayland, x11)"
     )
     #expect(plugins["statusbar"]?["state"] == "running")
   }

@@ -7,7 +7,7 @@ import GrowTestSupport
 // machines this runs on are shared and noisy.
 //
 //   grow-bench [--json] [--quick] [bus] [history] [history-scale] [external] [statusbar] [x11]
-//              [wayland] [peers] [calls] [config] [journal] [compare] [lean]
+//              [wayland] [breakscreen] [peers] [calls] [config] [journal] [compare] [lean]
 //              [patterns [--swift-regex-24]]
 //
 // Without a section name, all of them. `compare` also writes its table to bench/results/.
@@ -32,6 +32,7 @@ struct Report: Encodable {
   var statusBarWakeUpsPerMinute: [StatusBarBenchmark.Row] = []
   var x11: X11Benchmark.Sample?
   var wayland: WaylandBenchmark.Sample?
+  var breakScreen: BreakScreenBenchmark.Sample?
   var peers: [PeerFloodBenchmark.Row] = []
   var calls: CallBurstBenchmark.Sample?
   var config: ConfigBenchmark.Sample?
@@ -84,6 +85,13 @@ if wanted("wayland") {
     "wayland: headless sway, \(wayland.runs) window switches, \(wayland.runs) returns after "
       + "idleness, \(Int(wayland.seconds)) s of quiet focus…")
   report.wayland = try wayland.run()
+}
+let breakScreen = BreakScreenBenchmark(seconds: quick ? 5 : 20)
+if wanted("breakscreen") {
+  progress(
+    "breakscreen: two 1920x1080 monitors on Xvfb, \(Int(breakScreen.seconds)) s each of focus, "
+      + "the screen, and after the break…")
+  report.breakScreen = try breakScreen.run()
 }
 if wanted("peers") {
   let peers = PeerFloodBenchmark(seconds: quick ? 5 : 12)
@@ -207,6 +215,21 @@ func printTables(_ report: Report) {
       print(
         row.process.padding(toLength: 26, withPad: " ", startingAt: 0)
           + String(format: "  %13.1f  %5.1f", row.focusPerMinute, row.idlePerMinute))
+    }
+  }
+  if let screen = report.breakScreen {
+    print("break screen (Xvfb, \(screen.monitors) monitors of 1920x1080; daemon, all threads)")
+    for (name, window) in [
+      ("focus, plugin loaded, no screen", screen.focusNoScreen),
+      ("screen shown (a redraw a second)", screen.screenShown),
+      ("after the break, screen gone", screen.afterTheBreak),
+    ] {
+      print(
+        name.padding(toLength: 34, withPad: " ", startingAt: 0)
+          + String(
+            format: "%4d context switches in %.0f s = %.2f/s; CPU %.0f ms = %.1f ms/s",
+            window.contextSwitches, window.seconds, Double(window.contextSwitches) / window.seconds,
+            window.cpuMilliseconds, window.cpuMilliseconds / window.seconds))
     }
   }
   if let x11 = report.x11 {

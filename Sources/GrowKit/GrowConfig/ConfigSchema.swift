@@ -105,6 +105,11 @@ public enum ConfigSchema {
           + "to close, as its close button does; page: show Grow's page instead of a listed site "
           + "(minimize and close do too)."),
       ConfigKey(
+        sections: both, key: "break-screen",
+        kind: .choice(BreakScreenChoice.allCases.map(\.rawValue)),
+        defaultValue: card.breakScreen.rawValue,
+        help: "Which breaks the breakscreen plugin covers the screen for: off, short, long or all."),
+      ConfigKey(
         sections: [.timer], key: "sleep-limit", kind: .duration(minimum: 1),
         defaultValue: DurationText.format(GrowConfig.standardSleepLimit),
         help: "A suspend this long ends the session; a shorter one pauses focus while asleep."),

@@ -501,6 +501,8 @@ private struct ConfigBuilder {
       card.allowed = items
       card.allowedLine = ConfigLine(path: path, line: line)
     case ("block", .text(let word)): card.block = DistractionBlock(rawValue: word) ?? .off
+    case ("break-screen", .text(let word)):
+      card.breakScreen = BreakScreenChoice(rawValue: word) ?? .off
     default: assertionFailure("schema key '\(key)' is not applied to cards")
     }
   }

@@ -35,6 +35,13 @@ public struct FocusCard: Sendable, Equatable, Codable {
   public var allowedLine: ConfigLine?
   /// What to do with a flagged window besides telling.
   public var block: DistractionBlock
+  /// Which of this card's breaks the `breakscreen` plugin covers the screen for.
+  public var breakScreen: BreakScreenChoice {
+    get { breakScreenSetting ?? .off }
+    set { breakScreenSetting = newValue == .off ? nil : newValue }
+  }
+  /// Optional where it is kept, so a session saved before the key existed still decodes.
+  private var breakScreenSetting: BreakScreenChoice?
 
   public init(
     name: String, focus: TimeInterval = 25 * 60, shortBreak: TimeInterval = 5 * 60,
@@ -64,6 +71,7 @@ public struct FocusCard: Sendable, Equatable, Codable {
       && a.autoStartBreaks == b.autoStartBreaks && a.autoStartFocus == b.autoStartFocus
       && a.dailyGoal == b.dailyGoal && a.intention == b.intention && a.task == b.task
       && a.distractions == b.distractions && a.allowed == b.allowed && a.block == b.block
+      && a.breakScreen == b.breakScreen
   }
 
   /// The card used when there is no config file at all: the classic 25/5/15, long break
@@ -109,4 +117,21 @@ public enum DistractionBlock: String, Sendable, Codable, CaseIterable {
   /// Whether the browser shows Grow's page for a listed site. Every mode but `off` does: a
   /// tab cannot be minimised, and a card that blocks windows means its sites too.
   public var blocksSites: Bool { self != .off }
+}
+
+/// `break-screen =` on a card: which breaks the `breakscreen` plugin covers every monitor for.
+public enum BreakScreenChoice: String, Sendable, Codable, CaseIterable {
+  case off
+  case short
+  case long
+  case all
+
+  /// Whether a break of `kind` gets the screen.
+  public func covers(_ kind: PhaseKind) -> Bool {
+    switch (self, kind) {
+    case (.all, .shortBreak), (.all, .longBreak), (.short, .shortBreak), (.long, .longBreak):
+      true
+    default: false
+    }
+  }
 }

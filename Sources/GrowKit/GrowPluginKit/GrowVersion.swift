@@ -9,10 +9,14 @@ public let growVersion = "0.1.0"
 /// (Tests/GrowCLITests/BuiltInPluginsTests.swift checks).
 @_spi(GrowHost) public let builtInPluginIDs = [
   "notify", "dnd", "x11", "wayland", "statusbar", "sound", "tray", "gnome-pomodoro", "browser",
+  "breakscreen",
 ]
 
 /// Built-in plugins that run only when the config asks for them (`[plugin.ID] enabled = true`
 /// or `[plugins] enable`): the tray icon, which on the many desktops without a
 /// StatusNotifierItem host (i3bar, polybar, most tiling window managers) has nowhere to go;
-/// and GNOME Pomodoro's API (`org.gnome.Pomodoro`), a name that belongs to another program.
-@_spi(GrowHost) public let builtInPluginsOffByDefault: Set<String> = ["tray", "gnome-pomodoro"]
+/// GNOME Pomodoro's API (`org.gnome.Pomodoro`), a name that belongs to another program; and the
+/// break screen, which covers every monitor: only for who asks for it.
+@_spi(GrowHost) public let builtInPluginsOffByDefault: Set<String> = [
+  "tray", "gnome-pomodoro", "breakscreen",
+]

@@ -35,6 +35,14 @@ public struct PhaseRecord: Sendable, Equatable {
   public var distractionSeconds: Double = 0
   /// The websites among them, each once, in the order first seen (`grow history --json`).
   public var distractionSites: [String] = []
+  /// The id every synced machine knows the phase by (docs/sync.md); nil for a phase of this
+  /// machine that is in no sync journal yet.
+  public var uid: String?
+  /// The id of the machine the phase was grown on; nil for this machine.
+  public var machine: String?
+  /// That machine's name (its host name), as its journal gives it; filled in by
+  /// `HistoryStore.phases` for phases of other machines.
+  public var machineName: String?
 
   /// - Parameter timeZone: gives the UTC offsets at the start and the end.
   public init(

@@ -21,6 +21,9 @@ public struct ExportedPhase: Sendable, Equatable, Codable {
   public var intention: String?
   /// The websites the phase's distractions were on; absent when none was a site.
   public var sites: [String]?
+  /// The name of the machine it was grown on (its host name): this one, or another that
+  /// syncs with it (docs/sync.md).
+  public var machine: String
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case id, card, kind
@@ -34,6 +37,7 @@ public struct ExportedPhase: Sendable, Equatable, Codable {
     case distractions
     case distractionSeconds = "distraction_seconds"
     case intention, sites
+    case machine
   }
 
   public init(_ phase: PhaseRecord) {
@@ -52,6 +56,7 @@ public struct ExportedPhase: Sendable, Equatable, Codable {
     distractionSeconds = Int(phase.distractionSeconds.rounded())
     intention = phase.intention
     sites = phase.distractionSites.isEmpty ? nil : phase.distractionSites
+    machine = phase.grownOn
   }
 
   /// The CSV header, in column order.
@@ -62,7 +67,7 @@ public struct ExportedPhase: Sendable, Equatable, Codable {
     [
       "\(id)", card, kind, "\(plannedSeconds)", "\(actualSeconds)", startedAt, endedAt, outcome,
       "\(pauses)", "\(pausedSeconds)", "\(awaySeconds)", "\(distractions)",
-      "\(distractionSeconds)", intention ?? "", (sites ?? []).joined(separator: " "),
+      "\(distractionSeconds)", intention ?? "", (sites ?? []).joined(separator: " "), machine,
     ]
   }
 }
@@ -205,6 +210,8 @@ public final class HistoryExportStream {
     if !phase.distractionSites.isEmpty {
       ExportBytes.appendCSVField(phase.distractionSites.joined(separator: " "), to: &buffer)
     }
+    comma()
+    ExportBytes.appendCSVField(phase.grownOn, to: &buffer)
     buffer += [0x0D, 0x0A]
   }
 
@@ -231,7 +238,9 @@ public final class HistoryExportStream {
     }
     key(",\"kind\":\"")
     buffer += phase.kind.rawValue.utf8
-    key("\",\"outcome\":\"")
+    key("\",\"machine\":")
+    ExportBytes.appendJSONString(phase.grownOn, to: &buffer)
+    key(",\"outcome\":\"")
     buffer += phase.outcome.rawValue.utf8
     key("\",\"paused_seconds\":")
     ExportBytes.appendInteger(Int(phase.pausedSeconds.rounded()), to: &buffer)

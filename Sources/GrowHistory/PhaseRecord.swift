@@ -67,6 +67,10 @@ public struct PhaseRecord: Sendable, Equatable {
     self.intention = intention
   }
 
+  /// The name of the machine the phase was grown on: this machine's host name, or the name
+  /// the other machine's journal gives (its id when it gave none).
+  public var grownOn: String { machine == nil ? ThisMachine.name : machineName ?? machine ?? "" }
+
   /// The day a phase counts for: the local day it ended on, as the timer's "today" counts.
   public var day: LocalDay { LocalDay(endedAt, offset: endOffset) }
 
@@ -136,4 +140,16 @@ extension DayActivity {
       cutShortSeconds += phase.actualSeconds
     }
   }
+}
+
+/// The machine Grow runs on.
+public enum ThisMachine {
+  /// Its host name (`gethostname`), or "unknown"; read once.
+  public static let name: String = {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown" }
+    let name = String(
+      decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return name.isEmpty ? "unknown" : name
+  }()
 }

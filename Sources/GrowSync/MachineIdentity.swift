@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 @_spi(GrowHost) import GrowCore
+import GrowHistory
 
 /// This machine as sync names it: a random id made once and kept in
 /// `$XDG_STATE_HOME/grow/machine-id` (a host name can change or be shared by two machines),
@@ -77,13 +78,7 @@ public struct MachineIdentity: Sendable, Equatable {
   }
 
   /// The host name (`gethostname`), or "unknown".
-  public static func hostName() -> String {
-    var buffer = [CChar](repeating: 0, count: 256)
-    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown" }
-    let name = String(
-      decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    return name.isEmpty ? "unknown" : name
-  }
+  public static func hostName() -> String { ThisMachine.name }
 
   /// This machine's journal in the sync folder: `grow-NAME-ID.jsonl`, the name reduced to
   /// letters, digits, `-` and `_` so that every file system syncs it.

@@ -151,20 +151,33 @@ public struct SyncFolder: Sendable {
     }
   }
 
-  /// Keeps an edit or delete made on this machine and writes it to its journal. A phase that is
-  /// in no journal needs neither: its line, written later, has it as it is then.
-  public func recordChange(
-    _ changes: [SyncChange], uid: String, at: Date, in store: HistoryStore
+  /// Keeps edits or deletes made on this machine (`grow history`) and writes them to its
+  /// journal, one record per phase. A phase that is in no journal needs none: its line,
+  /// written later, has it as it is then.
+  public func recordChanges(
+    _ changes: [(uid: String, changes: [SyncChange])], at: Date, in store: HistoryStore
   ) throws(SyncError) {
+    guard !changes.isEmpty else { return }
     let stamp = SyncStamp(at: at.timeIntervalSince1970, machine: identity.id)
+    var lines: [UInt8] = []
     do {
-      for change in changes { try store.keepLocalChange(uid: uid, change, stamp: stamp) }
+      for (uid, made) in changes {
+        for change in made { try store.keepLocalChange(uid: uid, change, stamp: stamp) }
+        lines += JournalRecord.change(uid: uid, made, stamp: stamp).line()
+      }
     } catch {
       throw .history(error)
     }
     let journal = try JournalFile(path: journalPath, identity: identity)
     defer { journal.close() }
-    try journal.append(JournalRecord.change(uid: uid, changes, stamp: stamp).line())
+    try journal.append(lines)
+  }
+
+  /// `recordChanges` for one phase.
+  public func recordChange(
+    _ changes: [SyncChange], uid: String, at: Date, in store: HistoryStore
+  ) throws(SyncError) {
+    try recordChanges([(uid, changes)], at: at, in: store)
   }
 }
 

@@ -39,7 +39,7 @@ extension Commands {
     guard let folder = config.syncFolder else { return nil }
     let identity: MachineIdentity
     do {
-      identity = try MachineIdentity.load()
+      identity = try MachineIdentity.load(name: config.syncName ?? ThisMachine.name)
     } catch {
       throw .failed(error.description)
     }

@@ -187,7 +187,7 @@ public final class Daemon {
     plugins.start(with: config)
     // After the plugins and the history, so they see what the restored session does.
     resumeSavedSession()
-    applySync(config.syncFolder)
+    applySync(config.syncFolder, name: config.syncName)
     log.info("ready on \(GrowBusAPI.busName) (pid \(getpid()))")
   }
 
@@ -367,13 +367,13 @@ public final class Daemon {
   }
 
   /// Starts, moves or stops sync for `[sync] folder` (nil: off).
-  private func applySync(_ folder: String?) {
+  private func applySync(_ folder: String?, name: String?) {
     sync?.stop()
     sync = nil
     guard let folder, let history else { return }
     let identity: MachineIdentity
     do {
-      identity = try MachineIdentity.load()
+      identity = try MachineIdentity.load(name: name ?? ThisMachine.name)
     } catch {
       return log.error("sync is off: \(error)")
     }
@@ -532,8 +532,8 @@ public final class Daemon {
         report.append("sleep-limit: \(DurationText.format(newConfig.sleepLimit))")
       }
       report += plugins.apply(newConfig)
-      if newConfig.syncFolder != config.syncFolder {
-        applySync(newConfig.syncFolder)
+      if newConfig.syncFolder != config.syncFolder || newConfig.syncName != config.syncName {
+        applySync(newConfig.syncFolder, name: newConfig.syncName)
         report.append("sync folder: \(newConfig.syncFolder ?? "off")")
       }
       config = newConfig

@@ -64,7 +64,8 @@ public struct MachineIdentity: Sendable, Equatable {
     defer { close(descriptor) }
     var buffer = [UInt8](repeating: 0, count: 64)
     let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-    let text = String(decoding: buffer.prefix(max(0, count)), as: UTF8.self).trimmingWhitespace()
+    let text = String(decoding: buffer.prefix(max(0, count)), as: UTF8.self)
+      .trimming(while: \.isWhitespace)
     guard isValidID(text) else {
       throw .machineID(
         path: path, reason: "it does not hold 16 hex digits; remove it and Grow makes a new one")

@@ -258,3 +258,18 @@ struct SeededRandom: RandomNumberGenerator {
     return z ^ (z >> 31)
   }
 }
+
+@Suite struct MachineIdentityTests {
+  /// Made once, then read back the same by every program (the daemon, the CLI).
+  @Test func theIdIsMadeOnceAndKept() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "grow-id-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("grow/machine-id").path
+    let made = try MachineIdentity.load(path: path, name: "laptop")
+    #expect(MachineIdentity.isValidID(made.id))
+    #expect(try MachineIdentity.load(path: path, name: "laptop") == made)
+    #expect(made.journalName == "grow-laptop-\(made.id).jsonl")
+    #expect(MachineIdentity(id: made.id, name: "my pc/2").journalName.hasPrefix("grow-my_pc_2-"))
+  }
+}

@@ -122,6 +122,9 @@ public enum ConfigSchema {
         sections: [.sync], key: "folder", kind: .text, defaultValue: "",
         help: "A folder synced between your machines (~/Sync/grow): one history on all of "
           + "them; empty: off. 'grow sync setup' writes it."),
+      ConfigKey(
+        sections: [.sync], key: "name", kind: .text, defaultValue: "",
+        help: "What the other machines call this one (default: its host name)."),
     ]
   }()
 

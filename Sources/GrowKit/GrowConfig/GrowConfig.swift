@@ -40,6 +40,8 @@ public struct GrowConfig: Sendable, Equatable {
   public var warnings: [ConfigProblem]
   /// `[sync] folder`, as written (`~/` not expanded); nil when sync is off.
   public var syncFolder: String?
+  /// `[sync] name`: what the other machines call this one; nil for its host name.
+  public var syncName: String?
 
   public init(
     deck: CardDeck, enabledPlugins: [String]? = nil,
@@ -385,9 +387,11 @@ private struct ConfigBuilder {
       pluginSections: pluginSections, path: path, sleepLimit: sleepLimit, warnings: warnings)
     config.enabledPluginsLine = enabledLine
     for entry in sync?.entries ?? [] {
-      if let sync, case .text(let folder) = value(of: entry, in: sync, kind: .sync) {
-        config.syncFolder = folder.isEmpty ? nil : folder
+      guard let sync, case .text(let text) = value(of: entry, in: sync, kind: .sync) else {
+        continue
       }
+      if entry.key == "folder" { config.syncFolder = text.isEmpty ? nil : text }
+      if entry.key == "name" { config.syncName = text.isEmpty ? nil : text }
     }
     return config
   }

@@ -1,0 +1,103 @@
+import Foundation
+import GrowTestSupport
+import Testing
+
+/// Two complete Grows, each with its own private bus, XDG directories and daemon, and real
+/// Syncthing instances on 127.0.0.1 syncing their sync folders: one history on both.
+@Suite(.serialized) struct SyncTwoMachinesTests {
+  /// One machine: a daemon and its Syncthing.
+  final class Machine {
+    let harness: DaemonHarness
+    let syncthing: SyncthingPeer
+    let folder: String
+    let name: String
+
+    init(_ name: String) throws {
+      self.name = name
+      harness = try DaemonHarness(
+        config: """
+          [timer]
+          focus = 1s
+          short-break = 1m
+
+          [card.review]
+
+          [sync]
+          name = \(name)
+          """, startDaemon: false)
+      folder = harness.bus.environment["HOME", default: ""] + "/Sync/grow"
+      syncthing = try SyncthingPeer(directory: harness.bus.directory, folder: folder)
+    }
+
+    /// `grow history --all --json`, decoded.
+    func history() throws -> [[String: Any]] {
+      let result = try harness.grow("history", "--all", "--json")
+      guard result.status == 0 else { throw HarnessError("grow history: \(result.stderr)") }
+      return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
+        ?? []
+    }
+
+    /// Waits (a generous deadline, for Syncthing) until the history satisfies `condition`.
+    func waitForHistory(_ condition: ([[String: Any]]) -> Bool) throws -> [[String: Any]] {
+      let deadline = Date().addingTimeInterval(90)
+      while true {
+        let phases = try history()
+        if condition(phases) { return phases }
+        guard Date() < deadline else {
+          throw HarnessError(
+            "\(name)'s history never matched: \(phases)\ndaemon: \(harness.daemon?.stderr ?? "")")
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+      }
+    }
+  }
+
+  @Test func aPhaseGrownOnOneMachineShowsOnTheOtherAndAnEditComesBack() throws {
+    let laptop = try Machine("laptop")
+    let desktop = try Machine("desktop")
+    try laptop.syncthing.share(with: [desktop.syncthing])
+    try desktop.syncthing.share(with: [laptop.syncthing])
+    try laptop.syncthing.start()
+    try desktop.syncthing.start()
+    defer {
+      laptop.syncthing.stop()
+      desktop.syncthing.stop()
+    }
+    for machine in [laptop, desktop] {
+      try machine.harness.start()
+      let setup = try machine.harness.grow("sync", "setup", machine.folder)
+      #expect(setup.status == 0, "\(setup.stderr)")
+      #expect(setup.stdout.contains("the running daemon syncs from now on"))
+    }
+
+    // A focus of one second on the laptop.
+    #expect(try laptop.harness.grow("start").status == 0)
+    let grown = try laptop.waitForHistory { $0.contains { $0["kind"] as? String == "focus" } }
+    let ended = Date()
+    #expect(grown.first?["machine"] as? String != nil)
+    let arrived = try desktop.waitForHistory { phases in
+      phases.contains { $0["machine"] as? String == "laptop" && $0["kind"] as? String == "focus" }
+    }
+    print("sync: a focus ended on the laptop was in the desktop's history after \(Date().timeIntervalSince(ended)) s")
+    #expect(arrived.count == 1)
+    // It counts in the desktop's today.
+    _ = try desktop.harness.waitForStatus { ($0["completed_today"] as? Int ?? 0) == 1 }
+    let filtered = try desktop.harness.grow("history", "--all", "--machine", "laptop", "--json")
+    #expect(filtered.stdout.contains("\"machine\":\"laptop\""))
+
+    // An edit on the desktop reaches the laptop.
+    let id = try #require(arrived.first?["id"] as? Int)
+    let edit = try desktop.harness.grow("history", "edit", "\(id)", "--card", "review")
+    #expect(edit.status == 0, "\(edit.stderr)")
+    _ = try laptop.waitForHistory { phases in
+      phases.contains { $0["card"] as? String == "review" && $0["kind"] as? String == "focus" }
+    }
+
+    let status = try desktop.harness.grow("sync", "status", "--json")
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+    let machines = report["machines"] as? [[String: Any]] ?? []
+    #expect(machines.first?["name"] as? String == "laptop")
+    #expect(machines.first?["phases"] as? Int == 1)
+  }
+}

@@ -117,7 +117,9 @@ extension Commands {
     }
     let checked = sync.check()
     let known = (try? withHistory { store throws(HistoryError) in try store.syncMachines() }) ?? []
-    let status = SyncStatusReport(sync: sync, checked: checked, known: known)
+    let status = SyncStatusReport(
+      sync: sync, checked: checked, known: known,
+      syncthing: SyncthingProbe.report(folder: sync.path))
     if json { return say(status.json()) }
     for line in status.lines() { say(line) }
   }
@@ -150,9 +152,10 @@ struct SyncStatusReport {
     var journal: String
     var machines: [Machine]
     var problems: [String]
+    var syncthing: SyncthingReport
 
     enum CodingKeys: String, CodingKey {
-      case enabled, folder, journal, machines, problems
+      case enabled, folder, journal, machines, problems, syncthing
       case machineID = "machine_id"
       case machineName = "machine_name"
     }
@@ -162,7 +165,7 @@ struct SyncStatusReport {
 
   init(
     sync: SyncFolder, checked: (problems: [JournalProblem], machines: [(id: String, name: String)]),
-    known: [SyncMachine]
+    known: [SyncMachine], syncthing: SyncthingReport
   ) {
     var machines: [Machine] = known.map { machine in
       Machine(
@@ -178,7 +181,8 @@ struct SyncStatusReport {
     }
     report = Report(
       folder: sync.path, machineID: sync.identity.id, machineName: sync.identity.name,
-      journal: sync.journalPath, machines: machines, problems: checked.problems.map(\.description))
+      journal: sync.journalPath, machines: machines, problems: checked.problems.map(\.description),
+      syncthing: syncthing)
   }
 
   func json() -> String {
@@ -208,6 +212,9 @@ struct SyncStatusReport {
           "absent": machine.journalInFolder ? "" : " (its journal is not in the folder now)",
         ]))
     }
+    let syncthing = report.syncthing.summary
+    lines.append(
+      (syncthing.ok ? "" : "! ") + syncthing.text + (syncthing.fix.map { "; fix: \($0)" } ?? ""))
     for problem in report.problems { lines.append("! \(problem)") }
     return lines
   }

@@ -30,6 +30,23 @@ public struct JournalProblem: Sendable, Equatable, Hashable, CustomStringConvert
   public var line: Int?
   public var issue: Issue
 
+  /// What the person can do about it.
+  public var fix: String {
+    switch issue {
+    case .notGrows, .notARegularFile:
+      Message("move it out of the sync folder").render()
+    case .newerVersion:
+      Message("update Grow on this machine").render()
+    case .invalidRecord, .lineTooLong, .rewritten:
+      Message(
+        "nothing, unless it keeps coming: the records around it are merged; the machine that "
+          + "writes the journal has the phases in its own history"
+      ).render()
+    case .unreadable:
+      Message("check the file's permissions").render()
+    }
+  }
+
   public var description: String {
     let place = line.map { "\(path):\($0)" } ?? path
     switch issue {

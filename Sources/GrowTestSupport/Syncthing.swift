@@ -79,7 +79,9 @@ public final class SyncthingPeer {
       \(devices)    </folder>
 
       """
-    guard let opening = config.range(of: "<configuration version=\"[0-9]+\">\n", options: .regularExpression)
+    guard
+      let opening = config.range(
+        of: "<configuration version=\"[0-9]+\">\n", options: .regularExpression)
     else { throw HarnessError("no <configuration> in \(configURL.path)") }
     config.insert(contentsOf: added, at: opening.upperBound)
     try config.write(to: configURL, atomically: true, encoding: .utf8)
@@ -106,7 +108,8 @@ public final class SyncthingPeer {
   /// A GET of its REST API, with the API key.
   public func rest(_ path: String) throws -> String {
     try Command.run(
-      "curl", ["-sf", "-m", "5", "-H", "X-API-Key: \(apiKey)", "http://127.0.0.1:\(guiPort)\(path)"],
+      "curl",
+      ["-sf", "-m", "5", "-H", "X-API-Key: \(apiKey)", "http://127.0.0.1:\(guiPort)\(path)"],
       timeout: 10
     ).stdout
   }

@@ -26,7 +26,9 @@ import Testing
           name = \(name)
           """, startDaemon: false)
       folder = harness.bus.environment["HOME", default: ""] + "/Sync/grow"
-      syncthing = try SyncthingPeer(directory: harness.bus.directory, folder: folder)
+      // In $XDG_CONFIG_HOME/syncthing, where Grow looks for its config.xml.
+      syncthing = try SyncthingPeer(
+        directory: harness.bus.directory.appendingPathComponent("config"), folder: folder)
     }
 
     /// `grow history --all --json`, decoded.
@@ -78,7 +80,9 @@ import Testing
     let arrived = try desktop.waitForHistory { phases in
       phases.contains { $0["machine"] as? String == "laptop" && $0["kind"] as? String == "focus" }
     }
-    print("sync: a focus ended on the laptop was in the desktop's history after \(Date().timeIntervalSince(ended)) s")
+    print(
+      "sync: a focus ended on the laptop was in the desktop's history after \(Date().timeIntervalSince(ended)) s"
+    )
     #expect(arrived.count == 1)
     // It counts in the desktop's today.
     _ = try desktop.harness.waitForStatus { ($0["completed_today"] as? Int ?? 0) == 1 }
@@ -99,5 +103,42 @@ import Testing
     let machines = report["machines"] as? [[String: Any]] ?? []
     #expect(machines.first?["name"] as? String == "laptop")
     #expect(machines.first?["phases"] as? Int == 1)
+    let syncthing = report["syncthing"] as? [String: Any] ?? [:]
+    #expect(syncthing["finding"] as? String == "shared", "\(syncthing)")
+    #expect(syncthing["devices"] as? Int == 1)
+
+    // The desktop is offline (its Syncthing stopped) while the laptop grows another focus;
+    // it catches up when it is back.
+    desktop.syncthing.stop()
+    #expect(try laptop.harness.grow("stop").status == 0)
+    #expect(try laptop.harness.grow("start").status == 0)
+    _ = try laptop.waitForHistory { $0.filter { $0["kind"] as? String == "focus" }.count == 2 }
+    try desktop.syncthing.start()
+    _ = try desktop.waitForHistory { phases in
+      phases.filter { $0["machine"] as? String == "laptop" && $0["kind"] as? String == "focus" }
+        .count == 2
+    }
+    _ = try desktop.harness.waitForStatus { ($0["completed_today"] as? Int ?? 0) == 2 }
+
+    // A file in the folder that is not a journal: the doctor names it on both machines, and
+    // both histories stay whole.
+    try "not a journal\n".write(
+      toFile: laptop.folder + "/notes.jsonl", atomically: true, encoding: .utf8)
+    let doctor = try laptop.harness.grow("doctor")
+    #expect(doctor.stdout.contains("notes.jsonl:1: not a Grow sync journal"), "\(doctor.stdout)")
+    #expect(doctor.stdout.contains("syncthing: Syncthing shares folder 'grow'"))
+    let deadline = Date().addingTimeInterval(90)
+    while !FileManager.default.fileExists(atPath: desktop.folder + "/notes.jsonl"),
+      Date() < deadline
+    {
+      Thread.sleep(forTimeInterval: 0.1)
+    }
+    #expect(try desktop.harness.grow("doctor").stdout.contains("notes.jsonl:1: not a Grow"))
+    let desktopHistory = try desktop.history()
+    #expect(
+      desktopHistory.count == (try laptop.history()).count
+        && desktopHistory.filter { $0["kind"] as? String == "focus" }.count == 2,
+      "\(desktopHistory)")
+    #expect(try laptop.harness.status()["completed_today"] as? Int == 2)
   }
 }

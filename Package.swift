@@ -122,7 +122,8 @@ let package = Package(
     // `grow` and the plugins), built by `swift build --build-tests` for their tests.
     // Benchmarks (make bench): prints figures, asserts nothing.
     .executableTarget(
-      name: "grow-bench", dependencies: [kit, "GrowDaemon", "GrowHistory", "GrowTestSupport"],
+      name: "grow-bench",
+      dependencies: [kit, "GrowDaemon", "GrowHistory", "GrowSync", "GrowTestSupport"],
       path: "Tools/grow-bench"),
     // The fault-injection soak (make soak; a short run in make test): kills, crashes, checks.
     .target(

@@ -183,7 +183,8 @@ extension Commands {
       Message("--machine: no machine '{name}' (this one is {this}{others})").render([
         "name": shown(name), "this": ThisMachine.name,
         "others": machines.isEmpty
-          ? "; no other machine syncs with it" : "; others: "
+          ? "; no other machine syncs with it"
+          : "; others: "
             + machines.map(\.name).joined(separator: ", "),
       ]))
   }

@@ -282,18 +282,21 @@ extension HistoryStore {
     ) { $0.text(0) ?? "" }
   }
 
-  /// Keeps an edit or delete made here (`grow history`) with its stamp, and leaves the phase
-  /// as the latest change says (one made elsewhere with a later stamp still wins).
-  public func keepLocalChange(uid: String, _ change: SyncChange, stamp: SyncStamp)
+  /// Keeps edits and deletes made here (`grow history`) with their stamp, in one transaction,
+  /// and leaves each phase as the latest change says (one made elsewhere with a later stamp
+  /// still wins).
+  public func keepLocalChanges(_ changes: [(uid: String, change: SyncChange)], stamp: SyncStamp)
     throws(HistoryError)
   {
     try transactionForSync { () throws(HistoryError) in
-      _ = try keepIfLatest(uid: uid, change, stamp: stamp)
-      let winner = try query(
-        "SELECT value FROM sync_changes WHERE uid = ? AND field = ?",
-        [.text(uid), .text(change.field)]
-      ) { $0.text(0) ?? "" }.first
-      if let winner { try apply(field: change.field, value: winner, uid: uid) }
+      for (uid, change) in changes {
+        _ = try keepIfLatest(uid: uid, change, stamp: stamp)
+        let winner = try query(
+          "SELECT value FROM sync_changes WHERE uid = ? AND field = ?",
+          [.text(uid), .text(change.field)]
+        ) { $0.text(0) ?? "" }.first
+        if let winner { try apply(field: change.field, value: winner, uid: uid) }
+      }
     }
   }
 

@@ -150,6 +150,7 @@ struct JournalReader {
     var line = start.line
     var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
     var stopped = false
+    let decoder = JSONDecoder()
     reading: while !stopped {
       let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
       if count < 0 && errno == EINTR { continue }
@@ -177,7 +178,7 @@ struct JournalReader {
         } else {
           let bytes: ArraySlice<UInt8> =
             pending.isEmpty ? chunk[from..<newline] : ArraySlice(pending + chunk[from..<newline])
-          switch JournalRecord.read(bytes) {
+          switch JournalRecord.read(bytes, decoder: decoder) {
           case .header(let id, let name):
             if line == 1 { pass.machine = (id, name) }
             items.append(.machine(id: id, name: name))

@@ -119,9 +119,9 @@ struct JournalRecord: Codable, Equatable {
     case invalid(reason: String)
   }
 
-  static func read(_ bytes: ArraySlice<UInt8>) -> Meaning {
-    guard let record = try? JSONDecoder().decode(JournalRecord.self, from: Data(bytes)) else {
-      if let versioned = try? JSONDecoder().decode(Versioned.self, from: Data(bytes)),
+  static func read(_ bytes: ArraySlice<UInt8>, decoder: JSONDecoder = JSONDecoder()) -> Meaning {
+    guard let record = try? decoder.decode(JournalRecord.self, from: Data(bytes)) else {
+      if let versioned = try? decoder.decode(Versioned.self, from: Data(bytes)),
         versioned.v > version
       {
         return .newer(version: versioned.v)

@@ -161,8 +161,9 @@ public struct SyncFolder: Sendable {
     let stamp = SyncStamp(at: at.timeIntervalSince1970, machine: identity.id)
     var lines: [UInt8] = []
     do {
+      try store.keepLocalChanges(
+        changes.flatMap { uid, made in made.map { (uid, $0) } }, stamp: stamp)
       for (uid, made) in changes {
-        for change in made { try store.keepLocalChange(uid: uid, change, stamp: stamp) }
         lines += JournalRecord.change(uid: uid, made, stamp: stamp).line()
       }
     } catch {

@@ -36,7 +36,8 @@ extension Commands {
     if let export {
       // Row by row as SQLite reads them: forty years take the memory of a day.
       try withHistory { store throws(HistoryError) in
-        let stream = HistoryExportStream(format: export, flush: sayBytes)
+        let stream = HistoryExportStream(
+          format: export, thisMachine: thisMachineName(), flush: sayBytes)
         try store.eachPhase(days: days, card: arguments.value("card"), machine: machine) {
           stream.add($0)
         }
@@ -71,7 +72,7 @@ extension Commands {
       }
       if let intention = phase.intention { line += " · \(intention)" }
       if phase.machine != nil {
-        line += Message(" · on {machine}").render(["machine": phase.grownOn])
+        line += Message(" · on {machine}").render(["machine": phase.grownOn()])
       }
       say(line)
     }
@@ -169,7 +170,7 @@ extension Commands {
   /// The machine `--machine NAME` names: '' for this one (its host name or sync id), else the
   /// id of a machine whose phases came through sync (its name, its id or the start of it).
   private static func machineID(named name: String) throws(CLIError) -> String {
-    if name == ThisMachine.name { return "" }
+    if name == ThisMachine.name || name == thisMachineName() { return "" }
     if let own = try? MachineIdentity.read(MachineIdentity.defaultPath()), own == name {
       return ""
     }
@@ -187,6 +188,11 @@ extension Commands {
           : "; others: "
             + machines.map(\.name).joined(separator: ", "),
       ]))
+  }
+
+  /// What this machine is called: `[sync] name`, else its host name.
+  static func thisMachineName() -> String {
+    (try? GrowConfig.load())?.syncName ?? ThisMachine.name
   }
 
   /// Writes deletes of shared phases into this machine's sync journal, so the other machines

@@ -31,8 +31,6 @@ final class SyncService {
   /// Problems already logged, so a journal damaged for good is said once per daemon.
   private var reported: Set<JournalProblem> = []
   private var stopped = false
-  /// What the merges since start did (tests, `grow sync status` through the log).
-  private(set) var merged = SyncMergeResult()
 
   init(folder: SyncFolder, history: HistoryRecorder, events: EventBus, log: Logger) {
     self.folder = folder
@@ -121,7 +119,6 @@ final class SyncService {
   }
 
   private func took(_ report: SyncFolder.MergeReport) {
-    merged.add(report.result)
     if report.result.changedAnything {
       log.info(
         Message(

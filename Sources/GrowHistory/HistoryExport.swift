@@ -40,7 +40,10 @@ public struct ExportedPhase: Sendable, Equatable, Codable {
     case machine
   }
 
-  public init(_ phase: PhaseRecord) {
+  public init(_ phase: PhaseRecord) { self.init(phase, thisMachine: ThisMachine.name) }
+
+  /// - Parameter thisMachine: what this machine is called (`PhaseRecord.grownOn`).
+  public init(_ phase: PhaseRecord, thisMachine: String) {
     id = phase.id
     card = phase.card
     kind = phase.kind.rawValue
@@ -56,7 +59,7 @@ public struct ExportedPhase: Sendable, Equatable, Codable {
     distractionSeconds = Int(phase.distractionSeconds.rounded())
     intention = phase.intention
     sites = phase.distractionSites.isEmpty ? nil : phase.distractionSites
-    machine = phase.grownOn
+    machine = phase.grownOn(thisMachine: thisMachine)
   }
 
   /// The CSV header, in column order.
@@ -142,12 +145,17 @@ public final class HistoryExportStream {
   public static let flushSize = 64 * 1024
   private let format: Format
   private let flush: ([UInt8]) -> Void
+  private let thisMachine: String
   private var buffer: [UInt8] = []
   private var rows = 0
 
   /// Starts the document (the CSV header, or JSON's opening bracket).
-  public init(format: Format, flush: @escaping ([UInt8]) -> Void) {
+  /// - Parameter thisMachine: what this machine is called (`PhaseRecord.grownOn`).
+  public init(
+    format: Format, thisMachine: String = ThisMachine.name, flush: @escaping ([UInt8]) -> Void
+  ) {
     self.format = format
+    self.thisMachine = thisMachine
     self.flush = flush
     buffer.reserveCapacity(Self.flushSize + 4096)
     switch format {
@@ -211,7 +219,7 @@ public final class HistoryExportStream {
       ExportBytes.appendCSVField(phase.distractionSites.joined(separator: " "), to: &buffer)
     }
     comma()
-    ExportBytes.appendCSVField(phase.grownOn, to: &buffer)
+    ExportBytes.appendCSVField(phase.grownOn(thisMachine: thisMachine), to: &buffer)
     buffer += [0x0D, 0x0A]
   }
 
@@ -239,7 +247,7 @@ public final class HistoryExportStream {
     key(",\"kind\":\"")
     buffer += phase.kind.rawValue.utf8
     key("\",\"machine\":")
-    ExportBytes.appendJSONString(phase.grownOn, to: &buffer)
+    ExportBytes.appendJSONString(phase.grownOn(thisMachine: thisMachine), to: &buffer)
     key(",\"outcome\":\"")
     buffer += phase.outcome.rawValue.utf8
     key("\",\"paused_seconds\":")

@@ -67,9 +67,12 @@ public struct PhaseRecord: Sendable, Equatable {
     self.intention = intention
   }
 
-  /// The name of the machine the phase was grown on: this machine's host name, or the name
-  /// the other machine's journal gives (its id when it gave none).
-  public var grownOn: String { machine == nil ? ThisMachine.name : machineName ?? machine ?? "" }
+  /// The name of the machine the phase was grown on: `thisMachine` (the host name, or what
+  /// `[sync] name` calls it), or the name the other machine's journal gives (its id when it
+  /// gave none).
+  public func grownOn(thisMachine: String = ThisMachine.name) -> String {
+    machine == nil ? thisMachine : machineName ?? machine ?? ""
+  }
 
   /// The day a phase counts for: the local day it ended on, as the timer's "today" counts.
   public var day: LocalDay { LocalDay(endedAt, offset: endOffset) }

@@ -22,6 +22,8 @@ import Testing
 
           [card.review]
 
+          [card.essay]
+
           [sync]
           name = \(name)
           """, startDaemon: false)
@@ -52,6 +54,45 @@ import Testing
         Thread.sleep(forTimeInterval: 0.1)
       }
     }
+  }
+
+  /// Three machines; two edit the same phase at nearly the same time, and a journal is
+  /// damaged on one of them: all three end with the same history, the later edit's.
+  @Test func threeMachinesEditingOnePhaseConverge() throws {
+    let machines = try ["laptop", "desktop", "office"].map(Machine.init)
+    for machine in machines {
+      try machine.syncthing.share(with: machines.filter { $0 !== machine }.map(\.syncthing))
+    }
+    for machine in machines { try machine.syncthing.start() }
+    defer { for machine in machines { machine.syncthing.stop() } }
+    for machine in machines {
+      try machine.harness.start()
+      #expect(try machine.harness.grow("sync", "setup", machine.folder).status == 0)
+    }
+    let (laptop, desktop, office) = (machines[0], machines[1], machines[2])
+    #expect(try laptop.harness.grow("start").status == 0)
+    var ids: [Int] = []
+    for machine in [desktop, office] {
+      let phases = try machine.waitForHistory { phases in
+        phases.contains { $0["machine"] as? String == "laptop" && $0["kind"] as? String == "focus" }
+      }
+      ids.append(try #require(phases.first { $0["kind"] as? String == "focus" }?["id"] as? Int))
+    }
+    #expect(
+      try desktop.harness.grow("history", "edit", "\(ids[0])", "--card", "review").status == 0)
+    #expect(try office.harness.grow("history", "edit", "\(ids[1])", "--card", "essay").status == 0)
+    for machine in machines {
+      _ = try machine.waitForHistory { phases in
+        phases.contains { $0["card"] as? String == "essay" && $0["kind"] as? String == "focus" }
+      }
+    }
+    let histories = try machines.map { machine in
+      try machine.history().map {
+        "\($0["started_at"] ?? "") \($0["card"] ?? "") \($0["machine"] ?? "")"
+      }
+    }
+    #expect(histories[0] == histories[1] && histories[1] == histories[2], "\(histories)")
+    #expect(try office.harness.status()["completed_today"] as? Int == 1)
   }
 
   @Test func aPhaseGrownOnOneMachineShowsOnTheOtherAndAnEditComesBack() throws {

@@ -241,12 +241,12 @@ extension HistoryStore {
     result.reserveCapacity(phases.count)
     for phase in phases {
       let distractions = try query(
-        "SELECT app_class, seconds, title FROM distractions WHERE phase_id = ? ORDER BY id",
+        "SELECT app_class, seconds, title, site FROM distractions WHERE phase_id = ? ORDER BY id",
         [.integer(phase.id)]
       ) { row in
         Distraction(
           phaseID: phase.id, appClass: row.text(0) ?? "", seconds: row.double(1),
-          title: row.text(2))
+          title: row.text(2), site: row.text(3))
       }
       result.append((phase, distractions))
     }

@@ -75,7 +75,7 @@ struct JournalRecord: Codable, Equatable {
     record.away = phase.awaySeconds
     record.intention = phase.intention
     record.distractions = distractions.map {
-      JournalDistraction(app: $0.appClass, seconds: $0.seconds, title: $0.title)
+      JournalDistraction(app: $0.appClass, seconds: $0.seconds, title: $0.title, site: $0.site)
     }
     return record
   }
@@ -173,7 +173,8 @@ struct JournalRecord: Codable, Equatable {
     phase.uid = uid
     phase.machine = machine
     let rows = (distractions ?? []).filter { $0.seconds.isFinite && $0.seconds >= 0 }.map {
-      Distraction(phaseID: 0, appClass: $0.app, seconds: $0.seconds, title: $0.title)
+      Distraction(
+        phaseID: 0, appClass: $0.app, seconds: $0.seconds, title: $0.title, site: $0.site)
     }
     return .items([.phase(phase, rows)])
   }
@@ -206,4 +207,6 @@ struct JournalDistraction: Codable, Equatable {
   var app: String
   var seconds: Double
   var title: String?
+  /// The website, when the browser extension reported one.
+  var site: String?
 }

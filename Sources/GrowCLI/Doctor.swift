@@ -498,11 +498,18 @@ struct Doctor {
     }
     let check = "sync"
     let path = SyncFolder.expand(folder, environment: environment)
+    // Read only, as every check here: the id is made by `grow sync setup` or the daemon.
     let identity: MachineIdentity
     do {
-      identity = try MachineIdentity.load(
-        path: MachineIdentity.defaultPath(environment: environment),
-        name: config.syncName ?? ThisMachine.name)
+      guard let id = try MachineIdentity.read(MachineIdentity.defaultPath(environment: environment))
+      else {
+        return [
+          .warning(
+            check, Message("this machine has no sync id yet").render(),
+            fix: "grow sync setup \(folder)")
+        ]
+      }
+      identity = MachineIdentity(id: id, name: config.syncName ?? ThisMachine.name)
     } catch {
       return [.failed(check, error.description, fix: "grow sync setup \(folder)")]
     }

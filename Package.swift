@@ -83,6 +83,8 @@ let package = Package(
       name: "CCanberra", pkgConfig: "libcanberra", providers: [.apt(["libcanberra-dev"])]),
     // The phase history (SQLite), its statistics, the garden and the SVG report.
     .target(name: "GrowHistory", dependencies: [kit, "CSQLite"]),
+    // One history over several machines: the journals of a synced folder (docs/sync.md).
+    .target(name: "GrowSync", dependencies: [kit, "GrowHistory"]),
     // XCB with the SYNC (idle alarm) extension, behind the x11 plugin's Swift wrapper
     // (Plugins/X11Plugin/X11Display.swift) and the tests' title flood (GrowTestSupport).
     .systemLibrary(
@@ -108,8 +110,8 @@ let package = Package(
       linkerSettings: [.linkedLibrary("wayland-client")]),
 
     // App: the daemon (event loop, D-Bus service) and the command line.
-    .target(name: "GrowDaemon", dependencies: [kit, "GrowHistory"]),
-    .target(name: "GrowCLI", dependencies: [kit, "GrowDaemon", "GrowHistory"]),
+    .target(name: "GrowDaemon", dependencies: [kit, "GrowHistory", "GrowSync"]),
+    .target(name: "GrowCLI", dependencies: [kit, "GrowDaemon", "GrowHistory", "GrowSync"]),
     // Installed as PREFIX/bin/grow with libGrowKit.so (and the Swift runtime) in
     // PREFIX/lib/grow: the RUNPATH finds them there without LD_LIBRARY_PATH.
     .executableTarget(
@@ -120,7 +122,8 @@ let package = Package(
     // `grow` and the plugins), built by `swift build --build-tests` for their tests.
     // Benchmarks (make bench): prints figures, asserts nothing.
     .executableTarget(
-      name: "grow-bench", dependencies: [kit, "GrowDaemon", "GrowHistory", "GrowTestSupport"],
+      name: "grow-bench",
+      dependencies: [kit, "GrowDaemon", "GrowHistory", "GrowSync", "GrowTestSupport"],
       path: "Tools/grow-bench"),
     // The fault-injection soak (make soak; a short run in make test): kills, crashes, checks.
     .target(
@@ -159,6 +162,8 @@ let package = Package(
       name: "GrowSoakTests", dependencies: [kit, "GrowSoak", "GrowHistory", "GrowTestSupport"]),
     .testTarget(name: "GrowPluginKitTests", dependencies: [kit, "GrowAPI"]),
     .testTarget(name: "GrowFuzzTests", dependencies: [kit, "GrowFuzz"]),
+    .testTarget(
+      name: "GrowSyncTests", dependencies: [kit, "GrowHistory", "GrowSync", "GrowTestSupport"]),
   ]
     // Built-in plugins, in Plugins/ (run-time plugins, not SwiftPM package plugins).
     + builtInPlugins.map {

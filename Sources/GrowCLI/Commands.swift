@@ -184,12 +184,16 @@ enum Commands {
         """, run: runStats),
     Command(
       name: "history",
-      synopsis: "[--from DATE --to DATE|--all] [--card NAME] [--json|--csv] | delete | edit",
+      synopsis:
+        "[--from DATE --to DATE|--all] [--card NAME] [--machine NAME] [--json|--csv] | delete "
+        + "| edit",
       summary: "list, delete or fix the recorded phases",
       details: """
         Every ended phase is kept in $XDG_DATA_HOME/grow/history.sqlite; nothing leaves the
         machine. Without a range, the last 7 days.
           --json, --csv                      the raw phases for scripts and spreadsheets
+                                             (machine: where each phase was grown)
+          --machine NAME                     only the phases grown on that machine (grow sync)
           delete ID [ID…]                    deletes those phases (all or none)
           delete --from DATE --to DATE       deletes those days' phases; asks on a terminal,
                                              and from a script needs --yes
@@ -198,6 +202,17 @@ enum Commands {
         Outcomes: completed (ran its course), skipped (grow skip), stopped (grow stop),
         abandoned (Grow exited while it ran).
         """, run: runHistory),
+    Command(
+      name: "sync", synopsis: "setup [FOLDER] | status [--json]",
+      summary: "one history on every machine you use, through a folder Syncthing syncs",
+      details: """
+        Each machine writes its phases, edits and deletes into its own journal in the folder
+        and merges the others' (docs/sync.md); the history database itself is never synced.
+          setup [FOLDER]    sets [sync] folder in config.ini (default ~/Sync/grow), writes
+                            this machine's history into its journal, merges what is there
+          status [--json]   the folder, this machine, the others with their latest phase,
+                            and any damaged journal by file and line
+        """, run: runSync),
     Command(
       name: "goal",
       synopsis: "add NAME [--under GOAL] [--hours N] [--card CARD] [--by DATE] | list [--json] "

@@ -5,7 +5,9 @@ import Glibc
 import GrowDBus
 import GrowDaemon
 import GrowHistory
+import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
+import GrowSync
 
 /// One line of `grow doctor`.
 struct DoctorCheck: Encodable, Equatable {
@@ -78,6 +80,7 @@ struct Doctor {
     }
     checks.append(checkDataDirectory())
     checks += checkKeptPhases()
+    checks += checkSync()
     checks += checkPlugins()
     if let gnomePomodoro = checkGnomePomodoro() { checks.append(gnomePomodoro) }
     if let browser = checkBrowser() { checks.append(browser) }
@@ -485,6 +488,60 @@ struct Doctor {
     return PendingPhases.problems(at: journal).map { found in
       .warning("kept phases", found.problem, fix: found.fix)
     }
+  }
+
+  /// Sync (`[sync] folder`): the folder, the journals in it that cannot be read whole (by
+  /// file and line), and whether Syncthing shares the folder with another machine.
+  private func checkSync() -> [DoctorCheck] {
+    guard case .success(let config) = loadConfig(), let folder = config.syncFolder else {
+      return []
+    }
+    let check = "sync"
+    let path = SyncFolder.expand(folder, environment: environment)
+    // Read only, as every check here: the id is made by `grow sync setup` or the daemon.
+    let identity: MachineIdentity
+    do {
+      guard let id = try MachineIdentity.read(MachineIdentity.defaultPath(environment: environment))
+      else {
+        return [
+          .warning(
+            check, Message("this machine has no sync id yet").render(),
+            fix: "grow sync setup \(folder)")
+        ]
+      }
+      identity = MachineIdentity(id: id, name: config.syncName ?? ThisMachine.name)
+    } catch {
+      return [.failed(check, error.description, fix: "grow sync setup \(folder)")]
+    }
+    var isDirectory = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory
+    else {
+      return [
+        .failed(
+          check, Message("the sync folder {path} is missing").render(["path": path]),
+          fix: "grow sync setup \(folder)")
+      ]
+    }
+    let sync = SyncFolder(path: path, identity: identity)
+    let (problems, machines) = sync.check()
+    let others = machines.filter { $0.id != identity.id }.map(\.name)
+    var checks: [DoctorCheck] = [
+      .ok(
+        check,
+        Message("{path}: this machine is {name}; others: {others}").render([
+          "path": path, "name": identity.name,
+          "others": others.isEmpty ? "none yet" : others.joined(separator: ", "),
+        ]))
+    ]
+    for problem in problems {
+      checks.append(.warning("sync journal", problem.description, fix: problem.fix))
+    }
+    let syncthing = SyncthingProbe.report(folder: path, environment: environment).summary
+    checks.append(
+      syncthing.ok
+        ? .ok("syncthing", syncthing.text)
+        : .warning("syncthing", syncthing.text, fix: syncthing.fix ?? ""))
+    return checks
   }
 
   private var directories: PluginDirectories { .standard(environment: environment) }

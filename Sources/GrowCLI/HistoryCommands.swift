@@ -5,13 +5,15 @@ import GrowConfig
 import GrowHistory
 import GrowMessages
 import GrowPluginKit
+import GrowSync
 
 extension Commands {
   /// `grow history [--from DATE] [--to DATE] [--card NAME] [--all] [--json|--csv]`,
   /// `grow history delete --from DATE --to DATE`, `grow history edit ID --card|--outcome`.
   static func runHistory(_ words: [String]) throws(CLIError) {
     let arguments = try parse(
-      words, values: ["from", "to", "card", "outcome"], flags: ["json", "csv", "all", "yes"],
+      words, values: ["from", "to", "card", "outcome", "machine"],
+      flags: ["json", "csv", "all", "yes"],
       usage: "history")
     switch arguments.positionals.first {
     case "delete": try deleteHistory(arguments)
@@ -28,18 +30,24 @@ extension Commands {
     let days = arguments.flag("all") ? nil : try dayRange(arguments, defaultDays: 7)
     let export: HistoryExportStream.Format? =
       arguments.flag("json") ? .json : arguments.flag("csv") ? .csv : nil
+    let machine = try arguments.value("machine").map { name throws(CLIError) in
+      try machineID(named: name)
+    }
     if let export {
       // Row by row as SQLite reads them: forty years take the memory of a day.
       try withHistory { store throws(HistoryError) in
-        let stream = HistoryExportStream(format: export, flush: sayBytes)
-        try store.eachPhase(days: days, card: arguments.value("card")) { stream.add($0) }
+        let stream = HistoryExportStream(
+          format: export, thisMachine: thisMachineName(), flush: sayBytes)
+        try store.eachPhase(days: days, card: arguments.value("card"), machine: machine) {
+          stream.add($0)
+        }
         stream.finish()
       }
       if export == .json { say("") }
       return
     }
     let phases = try withHistory { store throws(HistoryError) in
-      try store.phases(days: days, card: arguments.value("card"))
+      try store.phases(days: days, card: arguments.value("card"), machine: machine)
     }
     guard !phases.isEmpty else {
       return say(
@@ -63,6 +71,9 @@ extension Commands {
         line += " · paused \(phase.pauseCount)× (\(DurationText.format(phase.pausedSeconds)))"
       }
       if let intention = phase.intention { line += " · \(intention)" }
+      if phase.machine != nil {
+        line += Message(" · on {machine}").render(["machine": phase.grownOn()])
+      }
       say(line)
     }
   }
@@ -83,7 +94,12 @@ extension Commands {
         }
         ids.append(id)
       }
-      try withHistory { store throws(HistoryError) in try store.delete(ids: ids) }
+      let shared = try withHistory { store throws(HistoryError) in
+        let shared = try store.sharedUIDs(ids: ids)
+        try store.delete(ids: ids)
+        return Array(shared.values)
+      }
+      try syncDeletes(shared)
       tellTheDaemon()
       let noun = ids.count == 1 ? "phase" : "phases"
       return say("deleted \(noun) \(ids.map(String.init).joined(separator: ", "))")
@@ -107,7 +123,11 @@ extension Commands {
       let answer = readLine()?.trimmingWhitespace().lowercased() ?? ""
       guard answer == "y" || answer == "yes" else { return say("nothing deleted") }
     }
-    let deleted = try withHistory { store throws(HistoryError) in try store.delete(days: days) }
+    let (deleted, shared) = try withHistory { store throws(HistoryError) in
+      let shared = try store.sharedUIDs(days: days)
+      return (try store.delete(days: days), shared)
+    }
+    try syncDeletes(shared)
     if deleted > 0 { tellTheDaemon() }
     let noun = deleted == 1 ? "phase" : "phases"
     say("deleted \(deleted) \(noun) \(range)")
@@ -130,14 +150,71 @@ extension Commands {
     let card = arguments.value("card")
     if card?.isEmpty == true { throw .usage("--card needs a name") }
     if let card { try requireKnownCard(card) }
-    try withHistory { store throws(HistoryError) in
+    let uid = try withHistory { store throws(HistoryError) in
       try store.edit(id: id, card: card, outcome: outcome)
+      return try store.sharedUIDs(ids: [id])[id]
+    }
+    if let uid {
+      var changes: [SyncChange] = []
+      if let card { changes.append(.card(card)) }
+      if let outcome { changes.append(.outcome(outcome)) }
+      try syncChanges([(uid, changes)])
     }
     tellTheDaemon()
     var changes: [String] = []
     if let card { changes.append("card '\(card)'") }
     if let outcome { changes.append("outcome \(outcome.rawValue)") }
     say("phase \(id): \(changes.joined(separator: ", "))")
+  }
+
+  /// The machine `--machine NAME` names: '' for this one (its host name or sync id), else the
+  /// id of a machine whose phases came through sync (its name, its id or the start of it).
+  private static func machineID(named name: String) throws(CLIError) -> String {
+    if name == ThisMachine.name || name == thisMachineName() { return "" }
+    if let own = try? MachineIdentity.read(MachineIdentity.defaultPath()), own == name {
+      return ""
+    }
+    let machines = try withHistory { store throws(HistoryError) in try store.syncMachines() }
+    if let found = machines.first(where: { $0.name == name || $0.id == name })
+      ?? machines.first(where: { $0.id.hasPrefix(name) })
+    {
+      return found.id
+    }
+    throw .usage(
+      Message("--machine: no machine '{name}' (this one is {this}{others})").render([
+        "name": shown(name), "this": ThisMachine.name,
+        "others": machines.isEmpty
+          ? "; no other machine syncs with it"
+          : "; others: "
+            + machines.map(\.name).joined(separator: ", "),
+      ]))
+  }
+
+  /// What this machine is called: `[sync] name`, else its host name.
+  static func thisMachineName() -> String {
+    (try? GrowConfig.load())?.syncName ?? ThisMachine.name
+  }
+
+  /// Writes deletes of shared phases into this machine's sync journal, so the other machines
+  /// delete them too.
+  private static func syncDeletes(_ uids: [String]) throws(CLIError) {
+    try syncChanges(uids.map { ($0, [.deleted]) })
+  }
+
+  /// Writes edits or deletes of shared phases into this machine's sync journal (when sync is
+  /// on; a phase in no journal needs none).
+  private static func syncChanges(_ changes: [(uid: String, changes: [SyncChange])])
+    throws(CLIError)
+  {
+    guard !changes.isEmpty, let sync = try configuredSyncFolder() else { return }
+    let result = try withHistory { store throws(HistoryError) in
+      Result { () throws(SyncError) in try sync.recordChanges(changes, at: Date(), in: store) }
+    }
+    if case .failure(let error) = result {
+      throw .failed(
+        Message("the history is changed here, but not for the other machines: {error}")
+          .render(["error": error.description]))
+    }
   }
 
   /// Tells a running daemon the history file changed, so its today figures (`grow status`)

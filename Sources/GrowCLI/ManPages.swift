@@ -157,6 +157,9 @@ enum ManPages {
     case .plugin:
       "Settings of plugin ID, checked against the keys the plugin declares (listed below for "
         + "each built-in plugin); a program's own keys (exec) are not checked. Every plugin knows:"
+    case .sync:
+      "One history over several machines: a folder a sync tool (Syncthing) keeps the same on "
+        + "each; see grow sync."
     }
   }
 

@@ -7,6 +7,7 @@ import GrowDBus
 import GrowHistory
 import GrowLoop
 @_spi(GrowBuiltIn) @_spi(GrowHost) import GrowPluginKit
+import GrowSync
 
 /// Why the daemon could not start.
 public enum DaemonError: Error, CustomStringConvertible {
@@ -46,6 +47,8 @@ public final class Daemon {
   private var journey: JourneyService?
   private var history: HistoryRecorder?
   private let historyPath: String
+  /// `[sync] folder`'s service; nil while sync is off.
+  private var sync: SyncService?
   /// Where the running session is kept for a restart; nil for a daemon that keeps none (the
   /// demo).
   private let sessions: SessionStore?
@@ -184,6 +187,7 @@ public final class Daemon {
     plugins.start(with: config)
     // After the plugins and the history, so they see what the restored session does.
     resumeSavedSession()
+    applySync(config.syncFolder, name: config.syncName)
     log.info("ready on \(GrowBusAPI.busName) (pid \(getpid()))")
   }
 
@@ -362,6 +366,25 @@ public final class Daemon {
     return recorder
   }
 
+  /// Starts, moves or stops sync for `[sync] folder` (nil: off).
+  private func applySync(_ folder: String?, name: String?) {
+    sync?.stop()
+    sync = nil
+    guard let folder, let history else { return }
+    let identity: MachineIdentity
+    do {
+      identity = try MachineIdentity.load(name: name ?? ThisMachine.name)
+    } catch {
+      return log.error("sync is off: \(error)")
+    }
+    let path = SyncFolder.expand(folder, environment: ProcessInfo.processInfo.environment)
+    let service = SyncService(
+      folder: SyncFolder(path: path, identity: identity), history: history, events: events,
+      log: log)
+    sync = service
+    service.start()
+  }
+
   /// `org.grow.Grow1.History`: `grow history` calls `Changed` after it deleted or edited
   /// phases, so the timer's today figures follow the file (read on the writer's queue).
   static func historyInterface(changed: @escaping () -> Void) -> BusInterface {
@@ -509,6 +532,10 @@ public final class Daemon {
         report.append("sleep-limit: \(DurationText.format(newConfig.sleepLimit))")
       }
       report += plugins.apply(newConfig)
+      if newConfig.syncFolder != config.syncFolder || newConfig.syncName != config.syncName {
+        applySync(newConfig.syncFolder, name: newConfig.syncName)
+        report.append("sync folder: \(newConfig.syncFolder ?? "off")")
+      }
       config = newConfig
       if report.isEmpty { report = ["nothing changed"] }
       log.info("config reloaded: " + report.joined(separator: "; "))

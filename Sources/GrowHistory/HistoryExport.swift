@@ -21,6 +21,9 @@ public struct ExportedPhase: Sendable, Equatable, Codable {
   public var intention: String?
   /// The websites the phase's distractions were on; absent when none was a site.
   public var sites: [String]?
+  /// The name of the machine it was grown on (its host name): this one, or another that
+  /// syncs with it (docs/sync.md).
+  public var machine: String
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case id, card, kind
@@ -34,9 +37,13 @@ public struct ExportedPhase: Sendable, Equatable, Codable {
     case distractions
     case distractionSeconds = "distraction_seconds"
     case intention, sites
+    case machine
   }
 
-  public init(_ phase: PhaseRecord) {
+  public init(_ phase: PhaseRecord) { self.init(phase, thisMachine: ThisMachine.name) }
+
+  /// - Parameter thisMachine: what this machine is called (`PhaseRecord.grownOn`).
+  public init(_ phase: PhaseRecord, thisMachine: String) {
     id = phase.id
     card = phase.card
     kind = phase.kind.rawValue
@@ -52,6 +59,7 @@ public struct ExportedPhase: Sendable, Equatable, Codable {
     distractionSeconds = Int(phase.distractionSeconds.rounded())
     intention = phase.intention
     sites = phase.distractionSites.isEmpty ? nil : phase.distractionSites
+    machine = phase.grownOn(thisMachine: thisMachine)
   }
 
   /// The CSV header, in column order.
@@ -62,7 +70,7 @@ public struct ExportedPhase: Sendable, Equatable, Codable {
     [
       "\(id)", card, kind, "\(plannedSeconds)", "\(actualSeconds)", startedAt, endedAt, outcome,
       "\(pauses)", "\(pausedSeconds)", "\(awaySeconds)", "\(distractions)",
-      "\(distractionSeconds)", intention ?? "", (sites ?? []).joined(separator: " "),
+      "\(distractionSeconds)", intention ?? "", (sites ?? []).joined(separator: " "), machine,
     ]
   }
 }
@@ -137,12 +145,17 @@ public final class HistoryExportStream {
   public static let flushSize = 64 * 1024
   private let format: Format
   private let flush: ([UInt8]) -> Void
+  private let thisMachine: String
   private var buffer: [UInt8] = []
   private var rows = 0
 
   /// Starts the document (the CSV header, or JSON's opening bracket).
-  public init(format: Format, flush: @escaping ([UInt8]) -> Void) {
+  /// - Parameter thisMachine: what this machine is called (`PhaseRecord.grownOn`).
+  public init(
+    format: Format, thisMachine: String = ThisMachine.name, flush: @escaping ([UInt8]) -> Void
+  ) {
     self.format = format
+    self.thisMachine = thisMachine
     self.flush = flush
     buffer.reserveCapacity(Self.flushSize + 4096)
     switch format {
@@ -205,6 +218,8 @@ public final class HistoryExportStream {
     if !phase.distractionSites.isEmpty {
       ExportBytes.appendCSVField(phase.distractionSites.joined(separator: " "), to: &buffer)
     }
+    comma()
+    ExportBytes.appendCSVField(phase.grownOn(thisMachine: thisMachine), to: &buffer)
     buffer += [0x0D, 0x0A]
   }
 
@@ -231,7 +246,9 @@ public final class HistoryExportStream {
     }
     key(",\"kind\":\"")
     buffer += phase.kind.rawValue.utf8
-    key("\",\"outcome\":\"")
+    key("\",\"machine\":")
+    ExportBytes.appendJSONString(phase.grownOn(thisMachine: thisMachine), to: &buffer)
+    key(",\"outcome\":\"")
     buffer += phase.outcome.rawValue.utf8
     key("\",\"paused_seconds\":")
     ExportBytes.appendInteger(Int(phase.pausedSeconds.rounded()), to: &buffer)

@@ -114,7 +114,7 @@ public final class HistoryStore {
     }
   }
 
-  private func writeRow(_ phase: PhaseRecord, distractions: [Distraction])
+  func writeRow(_ phase: PhaseRecord, distractions: [Distraction])
     throws(HistoryError) -> (id: Int64, added: Bool)
   {
     let (id, added) = try insert(phase)
@@ -161,7 +161,7 @@ public final class HistoryStore {
     throws(HistoryError) -> (outcome: HistoryOutcome, endedAt: Date)?
   {
     try database.query(
-      "SELECT outcome, ended_at FROM phases WHERE started_at = ? AND kind = ?",
+      "SELECT outcome, ended_at FROM phases WHERE started_at = ? AND kind = ? AND machine = ''",
       [.real(startedAt.timeIntervalSince1970), .text(kind.rawValue)]
     ) { row in
       (
@@ -244,11 +244,14 @@ public final class HistoryStore {
 
   /// The phases that count for `days` (every phase when nil), oldest first; only `card`'s
   /// when given.
-  public func phases(days: ClosedRange<LocalDay>? = nil, card: String? = nil)
+  /// - Parameter machine: only the phases grown on this machine id ('' for this machine).
+  public func phases(
+    days: ClosedRange<LocalDay>? = nil, card: String? = nil, machine: String? = nil
+  )
     throws(HistoryError) -> [PhaseRecord]
   {
     var phases: [PhaseRecord] = []
-    try eachPhase(days: days, card: card) { phases.append($0) }
+    try eachPhase(days: days, card: card, machine: machine) { phases.append($0) }
     return phases
   }
 
@@ -256,10 +259,17 @@ public final class HistoryStore {
   /// so that an export of the whole history takes no more memory than one of a day. The kept
   /// phases the database lacks (`pendingPath`) come in their place in the order.
   public func eachPhase(
-    days: ClosedRange<LocalDay>? = nil, card: String? = nil, _ body: (PhaseRecord) -> Void
+    days: ClosedRange<LocalDay>? = nil, card: String? = nil, machine: String? = nil,
+    _ body: (PhaseRecord) -> Void
   ) throws(HistoryError) {
-    let (filter, values) = Self.filter(days: days, card: card)
-    var waiting = try keptButNotRecorded().filter { phase in
+    var (filter, values) = Self.filter(days: days, card: card)
+    if let machine {
+      filter += (filter.isEmpty ? "WHERE " : " AND ") + "machine = ?"
+      values.append(.text(machine))
+    }
+    // The kept phases are this machine's own.
+    let keptCount = machine.map(\.isEmpty) ?? true
+    var waiting = try (keptCount ? keptButNotRecorded() : []).filter { phase in
       days.map { $0.contains(phase.day) } ?? true && card.map { $0 == phase.card } ?? true
     }.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }[...]
     try database.forEachRow(
@@ -267,7 +277,8 @@ public final class HistoryStore {
       SELECT id, card, kind, planned_seconds, actual_seconds, started_at, start_offset,
         ended_at, end_offset, outcome, pause_count, paused_seconds, away_seconds, intention,
         (SELECT count(*) FROM distractions WHERE phase_id = phases.id),
-        (SELECT total(seconds) FROM distractions WHERE phase_id = phases.id),
+        (SELECT total(seconds) FROM distractions WHERE phase_id = phases.id), uid, machine,
+        (SELECT name FROM sync_machines WHERE id = phases.machine),
         (SELECT group_concat(site, char(10)) FROM distractions AS first
           WHERE phase_id = phases.id AND site IS NOT NULL AND id = (
             SELECT min(id) FROM distractions WHERE phase_id = phases.id AND site = first.site))
@@ -275,7 +286,7 @@ public final class HistoryStore {
       """, values
     ) { row in
       var phase = Self.readPhase(row)
-      phase.distractionSites = row.text(16)?.split(separator: "\n").map(String.init) ?? []
+      phase.distractionSites = row.text(19)?.split(separator: "\n").map(String.init) ?? []
       while let kept = waiting.first, (kept.startedAt, kept.id) < (phase.startedAt, phase.id) {
         body(kept)
         waiting.removeFirst()
@@ -285,8 +296,26 @@ public final class HistoryStore {
     for kept in waiting { body(kept) }
   }
 
-  /// The kept phases (`pendingPath`) the database does not have yet; their id is 0.
-  // MARK: For the other tables' extensions (Goals.swift)
+  // MARK: For the other tables' extensions (Goals.swift, HistorySync.swift)
+
+  func transactionForSync<T>(_ body: () throws(HistoryError) -> T) throws(HistoryError) -> T {
+    try database.transaction(body)
+  }
+
+  /// The phases `filter` (a WHERE clause) selects, oldest first, without the kept ones.
+  func recordedPhases(_ filter: String, _ values: [SQLValue]) throws(HistoryError)
+    -> [PhaseRecord]
+  {
+    try database.query(
+      """
+      SELECT id, card, kind, planned_seconds, actual_seconds, started_at, start_offset,
+        ended_at, end_offset, outcome, pause_count, paused_seconds, away_seconds, intention,
+        (SELECT count(*) FROM distractions WHERE phase_id = phases.id),
+        (SELECT total(seconds) FROM distractions WHERE phase_id = phases.id), uid, machine,
+        (SELECT name FROM sync_machines WHERE id = phases.machine)
+      FROM phases \(filter)
+      """, values, Self.readPhase)
+  }
 
   @discardableResult
   func run(_ sql: String, _ values: [SQLValue] = []) throws(HistoryError) -> Int {
@@ -416,10 +445,10 @@ public final class HistoryStore {
       """
       INSERT INTO phases (card, kind, planned_seconds, actual_seconds, started_at, start_offset,
         ended_at, end_offset, outcome, pause_count, paused_seconds, away_seconds, intention, day,
-        task_id)
+        task_id, uid, machine)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-        (SELECT id FROM tasks WHERE id = ?))
-      ON CONFLICT (started_at, kind) DO NOTHING
+        (SELECT id FROM tasks WHERE id = ?), ?, ?)
+      ON CONFLICT DO NOTHING
       """,
       [
         .text(phase.card), .text(phase.kind.rawValue), .real(phase.plannedSeconds),
@@ -430,12 +459,16 @@ public final class HistoryStore {
         phase.intention.map(SQLValue.text) ?? .null, .integer(Int64(phase.day.number)),
         // A task removed since the phase started leaves the phase without one.
         phase.taskID.map(SQLValue.integer) ?? .null,
+        phase.uid.map(SQLValue.text) ?? .null, .text(phase.machine ?? ""),
       ])
     guard added == 0 else { return (database.lastInsertedRowID, true) }
     let id =
       try database.query(
-        "SELECT id FROM phases WHERE started_at = ? AND kind = ?",
-        [.real(phase.startedAt.timeIntervalSince1970), .text(phase.kind.rawValue)]
+        "SELECT id FROM phases WHERE started_at = ? AND kind = ? AND machine = ?",
+        [
+          .real(phase.startedAt.timeIntervalSince1970), .text(phase.kind.rawValue),
+          .text(phase.machine ?? ""),
+        ]
       ) { $0.integer(0) }.first ?? 0
     return (id, false)
   }
@@ -456,6 +489,10 @@ public final class HistoryStore {
     phase.endOffset = row.int(8)
     phase.distractionCount = row.int(14)
     phase.distractionSeconds = row.double(15)
+    phase.uid = row.text(16)
+    let machine = row.text(17) ?? ""
+    phase.machine = machine.isEmpty ? nil : machine
+    phase.machineName = row.text(18)
     return phase
   }
 

@@ -35,6 +35,14 @@ public struct PhaseRecord: Sendable, Equatable {
   public var distractionSeconds: Double = 0
   /// The websites among them, each once, in the order first seen (`grow history --json`).
   public var distractionSites: [String] = []
+  /// The id every synced machine knows the phase by (docs/sync.md); nil for a phase of this
+  /// machine that is in no sync journal yet.
+  public var uid: String?
+  /// The id of the machine the phase was grown on; nil for this machine.
+  public var machine: String?
+  /// That machine's name (its host name), as its journal gives it; filled in by
+  /// `HistoryStore.phases` for phases of other machines.
+  public var machineName: String?
 
   /// - Parameter timeZone: gives the UTC offsets at the start and the end.
   public init(
@@ -57,6 +65,13 @@ public struct PhaseRecord: Sendable, Equatable {
     self.pausedSeconds = pausedSeconds
     self.awaySeconds = awaySeconds
     self.intention = intention
+  }
+
+  /// The name of the machine the phase was grown on: `thisMachine` (the host name, or what
+  /// `[sync] name` calls it), or the name the other machine's journal gives (its id when it
+  /// gave none).
+  public func grownOn(thisMachine: String = ThisMachine.name) -> String {
+    machine == nil ? thisMachine : machineName ?? machine ?? ""
   }
 
   /// The day a phase counts for: the local day it ended on, as the timer's "today" counts.
@@ -128,4 +143,16 @@ extension DayActivity {
       cutShortSeconds += phase.actualSeconds
     }
   }
+}
+
+/// The machine Grow runs on.
+public enum ThisMachine {
+  /// Its host name (`gethostname`), or "unknown"; read once.
+  public static let name: String = {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown" }
+    let name = String(
+      decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return name.isEmpty ? "unknown" : name
+  }()
 }

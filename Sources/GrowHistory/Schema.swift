@@ -127,6 +127,39 @@ enum Schema {
     """
     ALTER TABLE distractions ADD COLUMN site TEXT;
     """,
+    // 8: one history over several machines (docs/sync.md). Each phase has the machine it was
+    // grown on ('' for this one) and, once it is in a sync journal, an id every machine knows
+    // it by. Two machines may start a phase of the same kind at the same instant, so the
+    // one-row-per-phase rule holds per machine. Edits and deletes made anywhere are kept per
+    // phase and field with their time and machine, so whichever arrives last in the file
+    // system, the latest one (by time, then machine id) wins on every machine.
+    """
+    ALTER TABLE phases ADD COLUMN uid TEXT;
+    ALTER TABLE phases ADD COLUMN machine TEXT NOT NULL DEFAULT '';
+    DROP INDEX phases_by_start;
+    CREATE UNIQUE INDEX phases_by_start ON phases (started_at, kind, machine);
+    CREATE UNIQUE INDEX phases_by_uid ON phases (uid);
+    CREATE INDEX phases_by_machine ON phases (machine);
+    CREATE TABLE sync_machines (
+      id TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      last_record_at REAL             -- the end of its latest phase, Unix seconds
+    );
+    CREATE TABLE sync_changes (
+      uid TEXT NOT NULL,
+      field TEXT NOT NULL CHECK (field IN ('card', 'outcome', 'deleted')),
+      value TEXT NOT NULL,
+      at REAL NOT NULL,
+      machine TEXT NOT NULL,
+      PRIMARY KEY (uid, field)
+    );
+    CREATE TABLE sync_files (
+      name TEXT PRIMARY KEY,          -- a journal in the sync folder
+      inode INTEGER NOT NULL,
+      offset INTEGER NOT NULL,        -- bytes read so far: every whole line before it
+      line INTEGER NOT NULL           -- lines read so far
+    );
+    """,
   ]
 
   static var currentVersion: Int { migrations.count }

@@ -309,3 +309,13 @@ func describe(_ body: () throws -> Void) -> String {
     messages("[card.a]\nblock = hide", path: "c.ini")
       == ["c.ini:2: block = 'hide' in [card.a]: 'hide' is not one of off, minimize, page, close"])
 }
+
+/// `[sync]`: the folder a sync tool shares between machines, and this machine's name there.
+@Test func syncFolderAndName() throws {
+  let config = try GrowConfig.parse("[sync]\nfolder = ~/Sync/grow\nname = laptop\n", path: "c")
+  #expect(config.syncFolder == "~/Sync/grow")
+  #expect(config.syncName == "laptop")
+  #expect(try GrowConfig.parse("[sync]\nfolder =\n", path: "c").syncFolder == nil)
+  #expect(GrowConfig.defaults.syncFolder == nil)
+  #expect(throws: ConfigError.self) { try GrowConfig.parse("[sync]\nfoldr = x\n", path: "c") }
+}

@@ -74,11 +74,12 @@ func parseCSV(_ text: String) -> [[String]] {
     let rows = parseCSV(printed)
     #expect(rows.first == ExportedPhase.csvHeader)
     #expect(Array(rows.dropFirst()) == phases.map { ExportedPhase($0).csvFields })
-    #expect(rows[1].dropLast().last == "Chapter 3, \"proofs\"\nand exercises")
+    #expect(rows[1].dropLast(2).last == "Chapter 3, \"proofs\"\nand exercises")
+    #expect(rows[1].last == ThisMachine.name, "where it was grown: here")
     #expect(
       printed.split(separator: "\r\n").first == """
         id,card,kind,planned_seconds,actual_seconds,started_at,ended_at,outcome,pauses,\
-        paused_seconds,away_seconds,distractions,distraction_seconds,intention,sites
+        paused_seconds,away_seconds,distractions,distraction_seconds,intention,sites,machine
         """)
   }
 

@@ -7,7 +7,8 @@ import GrowTestSupport
 // machines this runs on are shared and noisy.
 //
 //   grow-bench [--json] [--quick] [bus] [history] [history-scale] [external] [statusbar] [x11]
-//              [wayland] [breakscreen] [peers] [calls] [config] [journal] [compare] [lean]
+//              [wayland] [breakscreen] [peers] [calls] [config] [journal] [sync] [compare]
+//              [lean]
 //              [patterns [--swift-regex-24]]
 //
 // Without a section name, all of them. `compare` also writes its table to bench/results/.
@@ -37,6 +38,7 @@ struct Report: Encodable {
   var calls: CallBurstBenchmark.Sample?
   var config: ConfigBenchmark.Sample?
   var journal: JournalBenchmark.Sample?
+  var sync: SyncBenchmark.Sample?
   var compare: CompareBenchmark.Result?
   var patterns: PatternBenchmark.Sample?
   var lean: LeanBenchmark.Sample?
@@ -112,6 +114,10 @@ if wanted("config") {
 if wanted("journal") {
   progress("journal: 20,000 phases kept for a locked history: start, phase ends, the drain…")
   report.journal = try JournalBenchmark().run()
+}
+if wanted("sync") {
+  progress("sync: three machines' journals merged by a fourth; a daemon's sync folder…")
+  report.sync = try SyncBenchmark(quick: quick).run()
 }
 if wanted("patterns") {
   progress("patterns: (a+)+$ on a title of a's and '!', Swift's Regex and Grow's matcher…")
@@ -313,6 +319,7 @@ func printTables(_ report: Report) {
         wayland.contextSwitches, wayland.seconds, wayland.contextSwitchesPerSecond,
         wayland.rssMiB))
   }
+  if let sync = report.sync { SyncBenchmark.print(sync) }
   if let config = report.config {
     print(
       "Config of \(config.sections) cards (\(config.bytes / 1024) KiB): "

@@ -9,6 +9,8 @@ import FoundationEssentials
   case plugins = "plugins"
   /// `[plugin.ID]`: settings of one plugin, read by the plugin itself.
   case plugin = "plugin.ID"
+  /// `[sync]`: one history over several machines (docs/sync.md).
+  case sync = "sync"
 }
 
 /// What a key's value must look like.
@@ -116,6 +118,13 @@ public enum ConfigSchema {
       ConfigKey(
         sections: [.plugins], key: "enable", kind: .nameList, defaultValue: "",
         help: "Comma-separated ids of the plugins to load, in order."),
+      ConfigKey(
+        sections: [.sync], key: "folder", kind: .text, defaultValue: "",
+        help: "A folder synced between your machines (~/Sync/grow): one history on all of "
+          + "them; empty: off. 'grow sync setup' writes it."),
+      ConfigKey(
+        sections: [.sync], key: "name", kind: .text, defaultValue: "",
+        help: "What the other machines call this one (default: its host name)."),
     ]
   }()
 

@@ -38,6 +38,10 @@ public struct GrowConfig: Sendable, Equatable {
   /// ok. (None is produced now: Grow's title matcher is linear, so a pattern that would stall
   /// a backtracking engine costs Grow nothing and is not worth a warning.)
   public var warnings: [ConfigProblem]
+  /// `[sync] folder`, as written (`~/` not expanded); nil when sync is off.
+  public var syncFolder: String?
+  /// `[sync] name`: what the other machines call this one; nil for its host name.
+  public var syncName: String?
 
   public init(
     deck: CardDeck, enabledPlugins: [String]? = nil,
@@ -285,6 +289,7 @@ private struct ConfigBuilder {
   mutating func build() -> GrowConfig {
     var timer: ConfigSection?
     var plugins: ConfigSection?
+    var sync: ConfigSection?
     var cards: [(name: String, section: ConfigSection)] = []
     var pluginSections: [String: ConfigSection] = [:]
     var cardsOverflowed = false
@@ -294,6 +299,7 @@ private struct ConfigBuilder {
       switch (prefix, rest) {
       case ("timer", nil): timer = section
       case ("plugins", nil): plugins = section
+      case ("sync", nil): sync = section
       case ("card", let name?):
         if cards.count == GrowConfig.maximumCards {
           // Once, at the first card too many: the ones after it say nothing new.
@@ -380,6 +386,13 @@ private struct ConfigBuilder {
       deck: CardDeck(cards: deck, defaultCardName: defaultName), enabledPlugins: enabled,
       pluginSections: pluginSections, path: path, sleepLimit: sleepLimit, warnings: warnings)
     config.enabledPluginsLine = enabledLine
+    for entry in sync?.entries ?? [] {
+      guard let sync, case .text(let text) = value(of: entry, in: sync, kind: .sync) else {
+        continue
+      }
+      if entry.key == "folder" { config.syncFolder = text.isEmpty ? nil : text }
+      if entry.key == "name" { config.syncName = text.isEmpty ? nil : text }
+    }
     return config
   }
 

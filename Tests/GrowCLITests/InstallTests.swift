@@ -393,6 +393,8 @@ import Testing
     "usr/share/grow/browser/popup.html",
     "usr/share/grow/browser/popup.js",
     "usr/share/grow/browser/rules.js",
+    "usr/share/locale/de/LC_MESSAGES/grow.mo",
+    "usr/share/locale/ru/LC_MESSAGES/grow.mo",
     "usr/share/man/man1/grow.1",
     "usr/share/man/man5/grow.ini.5",
     "usr/share/metainfo/org.grow.Grow.metainfo.xml",

@@ -63,34 +63,24 @@ import Testing
   /// A pseudo-language that marks every message (‹…›): in these commands' output no English
   /// sentence is left outside a mark, so each goes through the catalogue.
   @Test func underAPseudoLocaleTheseCommandsSayNothingUntranslated() throws {
+    // gettext's own tools: msgen copies each msgid (and msgid_plural) into its msgstr, and
+    // msgfilter marks every line of it, leaving the placeholders' values outside the marks
+    // (a value made of English words is found too); the template's header gets English plural rules (and
+    // is no longer fuzzy, which msgfmt would leave out).
     let pot = try String(
-      contentsOf: Self.po.appendingPathComponent("grow.pot"), encoding: .utf8)
-    let header =
-      "msgid \"\"\nmsgstr \"Content-Type: text/plain; charset=UTF-8\\n\"\n"
-      + "\"Plural-Forms: nplurals=2; plural=(n != 1);\\n\"\n"
-    // msgstr "" → "‹" + msgid + "›"; the two plural forms likewise.
-    var pseudo = header
-    var lastID = ""
-    var lastPlural = ""
-    var inHeader = true
-    for line in pot.split(separator: "\n", omittingEmptySubsequences: false) {
-      if inHeader {
-        if line.isEmpty { inHeader = false }
-        continue
-      }
-      if line.hasPrefix("msgid ") { lastID = String(line.dropFirst(6)) }
-      if line.hasPrefix("msgid_plural ") { lastPlural = String(line.dropFirst(13)) }
-      let mark = { (id: String) in "\"‹\"\n" + id + "\n\"›\"" }
-      if line == "msgstr \"\"" {
-        pseudo += "msgstr " + mark(lastID) + "\n"
-      } else if line == "msgstr[0] \"\"" {
-        pseudo += "msgstr[0] " + mark(lastID) + "\n"
-      } else if line == "msgstr[1] \"\"" {
-        pseudo += "msgstr[1] " + mark(lastPlural) + "\n"
-      } else {
-        pseudo += line + "\n"
-      }
-    }
+      contentsOf: Self.po.appendingPathComponent("grow.pot"), encoding: .utf8
+    ).replacingOccurrences(
+      of: "nplurals=INTEGER; plural=EXPRESSION;", with: "nplurals=2; plural=(n != 1);"
+    ).replacingOccurrences(of: "#, fuzzy\n", with: "")
+    let made = try Command.run(
+      "sh",
+      [
+        "-c",
+        "msgen - | msgfilter --keep-header -i - -o - sed -e 's/^/‹/' -e 's/$/›/' "
+          + "-e 's/{/›{/g' -e 's/}/}‹/g'",
+      ], stdin: pot, timeout: 60)
+    try #require(made.status == 0, "msgen | msgfilter: \(made.stderr)")
+    let pseudo = made.stdout
     let directory = try catalogues([("eo", pseudo)])
     defer { try? FileManager.default.removeItem(at: directory) }
     // The daemon words its refusals (the D-Bus error's text), so it reads the catalogue too.
@@ -110,7 +100,9 @@ import Testing
     #expect(untranslated == [], "sentences not through a Message: \(untranslated)")
   }
 
-  /// Two English words in a row outside ‹…›, the `grow: ` prefix and quoted names.
+  /// Two words in a row outside ‹…› and the `grow: ` prefix, the first English (two ASCII
+  /// letters or more), the second with a letter ("completed, 0s"): a name in quotes or a
+  /// clock ("'work' · 25:00") is not a sentence.
   static func englishOutsideMarks(_ line: String) -> Bool {
     var outside = ""
     var depth = 0
@@ -124,9 +116,11 @@ import Testing
       }
     }
     if outside.hasPrefix("grow: ") { outside.removeFirst(6) }
-    let words = outside.split { !$0.isLetter && $0 != "'" }
+    let words = outside.split { !$0.isLetter && !$0.isNumber && $0 != "'" }
     for (first, second) in zip(words, words.dropFirst())
-    where first.count > 1 && second.count > 1 && first.allSatisfy(\.isASCII) {
+    where first.filter(\.isLetter).count > 1 && first.allSatisfy(\.isASCII)
+      && second.count > 1 && second.contains(where: \.isLetter)
+    {
       return true
     }
     return false
@@ -176,6 +170,19 @@ import Testing
     }
     #expect(try grow("de", "status").hasPrefix("grow: der Grow-Dienst läuft nicht"))
     #expect(try grow("ru", "status").hasPrefix("grow: демон grow не запущен"))
+
+    // With a daemon (in German too: it words its refusals): idle, focusing, a refusal.
+    let german = ["LC_ALL": "C.UTF-8", "LANGUAGE": "de", "TEXTDOMAINDIR": directory.path]
+    let daemon = try DaemonHarness(environment: german)
+    func deutsch(_ arguments: String...) throws -> String {
+      let run = try Command.run(Binaries.grow, arguments, environment: daemon.environment)
+      return run.stdout + run.stderr
+    }
+    #expect(try deutsch("status").contains("bereit · 'grow start [KARTE]' beginnt"))
+    _ = try deutsch("start")
+    let focusing = try deutsch("status")
+    #expect(focusing.contains("Fokus für 'work' · noch "), "\(focusing)")
+    #expect(try deutsch("resume").hasPrefix("grow: nicht pausiert; Fokus läuft"))
 
     // A config with 100 + N problems: the first 100 are listed, then "N more problems not
     // shown", whose count Russian words in three forms and German in two.

@@ -99,6 +99,17 @@ struct DebianPackageTests {
     let version = try Command.run("grow", ["--version"], environment: environment)
     #expect(version.status == 0 && version.stdout.hasPrefix("grow "), "\(version.stderr)")
 
+    // The catalogues in /usr/share/locale, found beside /usr/bin/grow: with no bus, the
+    // error in German and in Russian.
+    for (language, words) in [("de", "grow: kein Sitzungsbus"), ("ru", "grow: нет сеансовой шины")]
+    {
+      let status = try Command.run(
+        "grow", ["status"],
+        environment: ["PATH": Self.path, "LC_ALL": "C.UTF-8", "LANGUAGE": language],
+        inheritingEnvironment: false)
+      #expect(status.status == 3 && status.stderr.hasPrefix(words), "\(status.stderr)")
+    }
+
     // The man pages, through man itself (compressed by dh_installman).
     let man = try Command.run(
       "man", ["-P", "cat", "grow"], environment: environment.merging(["MANWIDTH": "80"]) { $1 },

@@ -43,7 +43,7 @@ SOAK_SEED ?=
 SOAK_ARGS ?=
 
 .PHONY: help deps build release run test test-unit soak bench bench-deps fuzz sanitize asan tsan format lint clean \
-  install uninstall api
+  install uninstall api deb deb-check
 
 # List the targets.
 help:
@@ -62,6 +62,8 @@ help:
 	@echo "make clean   - remove build output (also the fuzz and sanitizer builds)"
 	@echo "make install - build (release) and install into \$$DESTDIR\$$PREFIX (default /usr/local)"
 	@echo "make uninstall - remove exactly what make install installed there"
+	@echo "make deb    - build grow_VERSION_ARCH.deb (debian/, release build) into \$$DEB_DIR"
+	@echo "make deb-check - make deb, then lintian, appstreamcli and desktop-file-validate on it"
 
 # Install the Debian packages that are missing and check that swift is available.
 deps:
@@ -103,9 +105,10 @@ run: deps build
 # services. Building first, the test fixtures too, keeps compile time out of the desktop's
 # lifetime and every swift build but the SDK's own checks out of swift test. Prints each
 # tier's tests and seconds; make fails with the first failing tier's status.
-test: deps
+test: deps deb-check
 	$(SWIFT) build --build-tests
 	GROW_TEST_FIXTURES=$$(scripts/build-test-fixtures) && export GROW_TEST_FIXTURES && \
+	  GROW_TEST_DEB=$$(scripts/build-deb $(DEB_DIR)) && export GROW_TEST_DEB && \
 	  scripts/with-desktop --private scripts/test-tiers all
 
 # The unit tier alone (no bus, no daemon, no desktop): the quick check while editing.
@@ -222,3 +225,14 @@ install:
 # Removes what the manifest of `make install` (PREFIX/lib/grow/install-manifest) lists.
 uninstall:
 	scripts/install-grow uninstall "$(PREFIX)" "$(DESTDIR)"
+
+# The Debian package (debian/, debhelper): the release build and make install with
+# PREFIX=/usr, the Swift runtime in /usr/lib/grow. Built once per commit (scripts/build-deb).
+DEB_DIR ?= .build/deb
+deb: deps
+	scripts/build-deb $(DEB_DIR)
+
+# lintian, appstreamcli and desktop-file-validate on the package (scripts/check-deb); make test
+# runs it, and its tests install the package for real (DebianPackageTests).
+deb-check: deb
+	scripts/check-deb "$$(scripts/build-deb $(DEB_DIR))"

@@ -27,18 +27,22 @@ enum BrowserFiles {
 
   static func hostScriptPath(dataHome: String) -> String { dataHome + "/grow/browser-host" }
 
-  static func hostScript(executable: String) -> String {
-    """
-    #!/bin/sh
-    # \(DesktopFiles.userMarker)
-    # The browser starts this for Grow's extension (docs/browser.md).
-    exec \(DesktopFiles.quotedForExec(executable)) browser-host "$@"
+  /// The script a manifest names. `user`: written by `grow install --user`, so it carries the
+  /// marker `--remove` looks for; a system-wide one (a package's) does not.
+  static func hostScript(executable: String, user: Bool = true) -> String {
+    let marker = user ? "\n# \(DesktopFiles.userMarker)" : ""
+    return """
+      #!/bin/sh\(marker)
+      # The browser starts this for Grow's extension (docs/browser.md).
+      exec \(DesktopFiles.quotedForExec(executable)) browser-host "$@"
 
-    """
+      """
   }
 
-  /// A host manifest: Chromium lists the extension's origin, Firefox its id.
-  static func manifest(script: String, firefox: Bool) -> String {
+  /// A host manifest: Chromium lists the extension's origin, Firefox its id. `user`: one
+  /// `grow install --user` wrote (its description says how to remove it); otherwise a
+  /// system-wide one, which the package manager owns.
+  static func manifest(script: String, firefox: Bool, user: Bool = true) -> String {
     let allowed: JSONValue =
       firefox
       ? .object(["allowed_extensions": .array([.string(firefoxExtensionID)])])
@@ -47,9 +51,9 @@ enum BrowserFiles {
       ])
     guard case .object(var fields) = allowed else { return "" }
     fields["name"] = .string(hostName)
+    let about = "Grow, the focus timer: tells it the page in front of you."
     fields["description"] = .string(
-      "Grow, the focus timer: tells it the page in front of you. \(marker); "
-        + "'grow install --user --remove' deletes it.")
+      user ? "\(about) \(marker); 'grow install --user --remove' deletes it." : about)
     fields["path"] = .string(script)
     fields["type"] = .string("stdio")
     return JSONValue.object(fields).text + "\n"

@@ -18,6 +18,15 @@ struct GrowClient {
     do {
       connection = try BusConnection.session(on: loop)
     } catch {
+      // No bus to look for at all is worded here, in the reader's language; a bus that is
+      // named but does not answer keeps libdbus's words, which name the address.
+      guard (try? BusConnection.sessionBusAddress()) != nil else {
+        throw .noSessionBus(
+          Message(
+            "no session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no "
+              + "$XDG_RUNTIME_DIR/bus; run Grow inside a desktop session (or `dbus-run-session`)"
+          ).render())
+      }
       throw .noSessionBus(error.message)
     }
   }

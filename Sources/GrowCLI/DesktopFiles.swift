@@ -151,10 +151,17 @@ extension Commands {
       sayExactly(DesktopFiles.dbusService(executable: executable, systemd: true))
     case "systemd-unit": sayExactly(DesktopFiles.systemdUnit(executable: executable))
     case "desktop-entry": sayExactly(DesktopFiles.applicationEntry(executable: executable))
+    // System-wide browser host files (a package's): the script runs --exec; the manifests
+    // name the script as --exec, since the manifest's program is the script.
+    case "browser-host":
+      sayExactly(BrowserFiles.hostScript(executable: executable, user: false))
+    case "chromium-host-manifest", "firefox-host-manifest":
+      let firefox = arguments.positionals.first == "firefox-host-manifest"
+      sayExactly(BrowserFiles.manifest(script: executable, firefox: firefox, user: false))
     default:
       throw .usage(
-        "usage: grow generate dbus-service|systemd-unit|desktop-entry --exec PATH "
-          + "| dbus-interface")
+        "usage: grow generate dbus-service|systemd-unit|desktop-entry|browser-host"
+          + "|chromium-host-manifest|firefox-host-manifest --exec PATH | dbus-interface")
     }
   }
 }

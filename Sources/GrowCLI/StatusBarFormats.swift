@@ -214,9 +214,9 @@ struct StatusBarRenderer {
       lines.append(Message("Grow: idle").render())
     }
     if let intention = status.intention { lines.append(intention) }
-    // The words and figures of `grow status` and `grow stats` (FocusFigures): focus time
+    // The figures of `grow status` and `grow stats` (FocusFigures, in words): focus time
     // changes only when a phase ends, so the tooltip stays true without a redraw.
-    let today = FocusFigures.today(
+    let today = TodayInWords.figures(
       completed: status.completedToday, focus: status.focusToday,
       cutShort: status.cutShortToday, goal: status.dailyGoal)
     lines.append(Message("today: {figures}").render(["figures": today]))

@@ -74,11 +74,11 @@ struct StatusReport: Encodable {
     if let intention = status.intention {
       lines.append("  " + Message("intention: {intention}").render(["intention": intention]))
     }
-    // The words and figures of `grow stats`' today line (FocusFigures).
+    // The figures of `grow stats`' today line (FocusFigures), in the reader's language.
     lines.append(
       "  "
         + Message("today: {figures}").render([
-          "figures": FocusFigures.today(
+          "figures": TodayInWords.figures(
             completed: status.completedToday, focus: status.focusToday,
             cutShort: status.cutShortToday, goal: status.dailyGoal)
         ]))

@@ -356,6 +356,7 @@ import Testing
 @Suite struct MakeInstallTests {
   static let expectedFiles = [
     "usr/bin/grow",
+    "usr/lib/grow/browser-host",
     "usr/lib/grow/install-manifest",
     "usr/lib/grow/libGrowKit.so",
     "usr/lib/grow/libGrowPluginTesting.a",
@@ -392,8 +393,11 @@ import Testing
     "usr/share/grow/browser/popup.html",
     "usr/share/grow/browser/popup.js",
     "usr/share/grow/browser/rules.js",
+    "usr/share/locale/de/LC_MESSAGES/grow.mo",
+    "usr/share/locale/ru/LC_MESSAGES/grow.mo",
     "usr/share/man/man1/grow.1",
     "usr/share/man/man5/grow.ini.5",
+    "usr/share/metainfo/org.grow.Grow.metainfo.xml",
     "usr/share/zsh/site-functions/_grow",
   ]
 
@@ -480,13 +484,16 @@ import Testing
     #expect(left == [])
   }
 
-  /// The commands of README.md's "Installing" block before `grow install --user`, comments
-  /// and `sudo` dropped: what a person types to build and install.
+  /// The commands of README.md's "Installing" block with `make install` (the one from
+  /// source; the package's comes first) before `grow install --user`, comments and `sudo`
+  /// dropped: what a person types to build and install.
   static func readmeInstallCommands() throws -> [[String]] {
     let readme = try String(
       contentsOf: RepoPaths.root.appendingPathComponent("README.md"), encoding: .utf8)
     let section = try #require(readme.components(separatedBy: "## Installing\n").dropFirst().first)
-    let block = try #require(section.components(separatedBy: "```").dropFirst().first)
+    // Code blocks are the odd pieces between the fences.
+    let blocks = section.components(separatedBy: "```").enumerated().filter { $0.offset % 2 == 1 }
+    let block = try #require(blocks.map(\.element).first { $0.contains("make install") })
     var commands: [[String]] = []
     for line in block.split(separator: "\n").dropFirst() {
       let words = (line.split(separator: "#").first ?? "").split(separator: " ").map(String.init)

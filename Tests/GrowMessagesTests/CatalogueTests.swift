@@ -1,0 +1,204 @@
+import Foundation
+import GrowTestSupport
+import Testing
+
+/// po/: the template scripts/extract-messages makes from the code, and the shipped
+/// translations, compiled as `make install` compiles them.
+@Suite struct CatalogueTests {
+  static let po = RepoPaths.root.appendingPathComponent("po")
+
+  /// Compiles each `(language, po text)` into LANGUAGE/LC_MESSAGES/grow.mo under a new
+  /// directory, as TEXTDOMAINDIR takes it.
+  func catalogues(_ sources: [(String, String)]) throws -> URL {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("grow-catalogues-\(UUID().uuidString)")
+    for (language, text) in sources {
+      let messages = directory.appendingPathComponent("\(language)/LC_MESSAGES")
+      try FileManager.default.createDirectory(at: messages, withIntermediateDirectories: true)
+      let source = directory.appendingPathComponent("\(language).po")
+      try text.write(to: source, atomically: true, encoding: .utf8)
+      let compiled = try Command.run(
+        "msgfmt",
+        ["--check", "-o", messages.appendingPathComponent("grow.mo").path, source.path])
+      try #require(compiled.status == 0, "msgfmt --check \(language): \(compiled.stderr)")
+    }
+    return directory
+  }
+
+  func shipped(_ language: String) throws -> String {
+    try String(contentsOf: Self.po.appendingPathComponent("\(language).po"), encoding: .utf8)
+  }
+
+  /// The template is what the code says now, and it has every call the code makes: the
+  /// extractor (a Swift tokenizer in Python) and MessageTests' scanner of the same sources
+  /// (a regular expression and bracket matching) count the same calls.
+  @Test func theTemplateHoldsEveryMessageTheCodeHas() throws {
+    let check = try Command.run(
+      RepoPaths.root.appendingPathComponent("scripts/extract-messages").path, ["--check"],
+      timeout: 60)
+    #expect(check.status == 0, "\(check.stderr)")
+
+    let pot = try String(
+      contentsOf: Self.po.appendingPathComponent("grow.pot"), encoding: .utf8)
+    let places = pot.split(separator: "\n").filter { $0.hasPrefix("#: ") }
+      .flatMap { $0.dropFirst(3).split(separator: " ") }
+    var calls = 0
+    for folder in ["Sources", "Plugins"] {
+      let root = RepoPaths.root.appendingPathComponent(folder)
+      let files = FileManager.default.enumerator(atPath: root.path)
+      while let file = files?.nextObject() as? String {
+        guard file.hasSuffix(".swift"), !file.hasPrefix("GrowTestSupport/"),
+          !file.contains(".build/")
+        else { continue }
+        let source = try String(
+          contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+        calls += try MessageUse.all(in: source).count
+      }
+    }
+    #expect(calls > 100)
+    #expect(
+      places.count == calls, "po/grow.pot has \(places.count) places, the code \(calls) calls")
+  }
+
+  /// A pseudo-language that marks every message (‹…›): in these commands' output no English
+  /// sentence is left outside a mark, so each goes through the catalogue.
+  @Test func underAPseudoLocaleTheseCommandsSayNothingUntranslated() throws {
+    // gettext's own tools: msgen copies each msgid (and msgid_plural) into its msgstr, and
+    // msgfilter marks every line of it, leaving the placeholders' values outside the marks
+    // (a value made of English words is found too); the template's header gets English plural rules (and
+    // is no longer fuzzy, which msgfmt would leave out).
+    let pot = try String(
+      contentsOf: Self.po.appendingPathComponent("grow.pot"), encoding: .utf8
+    ).replacingOccurrences(
+      of: "nplurals=INTEGER; plural=EXPRESSION;", with: "nplurals=2; plural=(n != 1);"
+    ).replacingOccurrences(of: "#, fuzzy\n", with: "")
+    let made = try Command.run(
+      "sh",
+      [
+        "-c",
+        "msgen - | msgfilter --keep-header -i - -o - sed -e 's/^/‹/' -e 's/$/›/' "
+          + "-e 's/{/›{/g' -e 's/}/}‹/g'",
+      ], stdin: pot, timeout: 60)
+    try #require(made.status == 0, "msgen | msgfilter: \(made.stderr)")
+    let pseudo = made.stdout
+    let directory = try catalogues([("eo", pseudo)])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    // The daemon words its refusals (the D-Bus error's text), so it reads the catalogue too.
+    let language = ["LC_ALL": "C.UTF-8", "LANGUAGE": "eo", "TEXTDOMAINDIR": directory.path]
+    let harness = try DaemonHarness(environment: language)
+    let environment = harness.environment
+    var said: [String] = []
+    for command in [
+      ["status"], ["start", "nosuchcard"], ["pause"], ["skip"], ["start"], ["pause"], ["pause"],
+      ["status"], ["stop"],
+    ] {
+      let run = try Command.run(Binaries.grow, command, environment: environment)
+      said += (run.stdout + run.stderr).split(separator: "\n").map(String.init)
+    }
+    #expect(said.count >= 9, "\(said)")
+    let untranslated = said.filter { Self.englishOutsideMarks($0) }
+    #expect(untranslated == [], "sentences not through a Message: \(untranslated)")
+  }
+
+  /// Two words in a row outside ‹…› and the `grow: ` prefix, the first English (two ASCII
+  /// letters or more), the second with a letter ("completed, 0s"): a name in quotes or a
+  /// clock ("'work' · 25:00") is not a sentence.
+  static func englishOutsideMarks(_ line: String) -> Bool {
+    var outside = ""
+    var depth = 0
+    for character in line {
+      if character == "‹" {
+        depth += 1
+      } else if character == "›" {
+        depth -= 1
+      } else if depth == 0 {
+        outside.append(character)
+      }
+    }
+    if outside.hasPrefix("grow: ") { outside.removeFirst(6) }
+    let words = outside.split { !$0.isLetter && !$0.isNumber && $0 != "'" }
+    for (first, second) in zip(words, words.dropFirst())
+    where first.filter(\.isLetter).count > 1 && first.allSatisfy(\.isASCII)
+      && second.count > 1 && second.contains(where: \.isLetter)
+    {
+      return true
+    }
+    return false
+  }
+
+  /// Every translation in po/*.po has the placeholders of its English, no more and no fewer
+  /// (msgfmt --check knows nothing of Grow's {names}): a lost {card} would print nothing where
+  /// the card's name belongs.
+  @Test func everyTranslationKeepsItsPlaceholders() throws {
+    let languages = try FileManager.default.contentsOfDirectory(atPath: Self.po.path)
+      .filter { $0.hasSuffix(".po") }
+    #expect(languages.sorted() == ["de.po", "ru.po"])
+    let placeholder = try Regex(#"\{([a-zA-Z]+)\}"#)
+    for language in languages {
+      // msgcat joins each string onto one line.
+      let joined = try Command.run(
+        "msgcat", ["--no-wrap", Self.po.appendingPathComponent(language).path])
+      var english: Set<String> = []
+      var mismatches: [String] = []
+      for line in joined.stdout.split(separator: "\n") {
+        let names = Set(line.matches(of: placeholder).map { String($0.output[1].substring ?? "") })
+        if line.hasPrefix("msgid ") {
+          english = names
+        } else if line.hasPrefix("msgid_plural ") {
+          english.formUnion(names)
+        } else if line.hasPrefix("msgstr"), !line.hasSuffix(" \"\""), names != english {
+          mismatches.append(String(line))
+        }
+      }
+      #expect(mismatches == [], "\(language)")
+    }
+  }
+
+  /// The shipped German and Russian catalogues: the status and a refusal in each language,
+  /// and a count in each of Russian's three plural forms (ngettext with the catalogue's
+  /// Plural-Forms).
+  @Test func germanAndRussianAreSpokenWithTheirPluralForms() throws {
+    let directory = try catalogues([("de", try shipped("de")), ("ru", try shipped("ru"))])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let harness = try DaemonHarness(startDaemon: false)
+    func grow(_ language: String, _ arguments: String...) throws -> String {
+      let environment = harness.environment.merging([
+        "LC_ALL": "C.UTF-8", "LANGUAGE": language, "TEXTDOMAINDIR": directory.path,
+      ]) { $1 }
+      let run = try Command.run(Binaries.grow, arguments, environment: environment)
+      return run.stdout + run.stderr
+    }
+    #expect(try grow("de", "status").hasPrefix("grow: der Grow-Dienst läuft nicht"))
+    #expect(try grow("ru", "status").hasPrefix("grow: демон grow не запущен"))
+
+    // With a daemon (in German too: it words its refusals): idle, focusing, a refusal.
+    let german = ["LC_ALL": "C.UTF-8", "LANGUAGE": "de", "TEXTDOMAINDIR": directory.path]
+    let daemon = try DaemonHarness(environment: german)
+    func deutsch(_ arguments: String...) throws -> String {
+      let run = try Command.run(Binaries.grow, arguments, environment: daemon.environment)
+      return run.stdout + run.stderr
+    }
+    #expect(try deutsch("status").contains("bereit · 'grow start [KARTE]' beginnt"))
+    _ = try deutsch("start")
+    let focusing = try deutsch("status")
+    #expect(focusing.contains("Fokus für 'work' · noch "), "\(focusing)")
+    #expect(try deutsch("resume").hasPrefix("grow: nicht pausiert; Fokus läuft"))
+
+    // A config with 100 + N problems: the first 100 are listed, then "N more problems not
+    // shown", whose count Russian words in three forms and German in two.
+    let expected = [
+      1: ("ещё 1 проблема не показана", "1 weiteres Problem nicht angezeigt"),
+      2: ("ещё 2 проблемы не показаны", "2 weitere Probleme nicht angezeigt"),
+      5: ("ещё 5 проблем не показано", "5 weitere Probleme nicht angezeigt"),
+    ]
+    for (count, (russian, german)) in expected {
+      let config = directory.appendingPathComponent("config-\(count).ini").path
+      let keys = (1...(100 + count)).map { "unknownkey\($0) = 1" }.joined(separator: "\n")
+      try "[timer]\n\(keys)\n".write(toFile: config, atomically: true, encoding: .utf8)
+      let inRussian = try grow("ru", "config", "check", config)
+      #expect(inRussian.contains(russian), "\(inRussian.suffix(300))")
+      let inGerman = try grow("de", "config", "check", config)
+      #expect(inGerman.contains(german), "\(inGerman.suffix(300))")
+    }
+  }
+}

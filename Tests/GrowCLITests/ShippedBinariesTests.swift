@@ -30,4 +30,17 @@ import Testing
       #expect(!loaded.stdout.contains(library), "\(file) loads \(library):\n\(loaded.stdout)")
     }
   }
+
+  /// GLib and GIO (about 2 MB resident) are for the dnd plugin's GNOME backend alone, which
+  /// opens them with dlopen when it runs: no shipped file names them, so a daemon on any other
+  /// desktop never maps them.
+  @Test(arguments: shipped)
+  func namesNoGLib(file: String) throws {
+    let directory = URL(fileURLWithPath: Binaries.grow).deletingLastPathComponent()
+    let loaded = try Command.run("ldd", [directory.appendingPathComponent(file).path])
+    #expect(loaded.status == 0, "\(loaded.stderr)")
+    for library in ["libgio-2.0", "libgobject-2.0", "libglib-2.0"] {
+      #expect(!loaded.stdout.contains(library), "\(file) loads \(library):\n\(loaded.stdout)")
+    }
+  }
 }

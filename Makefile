@@ -149,6 +149,10 @@ bench: deps bench-deps
 	mkdir -p .build/bench-floors
 	swiftc -O bench/floors/GlibcOnly.swift -o .build/bench-floors/glibc-only
 	$(CC) -O2 -o .build/bench-floors/tick bench/floors/tick.c
+	# `grow status`'s floor: the same GetStatus from Swift with libdbus and Glibc only, the
+	# stdlib static (a prototype of a lean status path).
+	swiftc -O -static-stdlib -I Sources/GrowKit/CDBus $$(pkg-config --cflags-only-I dbus-1 | sed 's/-I/-Xcc -I/g') \
+	  bench/floors/StatusFloor.swift -o .build/bench-floors/status-floor
 	.build/release/grow-bench
 
 # The tools `grow-bench compare` measures next to Grow; apt-get runs only when one is missing.

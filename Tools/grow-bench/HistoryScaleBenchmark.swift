@@ -141,7 +141,8 @@ struct HistoryScaleBenchmark {
     var peak = 0
     for _ in 0..<runs {
       let result = try Command.run(
-        "python3", ["-c", script, grow] + arguments, environment: environment, timeout: 120)
+        "/usr/bin/python3", ["-c", script, grow] + arguments, environment: environment, timeout: 120
+      )
       let fields = result.stdout.split(separator: " ").map {
         $0.trimmingCharacters(in: .whitespacesAndNewlines)
       }

@@ -135,7 +135,8 @@ soak: deps build
 # Performance figures (release build): event bus throughput, the wake-ups of the daemon and
 # of `grow status --follow` (which runs the release `grow` next to grow-bench), Grow side by
 # side with Safe Eyes, Workrave and GNOME Pomodoro (compare), and the lean goals (memory,
-# wake-ups, start-up) in one table with those anchors and the floors (lean). Prints, asserts
+# wake-ups, start-up) in one table with those anchors and the floors (lean), each newer
+# plugin's own cost (plugins) and the daemon's cost per GetStatus (getstatus). Prints, asserts
 # nothing.
 bench: deps bench-deps
 	$(SWIFT) build -c release --product grow

@@ -135,7 +135,8 @@ soak: deps build
 # Performance figures (release build): event bus throughput, the wake-ups of the daemon and
 # of `grow status --follow` (which runs the release `grow` next to grow-bench), Grow side by
 # side with Safe Eyes, Workrave and GNOME Pomodoro (compare), and the lean goals (memory,
-# wake-ups, start-up) in one table with those anchors and the floors (lean). Prints, asserts
+# wake-ups, start-up) in one table with those anchors and the floors (lean), each newer
+# plugin's own cost (plugins) and the daemon's cost per GetStatus (getstatus). Prints, asserts
 # nothing.
 bench: deps bench-deps
 	$(SWIFT) build -c release --product grow
@@ -149,6 +150,10 @@ bench: deps bench-deps
 	mkdir -p .build/bench-floors
 	swiftc -O bench/floors/GlibcOnly.swift -o .build/bench-floors/glibc-only
 	$(CC) -O2 -o .build/bench-floors/tick bench/floors/tick.c
+	# `grow status`'s floor: the same GetStatus from Swift with libdbus and Glibc only, the
+	# stdlib static (a prototype of a lean status path).
+	swiftc -O -static-stdlib -I Sources/GrowKit/CDBus $$(pkg-config --cflags-only-I dbus-1 | sed 's/-I/-Xcc -I/g') \
+	  bench/floors/StatusFloor.swift -o .build/bench-floors/status-floor
 	.build/release/grow-bench
 
 # The tools `grow-bench compare` measures next to Grow; apt-get runs only when one is missing.

@@ -37,7 +37,7 @@ func builtIn(
 /// clashing symbols.
 let builtInPlugins = [
   builtIn("notify", "NotifyPlugin"),
-  builtIn("dnd", "DoNotDisturbPlugin", dependencies: ["CGio"]),
+  builtIn("dnd", "DoNotDisturbPlugin", dependencies: ["CGioLoader"]),
   builtIn("x11", "X11Plugin", dependencies: ["CX11"]),
   // Wayland sessions: the compositors' window sources (sway/i3 IPC, Hyprland) and idle
   // protocols feeding the kit's DistractionWatch, as the x11 plugin does under X. Its tests
@@ -75,9 +75,10 @@ let package = Package(
   targets: [
     // The system SQLite, behind GrowHistory's Swift names; nothing else imports it.
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-    // GIO, for the dnd plugin's GNOME backend (GSettings). The notify plugin speaks the
-    // notification protocol over the daemon's own bus connection instead.
-    .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
+    // GIO, for the dnd plugin's GNOME backend (GSettings), opened with dlopen when that
+    // backend runs: the plugin does not link GLib, so other desktops never map it. The notify
+    // plugin speaks the notification protocol over the daemon's own bus connection instead.
+    .target(name: "CGioLoader", linkerSettings: [.linkedLibrary("dl")]),
     // libcanberra, for the sound plugin's event sounds (Plugins/SoundPlugin/Canberra.swift).
     .systemLibrary(
       name: "CCanberra", pkgConfig: "libcanberra", providers: [.apt(["libcanberra-dev"])]),

@@ -1,31 +1,27 @@
-import CGio
+import CGioLoader
 import Dispatch
 import Glibc
 import GrowLoop
 
 /// One boolean GSettings key, through GIO, with Swift names.
 ///
-/// GSettings aborts the process for a schema that is not installed, so the schema is looked
-/// up first and the initialiser fails instead.
+/// GIO is opened with dlopen by the first instance (CGioLoader), so only a daemon whose
+/// notification server is GNOME Shell maps GLib. The initialiser fails when libgio is not
+/// installed, and when the schema or key is not: GSettings would abort the process for them.
 @MainActor
 final class GSettingsBoolean {
-  private let settings: UnsafeMutablePointer<GSettings>
+  private let settings: UnsafeMutableRawPointer
   private let key: String
 
   init?(schema: String, key: String) {
-    guard let source = g_settings_schema_source_get_default(),
-      let found = g_settings_schema_source_lookup(source, schema, 1)
-    else { return nil }
-    let hasKey = g_settings_schema_has_key(found, key) != 0
-    g_settings_schema_unref(found)
-    guard hasKey, let settings = g_settings_new(schema) else { return nil }
+    guard let settings = grow_gsettings_new_checked(schema, key) else { return nil }
     self.settings = settings
     self.key = key
   }
 
-  isolated deinit { g_object_unref(settings) }
+  isolated deinit { grow_gobject_unref(settings) }
 
-  var value: Bool { g_settings_get_boolean(settings, key) != 0 }
+  var value: Bool { grow_gsettings_get_boolean(settings, key) }
 
   /// Writes, and calls `done` on the loop once the backend (dconf) has it, or with false
   /// after `timeout` seconds. `g_settings_sync` blocks for as long as dconf takes, so it runs
@@ -36,7 +32,7 @@ final class GSettingsBoolean {
     _ value: Bool, on loop: any EventLoop, timeout: Double,
     _ done: @escaping (Bool) -> Void
   ) {
-    let written = g_settings_set_boolean(settings, key, value ? 1 : 0) != 0
+    let written = grow_gsettings_set_boolean(settings, key, value)
     var answered = false
     let alarm = loop.after(seconds: timeout) {
       if !answered {
@@ -85,7 +81,7 @@ final class GSettingsBoolean {
       if !self.waiting.isEmpty { self.sync(on: loop) }
     }
     DispatchQueue.global(qos: .utility).async {
-      g_settings_sync()
+      grow_gsettings_sync()
       close(writeEnd)  // the read end sees end-of-file: readable
     }
   }

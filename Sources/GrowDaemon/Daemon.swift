@@ -5,7 +5,7 @@ import GrowConfig
 @_spi(GrowHost) import GrowCore
 import GrowDBus
 import GrowHistory
-import GrowLoop
+@_spi(GrowHost) import GrowLoop
 @_spi(GrowBuiltIn) @_spi(GrowHost) import GrowPluginKit
 import GrowSync
 
@@ -233,7 +233,7 @@ public final class Daemon {
     umask(userMask | 0o077)
     ChildProcess.umaskForChildren = userMask
     try start()
-    dispatchMain()
+    MainLoop.shared.runOnMainThread()
   }
 
   /// Leaves cleanly: the running phase is recorded as cut short and the saved session removed

@@ -30,4 +30,18 @@ import Testing
       #expect(!loaded.stdout.contains(library), "\(file) loads \(library):\n\(loaded.stdout)")
     }
   }
+
+  /// GLib and GIO (about 2 MB resident) are for the dnd plugin's GNOME backend, which opens
+  /// them with dlopen when it runs: neither `grow`, the kit nor the dnd plugin names them, so a
+  /// daemon on another desktop maps them only through a plugin that draws with pango (the
+  /// break screen).
+  @Test(arguments: ["grow", "libGrowKit.so", "libgrow-plugin-dnd.so"])
+  func namesNoGLib(file: String) throws {
+    let directory = URL(fileURLWithPath: Binaries.grow).deletingLastPathComponent()
+    let loaded = try Command.run("ldd", [directory.appendingPathComponent(file).path])
+    #expect(loaded.status == 0, "\(loaded.stderr)")
+    for library in ["libgio-2.0", "libgobject-2.0", "libglib-2.0"] {
+      #expect(!loaded.stdout.contains(library), "\(file) loads \(library):\n\(loaded.stdout)")
+    }
+  }
 }

@@ -21,6 +21,9 @@ struct HistoryScaleBenchmark {
     var phases: Int
     var csvSeconds: Double
     var csvPeakMiB: Double
+    /// Each run's wall and CPU (user + system) seconds: CPU time moves less with the load.
+    var csvWallRuns: [Double]
+    var csvCPURuns: [Double]
     var jsonSeconds: Double
     var jsonPeakMiB: Double
     var statsYearSeconds: Double
@@ -117,6 +120,7 @@ struct HistoryScaleBenchmark {
 
     return Figures(
       years: years, phases: phases.count, csvSeconds: csv.seconds, csvPeakMiB: csv.peakMiB,
+      csvWallRuns: csv.wall, csvCPURuns: csv.cpu,
       jsonSeconds: json.seconds, jsonPeakMiB: json.peakMiB, statsYearSeconds: stats.seconds,
       reportSeconds: report.seconds, startUpMilliseconds: median(startUps),
       phaseEndLateMedianMilliseconds: late.isEmpty ? nil : median(late),
@@ -128,33 +132,37 @@ struct HistoryScaleBenchmark {
   /// report this process's own peak (Linux carries the parent's high-water mark of a vfork
   /// child across exec into `ru_maxrss`), and this one holds forty years of phases.
   private func timeProcess(_ arguments: [String], _ environment: [String: String]) throws
-    -> (seconds: Double, peakMiB: Double)
+    -> (seconds: Double, peakMiB: Double, cpu: [Double], wall: [Double])
   {
     let script = """
       import resource, subprocess, sys, time
       start = time.perf_counter()
       code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
       seconds = time.perf_counter() - start
-      print(code, seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+      usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+      print(code, seconds, usage.ru_maxrss, usage.ru_utime + usage.ru_stime)
       """
     var times: [Double] = []
+    var cpuTimes: [Double] = []
     var peak = 0
     for _ in 0..<runs {
       let result = try Command.run(
-        "python3", ["-c", script, grow] + arguments, environment: environment, timeout: 120)
+        "/usr/bin/python3", ["-c", script, grow] + arguments, environment: environment, timeout: 120
+      )
       let fields = result.stdout.split(separator: " ").map {
         $0.trimmingCharacters(in: .whitespacesAndNewlines)
       }
-      guard fields.count == 3, fields[0] == "0", let seconds = Double(fields[1]),
-        let kilobytes = Int(fields[2])
+      guard fields.count == 4, fields[0] == "0", let seconds = Double(fields[1]),
+        let kilobytes = Int(fields[2]), let cpu = Double(fields[3])
       else {
         throw BenchmarkError(
           "grow \(arguments.joined(separator: " ")) failed: \(result.stdout) \(result.stderr)")
       }
       times.append(seconds)
+      cpuTimes.append(cpu)
       peak = max(peak, kilobytes)
     }
-    return (median(times), Double(peak) / 1024)
+    return (median(times), Double(peak) / 1024, cpuTimes, times)
   }
 
   nonisolated static func printTable(_ figures: [Figures]) {
@@ -177,6 +185,13 @@ struct HistoryScaleBenchmark {
           + number(row.startUpMilliseconds).padding(toLength: 13, withPad: " ", startingAt: 0)
           + "\(number(row.phaseEndLateMedianMilliseconds)) / "
           + "\(number(row.phaseEndLateMaxMilliseconds)) (\(row.phaseEnds))")
+    }
+    for row in figures {
+      let wall = row.csvWallRuns.sorted().map { String(format: "%.3f", $0) }
+      let cpu = row.csvCPURuns.sorted().map { String(format: "%.3f", $0) }
+      Swift.print(
+        "\(row.years) year(s): grow history --all --csv, each run: wall s "
+          + wall.joined(separator: " ") + "; CPU s " + cpu.joined(separator: " "))
     }
     Swift.print(
       "goals at 40 years: csv and json ≤ 20 MiB and ≥ 3× faster than before; start-up ≤ 20 ms;"

@@ -19,6 +19,16 @@ struct LeanBenchmark {
     var busctlMilliseconds: Double?
     var growStatusPeakMegabytes: Double?
     var busctlPeakMegabytes: Double?
+    /// CPU time (user + system, from wait4) of the same runs, medians.
+    var growStatusCPUMilliseconds: Double?
+    var busctlCPUMilliseconds: Double?
+    /// bench/floors/StatusFloor.swift: the same GetStatus from Swift with only libdbus and
+    /// Glibc, the stdlib static; spawned in turn with the other two.
+    var statusFloorMilliseconds: Double?
+    var statusFloorCPUMilliseconds: Double?
+    var statusFloorPeakMegabytes: Double?
+    var growStatusJSONPeakMegabytes: Double?
+    var loadAverage = ""
     var windowSeconds = 0.0
     var followerSecondsPerMinute: Double?
     var followerSecondsThreads = 0
@@ -51,17 +61,34 @@ struct LeanBenchmark {
       "GetStatus",
     ]
 
-    // `grow status` and busctl, alternately, so both see the same machine.
-    var growTimes: [Double] = []
-    var busctlTimes: [Double] = []
+    // `grow status`, busctl and the status floor, in turn, so all see the same machine.
+    sample.loadAverage = PluginCostBenchmark.loadAverage()
+    let statusFloor = floors.appendingPathComponent("status-floor").path
+    let hasStatusFloor = FileManager.default.isExecutableFile(atPath: statusFloor)
+    var growTimes: [(wall: Double, cpu: Double)] = []
+    var busctlTimes: [(wall: Double, cpu: Double)] = []
+    var floorTimes: [(wall: Double, cpu: Double)] = []
     for _ in 0..<sample.runs {
       growTimes += try timed(grow, ["status"], environment).map { [$0] } ?? []
       busctlTimes += try timed("busctl", busctl, environment).map { [$0] } ?? []
+      if hasStatusFloor {
+        floorTimes += try timed(statusFloor, [], environment).map { [$0] } ?? []
+      }
     }
-    sample.growStatusMilliseconds = growTimes.isEmpty ? nil : median(growTimes)
-    sample.busctlMilliseconds = busctlTimes.isEmpty ? nil : median(busctlTimes)
+    func medians(_ times: [(wall: Double, cpu: Double)]) -> (Double?, Double?) {
+      times.isEmpty ? (nil, nil) : (median(times.map(\.wall)), median(times.map(\.cpu)))
+    }
+    (sample.growStatusMilliseconds, sample.growStatusCPUMilliseconds) = medians(growTimes)
+    (sample.busctlMilliseconds, sample.busctlCPUMilliseconds) = medians(busctlTimes)
+    (sample.statusFloorMilliseconds, sample.statusFloorCPUMilliseconds) = medians(floorTimes)
     sample.growStatusPeakMegabytes = peak(grow, ["status"], environment)
+    sample.growStatusJSONPeakMegabytes = peak(grow, ["status", "--json"], environment)
     sample.busctlPeakMegabytes = peak("busctl", busctl, environment)
+    if hasStatusFloor {
+      sample.statusFloorPeakMegabytes = peak(statusFloor, [], environment)
+    } else {
+      sample.notes.append("no \(statusFloor): run `make bench` to build the floors")
+    }
 
     // The follower while a focus phase runs, beside the C floor, then idle.
     _ = try harness.grow("start", "--focus", "25m")
@@ -98,7 +125,7 @@ struct LeanBenchmark {
     let floorPath = floors.appendingPathComponent("glibc-only").path
     if FileManager.default.isExecutableFile(atPath: floorPath) {
       var times: [Double] = []
-      for _ in 0..<sample.runs { times += try timed(floorPath, [], [:]).map { [$0] } ?? [] }
+      for _ in 0..<sample.runs { times += try timed(floorPath, [], [:]).map { [$0.wall] } ?? [] }
       sample.floorSwiftMilliseconds = times.isEmpty ? nil : median(times)
       sample.floorSwiftPeakMegabytes = peak(floorPath, [], [:])
       let staying = try BackgroundProcess(floorPath, ["--stay"])
@@ -114,15 +141,21 @@ struct LeanBenchmark {
     return sample
   }
 
-  /// Milliseconds from posix_spawn to the child's exit; nil when it could not start.
+  /// Milliseconds from posix_spawn to the child's exit, and the child's CPU time (user +
+  /// system, from wait4) in milliseconds; nil when it could not start.
   private func timed(_ executable: String, _ arguments: [String], _ environment: [String: String])
-    throws -> Double?
+    throws -> (wall: Double, cpu: Double)?
   {
     let start = Date()
     guard let pid = try? tools.spawn(executable, arguments, environment) else { return nil }
     var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-    return Date().timeIntervalSince(start) * 1000
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
+    let wall = Date().timeIntervalSince(start) * 1000
+    func milliseconds(_ time: timeval) -> Double {
+      Double(time.tv_sec) * 1000 + Double(time.tv_usec) / 1000
+    }
+    return (wall, milliseconds(usage.ru_utime) + milliseconds(usage.ru_stime))
   }
 
   /// The highest peak RSS of five runs, in MB, as GNU time reports it; nil without it.
@@ -176,11 +209,11 @@ extension LeanBenchmark.Sample {
     func row(_ cells: [String]) { lines.append("| " + cells.joined(separator: " | ") + " |") }
     let floorNote = "Swift + Glibc only: "
     row(
-      ["daemon, 4 plugins: peak RSS (MB)", "≤ 20", number(grow?.peakRSSMegabytes)]
+      ["daemon, 4 plugins: peak RSS (MB)", "≤ 17", number(grow?.peakRSSMegabytes)]
         + anchors(\.peakRSSMegabytes)
         + [
           floorNote + number(floorSwiftPeakMegabytes),
-          verdict(grow?.peakRSSMegabytes, atMost: 20, " MB"),
+          verdict(grow?.peakRSSMegabytes, atMost: 17, " MB"),
         ])
     row(
       ["daemon: PSS (MB; the bench shares pages with it)", "≤ 12", number(grow?.pssMegabytes)]
@@ -219,11 +252,31 @@ extension LeanBenchmark.Sample {
       "", "", "", "`busctl … GetStatus`: " + number(busctlMilliseconds, 2),
       statusLimit.map { verdict(growStatusMilliseconds, atMost: $0, " ms") } ?? "not measured",
     ])
+    let cpuRatio = growStatusCPUMilliseconds.flatMap { grow in
+      busctlCPUMilliseconds.map { grow / $0 }
+    }
+    let floorRatio = statusFloorCPUMilliseconds.flatMap { floor in
+      busctlCPUMilliseconds.map { floor / $0 }
+    }
     row([
-      "`grow status`: peak RSS (MB)", "≤ 12", number(growStatusPeakMegabytes), "", "", "",
+      "`grow status`: CPU time (ms, median of \(runs); × busctl's in the same run)",
+      "≤ 0.7 × busctl",
+      number(growStatusCPUMilliseconds, 2) + " (" + number(cpuRatio, 2) + " ×)", "", "", "",
+      "busctl: " + number(busctlCPUMilliseconds, 2) + "; Swift + libdbus, static stdlib: "
+        + number(statusFloorCPUMilliseconds, 2) + " (" + number(floorRatio, 2) + " ×), "
+        + number(statusFloorMilliseconds, 2) + " ms wall",
+      verdict(cpuRatio, atMost: 0.7, " ×"),
+    ])
+    row([
+      "`grow status`: peak RSS (MB)", "≤ 8", number(growStatusPeakMegabytes), "", "", "",
       "busctl: " + number(busctlPeakMegabytes) + "; " + floorNote
-        + number(floorSwiftPeakMegabytes),
-      verdict(growStatusPeakMegabytes, atMost: 12, " MB"),
+        + number(floorSwiftPeakMegabytes) + "; Swift + libdbus, static stdlib: "
+        + number(statusFloorPeakMegabytes),
+      verdict(growStatusPeakMegabytes, atMost: 8, " MB"),
+    ])
+    row([
+      "`grow status --json`: peak RSS (MB)", "≤ 8", number(growStatusJSONPeakMegabytes), "", "",
+      "", "", verdict(growStatusJSONPeakMegabytes, atMost: 8, " MB"),
     ])
     row([
       "follower `{remaining}`: wake-ups/min (all \(followerSecondsThreads) threads)", "≤ 65",
@@ -241,9 +294,9 @@ extension LeanBenchmark.Sample {
       verdict(followerIdlePerMinute, atMost: 0),
     ])
     row([
-      "follower: RSS (peak) (MB)", "≤ 12",
+      "follower: RSS (peak) (MB)", "≤ 8",
       number(followerRSSMegabytes) + " (" + number(followerPeakMegabytes) + ")", "", "", "",
-      "", verdict(followerPeakMegabytes, atMost: 12, " MB"),
+      "", verdict(followerPeakMegabytes, atMost: 8, " MB"),
     ])
     let four = bus.first { $0.subscribers == 4 }?.eventsPerSecond
     row([
@@ -254,6 +307,7 @@ extension LeanBenchmark.Sample {
     if let compare {
       text += "\nMeasured \(compare.date) on \(compare.machine).\n"
     }
+    text += "Load average when `grow status` was timed: \(loadAverage).\n"
     for note in notes { text += "- \(note)\n" }
     return text
   }

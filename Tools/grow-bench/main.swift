@@ -8,7 +8,7 @@ import GrowTestSupport
 //
 //   grow-bench [--json] [--quick] [bus] [history] [history-scale] [external] [statusbar] [x11]
 //              [wayland] [breakscreen] [peers] [calls] [config] [journal] [sync] [compare]
-//              [lean]
+//              [lean] [plugins] [getstatus] [control]
 //              [patterns [--swift-regex-24]]
 //
 // Without a section name, all of them. `compare` also writes its table to bench/results/.
@@ -42,6 +42,7 @@ struct Report: Encodable {
   var compare: CompareBenchmark.Result?
   var patterns: PatternBenchmark.Sample?
   var lean: LeanBenchmark.Sample?
+  var plugins: PluginCostBenchmark.Sample?
 }
 var report = Report()
 
@@ -140,6 +141,17 @@ if wanted("compare") {
 if wanted("lean") {
   progress("lean: grow status and busctl, the follower, the floors…")
   report.lean = try MainActor.assumeIsolated { try LeanBenchmark(quick: quick).run() }
+}
+
+// `control` alone: the daemon with compare's four plugins only, to compare two builds.
+if wanted("plugins") || wanted("getstatus") || named.contains("control") {
+  progress("plugins: each newer plugin's cost on top of compare's four, GetStatus's cost…")
+  report.plugins = try MainActor.assumeIsolated {
+    try PluginCostBenchmark(
+      quick: quick, plugins: wanted("plugins") || named.contains("control"),
+      getStatus: wanted("getstatus"), extras: wanted("plugins")
+    ).run()
+  }
 }
 
 if json {
@@ -346,5 +358,9 @@ func printTables(_ report: Report) {
   if let lean = report.lean {
     print("Lean: the goals with the anchors and the floors")
     print(lean.markdown(compare: report.compare, bus: report.bus), terminator: "")
+  }
+  if let plugins = report.plugins {
+    print("Plugins: what each newer one costs the daemon; the daemon's cost per GetStatus")
+    print(plugins.markdown, terminator: "")
   }
 }

@@ -84,3 +84,10 @@ static inline int clinux_spawn(int program_fd, char *const argv[], char *const e
     }
     return pid;
 }
+
+/* libdispatch's hooks for a loop that serves the main queue on the main thread itself, as
+   CoreFoundation's run loop does (MainLoop.runOnMainThread): a descriptor (an eventfd on
+   Linux) that becomes readable when the main queue has work, and the call that runs it.
+   Exported by libdispatch, declared only in its private headers. */
+extern int _dispatch_get_main_queue_handle_4CF(void);
+extern void _dispatch_main_queue_callback_4CF(void *message);

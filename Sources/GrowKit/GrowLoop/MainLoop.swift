@@ -1,3 +1,4 @@
+internal import CLinux
 import Dispatch
 import FoundationEssentials
 import Glibc
@@ -76,6 +77,40 @@ public final class MainLoop: EventLoop {
     _ handler: @escaping (FileWatcher.Readiness) -> Void
   ) -> any DescriptorWatch {
     FileWatcher.shared.watch(descriptor, for: interest, handler)
+  }
+
+  /// Runs the loop on the calling thread, which must be the main thread, forever; instead of
+  /// `dispatchMain()`. The thread sleeps in `poll` on `FileWatcher`'s epoll and on the main
+  /// queue's wake-up descriptor: a ready descriptor (a D-Bus call) is handled by this thread
+  /// as soon as it wakes, where under `dispatchMain` libdispatch's manager thread saw the
+  /// epoll and woke a worker to run the main queue (3.8 context switches a GetStatus; issue
+  /// 32). Alarms, signal sources, `DispatchQueue.main` and main-actor tasks still arrive
+  /// through the main queue, which this thread runs as CoreFoundation's run loop does.
+  @_spi(GrowHost)
+  public func runOnMainThread() -> Never {
+    let epoll = FileWatcher.shared.driveFromCaller()
+    let queue = _dispatch_get_main_queue_handle_4CF()
+    var ready = [
+      pollfd(fd: epoll, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: queue, events: Int16(POLLIN), revents: 0),
+    ]
+    while true {
+      let count = poll(&ready, 2, -1)
+      if count < 0 {
+        guard errno == EINTR else {
+          preconditionFailure("poll on the loop failed: \(String(cString: strerror(errno)))")
+        }
+        continue
+      }
+      if ready[1].revents != 0 {
+        // The eventfd stays readable until read; the queue is run after, so a wake-up for
+        // work queued meanwhile is not lost.
+        var value: UInt64 = 0
+        _ = read(queue, &value, MemoryLayout<UInt64>.size)
+        _dispatch_main_queue_callback_4CF(nil)
+      }
+      if ready[0].revents != 0 { FileWatcher.shared.dispatchReadyDescriptors() }
+    }
   }
 }
 

@@ -169,9 +169,11 @@ import Testing
         "GrowPluginTesting.build": kit + "/.build/debug/GrowPluginTesting.build",
       ]
       .merging(
-        ["notify", "dnd", "x11", "wayland", "statusbar", "sound", "tray", "gnome-pomodoro"].map {
-          ("libgrow-plugin-\($0).so", debug + "/libgrow-plugin-\($0).so")
-        }
+        // Every built-in, from the one list of them (Package.swift, via scripts/built-in-plugins).
+        try Command.run(RepoPaths.scripts.appendingPathComponent("built-in-plugins").path, [])
+          .stdout.split(separator: "\n").map {
+            ("libgrow-plugin-\($0).so", debug + "/libgrow-plugin-\($0).so")
+          }
       ) { $1 }
     for (name, target) in links {
       try FileManager.default.createSymbolicLink(

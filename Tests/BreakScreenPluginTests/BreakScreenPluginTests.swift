@@ -11,6 +11,7 @@ import Testing
 @MainActor
 final class ScriptedScreen: BreakScreenServer {
   let descriptor: Int32 = 77
+  let kind = "the X server"
   var connectionLost = false
   var answering = true
   var onAnsweringChanged: ((Bool) -> Void)?

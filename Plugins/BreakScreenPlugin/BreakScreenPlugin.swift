@@ -296,7 +296,8 @@ public final class BreakScreenPlugin: GrowPlugin {
     let content = state.content(remaining: remaining)
     let body = "\(content.headline). \(content.suggestion) (\(content.timeLeft))"
     end()
-    context.log.info("no break screen here; a critical notification instead: \(content.title): \(body)")
+    context.log.info(
+      "no break screen here; a critical notification instead: \(content.title): \(body)")
     guard let bus = context.sessionBus,
       let notify = try? BusMessage.methodCall(
         destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",

@@ -145,8 +145,7 @@ final class BreakScreenWayland: BreakScreenServer {
         }
       }
       // Reads what is there without waiting (EAGAIN is no error to libwayland here).
-      if !failed, wl_display_read_events(display) < 0 || wl_display_dispatch_pending(display) < 0
-      {
+      if !failed, wl_display_read_events(display) < 0 || wl_display_dispatch_pending(display) < 0 {
         failed = true
       }
     }
@@ -185,7 +184,8 @@ final class BreakScreenWayland: BreakScreenServer {
 
   private func ping() {
     guard let display, !failed, let callback = wl_display_sync(display) else { return }
-    wl_callback_add_listener(callback, Self.callbackListener, Unmanaged.passUnretained(self).toOpaque())
+    wl_callback_add_listener(
+      callback, Self.callbackListener, Unmanaged.passUnretained(self).toOpaque())
     pings[Self.key(callback)] = loop.monotonicNow
   }
 

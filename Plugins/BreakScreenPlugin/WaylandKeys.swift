@@ -37,8 +37,7 @@ struct WaylandKeys: Equatable, Sendable {
         section = ""
       } else if section == "keycodes", line.hasPrefix("<"), let (name, code) = Self.keycode(line) {
         codes[name] = code
-      } else if section == "symbols", line.hasPrefix("key "), let (name, sym) = Self.symbol(line)
-      {
+      } else if section == "symbols", line.hasPrefix("key "), let (name, sym) = Self.symbol(line) {
         symbols[name] = sym
       }
     }

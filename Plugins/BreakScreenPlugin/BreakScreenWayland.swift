@@ -399,6 +399,14 @@ final class BreakScreenWayland: BreakScreenServer {
       cover.shown = nil
       cover.buffers = (0..<2).compactMap { _ in makeBuffer(width: width, height: height) }
       cover.configured = !cover.buffers.isEmpty
+      // No memory for a frame (or a size of 0): a screen that cannot show is refused, not
+      // waited for.
+      guard cover.configured else {
+        let done = showDone
+        hide()
+        done?(.nothingToDrawOn)
+        return
+      }
       send(cover, rows: 0..<height)
     }
     if let done = showDone, covers.allSatisfy(\.configured) {

@@ -80,7 +80,9 @@ struct BreakScreenSwayTests {
       while covered(0) != wanted || covered(1) != wanted {
         guard Date() < deadline else {
           // What the outputs showed, for a person to look at.
-          let pngs = (0..<2).map { NSTemporaryDirectory() + "grow-break-sway-\(getpid())-\($0).png" }
+          let pngs = (0..<2).map {
+            NSTemporaryDirectory() + "grow-break-sway-\(getpid())-\($0).png"
+          }
           for (index, png) in pngs.enumerated() { _ = try? shot(index, png: png) }
           throw HarnessError(
             "outputs covered: \(covered(0)), \(covered(1)); wanted \(wanted) (screenshots: "

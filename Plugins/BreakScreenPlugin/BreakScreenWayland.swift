@@ -44,6 +44,15 @@ final class BreakScreenWayland: BreakScreenServer {
   private var seatVersion: UInt32 = 1
   private var keyboard: OpaquePointer?
   private var pointer: OpaquePointer?
+  /// wlroots' toplevel list (name, version), asked only at a break for a fullscreen window.
+  private var toplevelGlobal: (name: UInt32, version: UInt32)?
+  /// While a fullscreen check runs: the manager, each toplevel's last state, the sync that
+  /// ends the check, and who waits for the answer.
+  private var check:
+    (
+      manager: OpaquePointer, states: [UInt: [UInt32]], sync: OpaquePointer,
+      done: [(Bool) -> Void]
+    )?
   /// The outputs by their registry name, in the order announced.
   private var outputs: [(name: UInt32, proxy: OpaquePointer)] = []
   private(set) var answering = true
@@ -190,6 +199,10 @@ final class BreakScreenWayland: BreakScreenServer {
   }
 
   fileprivate func callbackDone(_ key: UInt) {
+    if let check, key == Self.key(check.sync) {
+      wl_callback_destroy(check.sync)
+      return checkDone()
+    }
     if let globalsSync, key == Self.key(globalsSync) {
       wl_callback_destroy(globalsSync)
       self.globalsSync = nil
@@ -245,6 +258,8 @@ final class BreakScreenWayland: BreakScreenServer {
       seatVersion = min(version, 5)
       seat = bind(name, grow_wl_seat_interface(), seatVersion)
       wl_seat_add_listener(seat, Self.seatListener, me)
+    case "zwlr_foreign_toplevel_manager_v1":
+      toplevelGlobal = (name, version)
     case "wl_output":
       guard let output = bind(name, grow_wl_output_interface(), 1) else { return }
       outputs.append((name, output))
@@ -336,8 +351,54 @@ final class BreakScreenWayland: BreakScreenServer {
 
   // MARK: Fullscreen
 
-  /// Wayland has no active-window property to read here; the MPRIS check still applies.
-  func readFullscreen(_ done: @escaping (Bool) -> Void) { done(false) }
+  /// Whether the activated toplevel is fullscreen, from wlroots' toplevel list: bound for the
+  /// question only (its titles would otherwise wake the daemon at every change), read up to a
+  /// `wl_display.sync` (the compositor sends every toplevel's state at once on binding), and
+  /// let go. Without the list (KDE, GNOME), false: the MPRIS check still applies.
+  func readFullscreen(_ done: @escaping (Bool) -> Void) {
+    if check != nil {
+      check?.done.append(done)
+      return
+    }
+    guard globalsKnown, let global = toplevelGlobal, let display, !failed,
+      let manager = bind(
+        global.name, grow_zwlr_foreign_toplevel_manager_v1_interface(), min(global.version, 3)),
+      let sync = wl_display_sync(display)
+    else { return done(false) }
+    let me = Unmanaged.passUnretained(self).toOpaque()
+    zwlr_foreign_toplevel_manager_v1_add_listener(manager, Self.managerListener, me)
+    wl_callback_add_listener(sync, Self.callbackListener, me)
+    check = (manager, [:], sync, [done])
+  }
+
+  fileprivate func toplevel(_ handle: OpaquePointer?) {
+    guard let handle else { return }
+    guard check != nil else {
+      // One announced after the check ended, before the compositor saw `stop`.
+      return zwlr_foreign_toplevel_handle_v1_destroy(handle)
+    }
+    check?.states[Self.key(handle)] = []
+    zwlr_foreign_toplevel_handle_v1_add_listener(
+      handle, Self.handleListener, Unmanaged.passUnretained(self).toOpaque())
+  }
+
+  fileprivate func toplevelState(_ handle: UInt, _ states: [UInt32]) {
+    if check?.states[handle] != nil { check?.states[handle] = states }
+  }
+
+  private func checkDone() {
+    guard let check else { return }
+    self.check = nil
+    let activated = ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_ACTIVATED.rawValue
+    let fullscreen = ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_FULLSCREEN.rawValue
+    let answer = check.states.values.contains { $0.contains(activated) && $0.contains(fullscreen) }
+    for handle in check.states.keys {
+      zwlr_foreign_toplevel_handle_v1_destroy(OpaquePointer(bitPattern: handle))
+    }
+    // The manager goes at its `finished`, the compositor's answer to `stop`.
+    zwlr_foreign_toplevel_manager_v1_stop(check.manager)
+    for done in check.done { done(answer) }
+  }
 
   // MARK: Showing
 
@@ -651,6 +712,47 @@ final class BreakScreenWayland: BreakScreenServer {
           let (address, layer) = (UInt(bitPattern: data), key(layer))
           MainActor.assumeIsolated { instance(address)?.closed(layer) }
         }))
+    return listener
+  }()
+
+  private nonisolated(unsafe) static let managerListener = {
+    let listener = UnsafeMutablePointer<zwlr_foreign_toplevel_manager_v1_listener>.allocate(
+      capacity: 1)
+    listener.initialize(
+      to: zwlr_foreign_toplevel_manager_v1_listener(
+        toplevel: { data, _, handle in
+          let (address, handle) = (UInt(bitPattern: data), key(handle))
+          MainActor.assumeIsolated {
+            instance(address)?.toplevel(OpaquePointer(bitPattern: handle))
+          }
+        },
+        finished: { _, manager in zwlr_foreign_toplevel_manager_v1_destroy(manager) }))
+    return listener
+  }()
+
+  private nonisolated(unsafe) static let handleListener = {
+    let listener = UnsafeMutablePointer<zwlr_foreign_toplevel_handle_v1_listener>.allocate(
+      capacity: 1)
+    listener.initialize(
+      to: zwlr_foreign_toplevel_handle_v1_listener(
+        title: { _, _, _ in },
+        app_id: { _, _, _ in },
+        output_enter: { _, _, _ in },
+        output_leave: { _, _, _ in },
+        state: { data, handle, array in
+          let (address, handle) = (UInt(bitPattern: data), key(handle))
+          // An array of uint32 states.
+          var states: [UInt32] = []
+          if let array, let values = array.pointee.data {
+            let count = array.pointee.size / MemoryLayout<UInt32>.size
+            let words = values.bindMemory(to: UInt32.self, capacity: count)
+            states = (0..<count).map { words[$0] }
+          }
+          MainActor.assumeIsolated { instance(address)?.toplevelState(handle, states) }
+        },
+        done: { _, _ in },
+        closed: { _, _ in },
+        parent: { _, _, _ in }))
     return listener
   }()
 

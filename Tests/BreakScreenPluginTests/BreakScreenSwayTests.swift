@@ -176,6 +176,24 @@ struct BreakScreenSwayTests {
     #expect(try desk.outcomes() == ["focus completed", "short-break skipped"])
   }
 
+  /// A fullscreen window with the focus (a talk, a call) postpones the screen, read from
+  /// wlroots' toplevel list; once it is gone the screen comes when the postpone is over.
+  @Test func aFullscreenWindowPostponesTheScreen() throws {
+    let desk = try Desk()
+    let talk = try desk.session.openNativeWindow(appID: "grow-talk", title: "A talk")
+    defer { _ = talk.kill() }
+    try desk.session.swaymsg("[app_id=grow-talk] fullscreen enable")
+    #expect(try desk.harness.grow("start").status == 0)
+    let postponed = try desk.harness.waitForStatus { ($0["duration"] as? Double ?? 0) > 600 }
+    #expect(postponed["state"] as? String == "short-break")
+    #expect(desk.harness.daemon?.stderr.contains("a fullscreen window is active") == true)
+    #expect(!desk.covered(0) && !desk.covered(1), "nothing covers the talk")
+    _ = talk.kill()
+    try desk.waitForCovered(true)
+    try desk.key("Escape")
+    try desk.waitForCovered(false)
+  }
+
   /// A compositor stopped with SIGSTOP reads nothing and answers nothing: the daemon goes on
   /// answering, says the compositor does not answer, and carries on once it runs again.
   @Test func aStoppedCompositorLeavesTheDaemonAnswering() throws {

@@ -32,9 +32,6 @@ public final class BreakScreenPlugin: GrowPlugin {
   private let displayName: String
   /// "the X server on :0", "the Wayland compositor at wayland-1": for the log.
   private let serverName: String
-  /// Why this display can never show the screen (a compositor without a layer shell): a
-  /// critical notification stands in for it at each break.
-  private var cannotCover: String?
   private let connect: (String, any EventLoop) throws(BreakScreenError) -> any BreakScreenServer
   private var display: (any BreakScreenServer)?
   private var displayWatch: (any DescriptorWatch)?
@@ -373,7 +370,8 @@ public final class BreakScreenPlugin: GrowPlugin {
       case .monitorsChanged:
         display.relayout { [weak self] refusal in self?.refused(refusal) }
       case .cannotCover(let reason):
-        cannotCover = reason
+        // The screen is refused at each break (`ShowRefusal.noLayerShell`); a notification
+        // stands in for it then.
         context.log.warning(reason)
         context.setUnavailable(reason)
       }

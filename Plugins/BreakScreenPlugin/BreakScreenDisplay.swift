@@ -3,9 +3,11 @@ import FoundationEssentials
 import Glibc
 import GrowLoop
 
-/// Why the break screen cannot use the X display.
+/// Why the break screen cannot use the display.
 enum BreakScreenError: Error, CustomStringConvertible {
   case cannotOpen(String)
+  /// Wayland: no connection to the compositor's socket.
+  case cannotConnect(String, reason: String)
   /// Frames are 32-bit xRGB; a server whose screen takes other pixels is not drawn on.
   case unsupportedScreen(depth: Int, bitsPerPixel: Int)
 
@@ -13,6 +15,9 @@ enum BreakScreenError: Error, CustomStringConvertible {
     switch self {
     case .cannotOpen(let name):
       "cannot open the X display '\(name)'; is the X server running and may this user use it?"
+    case .cannotConnect(let name, let reason):
+      "cannot connect to the Wayland display '\(name)': \(reason); is the compositor running "
+        + "and is WAYLAND_DISPLAY right?"
     case .unsupportedScreen(let depth, let bits):
       "the X screen has depth \(depth) at \(bits) bits per pixel; the break screen draws only on "
         + "24-bit true-colour screens (32 bits per pixel), what Xorg and Xvfb use by default"
@@ -23,8 +28,10 @@ enum BreakScreenError: Error, CustomStringConvertible {
 /// What the X server told the break screen, in its terms.
 enum BreakScreenNotice: Equatable, Sendable {
   case input(BreakScreenInput)
-  /// RandR: monitors were added, removed or moved.
+  /// RandR: monitors were added, removed or moved; Wayland: an output came or went.
   case monitorsChanged
+  /// The display can never show the screen, and why (a compositor without a layer shell).
+  case cannotCover(String)
 }
 
 /// Why a screen could not be shown.
@@ -32,22 +39,28 @@ enum ShowRefusal: Equatable, Sendable {
   /// Another client holds the keyboard or the pointer (a menu, a screen locker).
   case grabRefused(what: String)
   case nothingToDrawOn
+  /// Wayland: the compositor has no `zwlr_layer_shell_v1` (GNOME's Mutter).
+  case noLayerShell
 
   var description: String {
     switch self {
     case .grabRefused(let what):
       "another program holds the \(what) (an open menu, a screen locker)"
-    case .nothingToDrawOn: "the X screen has no monitor to draw on"
+    case .nothingToDrawOn: "the display has no monitor to draw on"
+    case .noLayerShell: BreakScreenWayland.noLayerShellReason
     }
   }
 }
 
-/// What the break screen asks of an X server. Every question is answered later, on the loop,
+/// What the break screen asks of a display server: an X server (`BreakScreenDisplay`) or a
+/// Wayland compositor (`BreakScreenWayland`). Every question is answered later, on the loop,
 /// through its closure (or never, when the connection breaks); nothing here waits. The
 /// plugin's logic sees only this, so its tests drive it without a server.
 @MainActor
 protocol BreakScreenServer: AnyObject {
   var descriptor: Int32 { get }
+  /// "the X server", "the Wayland compositor": for the log and `grow plugins`.
+  var kind: String { get }
   var connectionLost: Bool { get }
   /// False while a question has waited longer than `BreakScreenDisplay.replyDeadline`.
   var answering: Bool { get }
@@ -95,6 +108,7 @@ final class BreakScreenDisplay: BreakScreenServer {
 
   let name: String
   let descriptor: Int32
+  let kind = "the X server"
   private let loop: any EventLoop
   private let connection: OpaquePointer
   private let screen: UnsafeMutablePointer<xcb_screen_t>
@@ -528,7 +542,8 @@ final class BreakScreenDisplay: BreakScreenServer {
     guard let content else { return }
     covers = monitors.compactMap { rect in
       guard
-        let frame = BreakScreenFrame(width: rect.width, height: rect.height, shared: sharesFrames)
+        let frame = BreakScreenFrame(
+          width: rect.width, height: rect.height, memory: sharesFrames ? .systemV : .process)
       else { return nil }
       var segment: xcb_shm_seg_t = 0
       if let id = frame.sharedMemoryID {

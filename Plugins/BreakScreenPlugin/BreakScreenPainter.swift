@@ -14,7 +14,7 @@ struct ScreenRect: Equatable, Sendable {
 }
 
 /// One monitor's frame, drawn by cairo and pango into client memory (32-bit xRGB, cairo's
-/// RGB24) for the display to send. Everything that touches cairo or pango is in here.
+/// RGB24: X11's 24-bit TrueColor and wl_shm's XRGB8888 alike) for the display to send. Everything that touches cairo or pango is in here.
 @MainActor
 final class BreakScreenFrame {
   let width: Int
@@ -25,20 +25,42 @@ final class BreakScreenFrame {
   private(set) var buttons: [(button: BreakScreenButton, rect: ScreenRect)] = []
   /// The rows the clock is drawn in: all that changes from one second to the next.
   private(set) var clockRows: Range<Int> = 0..<0
-  /// The System V shared-memory segment the pixels are in (MIT-SHM), if `shared`.
+  /// The System V shared-memory segment the pixels are in (MIT-SHM), with `.systemV`.
   let sharedMemoryID: Int32?
+  /// The memory file the pixels are in (a Wayland compositor's wl_shm pool), with `.file`.
+  let fileDescriptor: Int32?
+  /// The pixels' size in bytes.
+  var byteCount: Int { stride * height }
   private let surface: OpaquePointer
   private let sharedPixels: UnsafeMutableRawPointer?
 
-  /// - Parameter shared: keep the pixels in a shared-memory segment the X server can attach;
-  ///   in the process's own memory otherwise (or when no segment can be made).
-  init?(width: Int, height: Int, shared: Bool) {
+  /// Where a frame's pixels live.
+  enum Memory {
+    /// The process's own memory: sent whole (an X server without MIT-SHM).
+    case process
+    /// A System V segment the X server attaches (MIT-SHM).
+    case systemV
+    /// A memfd the Wayland compositor maps (wl_shm).
+    case file
+  }
+
+  /// In `memory`; a segment that cannot be made falls back to the process's own memory, a
+  /// file that cannot is no frame.
+  init?(width: Int, height: Int, memory: Memory) {
     guard width > 0, height > 0, width < 32768, height < 32768 else { return nil }
     let stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_RGB24, Int32(width)))
     var address: UnsafeMutableRawPointer?
-    let id = shared ? grow_bs_shm_create(stride * height, &address) : -1
+    var id: Int32 = -1
+    var fd: Int32 = -1
+    switch memory {
+    case .process: break
+    case .systemV: id = grow_bs_shm_create(stride * height, &address)
+    case .file:
+      fd = grow_bs_memfd_create(stride * height, &address)
+      guard fd >= 0 else { return nil }
+    }
     let surface =
-      if id >= 0, let address {
+      if id >= 0 || fd >= 0, let address {
         cairo_image_surface_create_for_data(
           address.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24, Int32(width),
           Int32(height), Int32(stride))
@@ -48,6 +70,7 @@ final class BreakScreenFrame {
     guard let surface, cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
       if let surface { cairo_surface_destroy(surface) }
       if id >= 0, let address { grow_bs_shm_unmap(address) }
+      if fd >= 0, let address { grow_bs_memfd_unmap(address, stride * height, fd) }
       return nil
     }
     self.width = width
@@ -55,12 +78,19 @@ final class BreakScreenFrame {
     self.surface = surface
     self.stride = Int(cairo_image_surface_get_stride(surface))
     sharedMemoryID = id >= 0 ? id : nil
-    sharedPixels = id >= 0 ? address : nil
+    fileDescriptor = fd >= 0 ? fd : nil
+    sharedPixels = id >= 0 || fd >= 0 ? address : nil
   }
 
   isolated deinit {
     cairo_surface_destroy(surface)
-    if let sharedPixels { grow_bs_shm_unmap(sharedPixels) }
+    if let sharedPixels {
+      if let fileDescriptor {
+        grow_bs_memfd_unmap(sharedPixels, stride * height, fileDescriptor)
+      } else {
+        grow_bs_shm_unmap(sharedPixels)
+      }
+    }
   }
 
   static let background = (0.11, 0.17, 0.22)

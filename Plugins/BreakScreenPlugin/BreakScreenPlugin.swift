@@ -1,6 +1,7 @@
 import FoundationEssentials
 import GrowConfig
 import GrowCore
+import GrowDBus
 import GrowLoop
 @_spi(GrowBuiltIn) import GrowPluginKit
 
@@ -13,19 +14,24 @@ import GrowLoop
 /// has passed, with the same time left), at most `postpone-limit` times. A fullscreen active
 /// window (a talk, a call) or a playing MPRIS media player postpones it the same way.
 ///
-/// Nothing waits for the X server (`BreakScreenDisplay`); the screen redraws only when its
+/// On X11 the screen is `BreakScreenDisplay` (XCB); in a Wayland session `BreakScreenWayland`
+/// (wlroots' layer shell), and where the compositor has none (GNOME) a critical notification
+/// stands in for it. Nothing waits for the display server; the screen redraws only when its
 /// clock's second changes, and nothing runs while no screen shows. A screen that cannot show
 /// (a grab refused, the server gone) is logged and the break goes on without it.
 public final class BreakScreenPlugin: GrowPlugin {
   public static let id = "breakscreen"
   public static let summary =
-    "covers every monitor at a break, with the time left, Skip and Postpone (X11)"
+    "covers every monitor at a break, with the time left, Skip and Postpone (X11, and Wayland "
+    + "compositors with a layer shell)"
   public static let settings = BreakScreenSettings.declared
   static let eventsPerTurn = 64
 
   private let context: PluginContext
   private let settings: BreakScreenSettings
   private let displayName: String
+  /// "the X server on :0", "the Wayland compositor at wayland-1": for the log.
+  private let serverName: String
   private let connect: (String, any EventLoop) throws(BreakScreenError) -> any BreakScreenServer
   private var display: (any BreakScreenServer)?
   private var displayWatch: (any DescriptorWatch)?
@@ -42,8 +48,12 @@ public final class BreakScreenPlugin: GrowPlugin {
   private var shown: BreakScreenContent?
 
   public convenience init(context: PluginContext) throws {
+    let wayland = !(context.environment["WAYLAND_DISPLAY"] ?? "").isEmpty
     try self.init(context: context) { name, loop throws(BreakScreenError) in
-      try BreakScreenDisplay(name: name, loop: loop)
+      // On Wayland an X window (Xwayland) would cover no native window: the compositor's own.
+      wayland
+        ? try BreakScreenWayland(name: name, loop: loop) as any BreakScreenServer
+        : try BreakScreenDisplay(name: name, loop: loop)
     }
   }
 
@@ -60,17 +70,19 @@ public final class BreakScreenPlugin: GrowPlugin {
       throw PluginError.misconfigured(error.description)
     }
     if let wayland = context.environment["WAYLAND_DISPLAY"], !wayland.isEmpty {
-      throw PluginError.unavailable(
-        "this is a Wayland session (WAYLAND_DISPLAY=\(wayland)); the break screen covers X11 "
-          + "monitors only so far, and a window on Xwayland would not cover native ones")
+      displayName = wayland
+      serverName = "the Wayland compositor at \(wayland)"
+    } else {
+      let name = context.environment["DISPLAY"] ?? ""
+      guard !name.isEmpty else {
+        throw PluginError.unavailable(
+          "neither WAYLAND_DISPLAY nor DISPLAY is set; the break screen needs a desktop session")
+      }
+      displayName = name
+      serverName = "the X server on \(name)"
     }
-    let name = context.environment["DISPLAY"] ?? ""
-    guard !name.isEmpty else {
-      throw PluginError.unavailable("DISPLAY is not set; the break screen needs an X session")
-    }
-    displayName = name
     do {
-      attach(try connect(name, context.loop))
+      attach(try connect(displayName, context.loop))
     } catch {
       throw PluginError.unavailable(error.description)
     }
@@ -182,13 +194,14 @@ public final class BreakScreenPlugin: GrowPlugin {
       context.log.info(
         "break screen shown on \(display.monitorCount) monitor(s), frames "
           + (display.sharesFrames
-            ? "in memory shared with the X server" : "sent whole (the server has no MIT-SHM)"))
+            ? "in memory shared with \(display.kind)" : "sent whole (the server has no MIT-SHM)"))
       scheduleTick()
     }
     turn()
   }
 
   private func refused(_ refusal: ShowRefusal) {
+    if refusal == .noLayerShell { return notifyInstead() }
     context.log.warning(
       "the break screen cannot show: \(refusal.description); the break goes on without it")
     end()
@@ -271,21 +284,48 @@ public final class BreakScreenPlugin: GrowPlugin {
     }
   }
 
-  // MARK: The X server
+  // MARK: GNOME: a notification instead
+
+  /// The break's critical notification (urgency 2: shown until dismissed, over a fullscreen
+  /// window too), sent straight to the notification server; logged when there is no bus.
+  private func notifyInstead() {
+    guard let state else { return }
+    let content = state.content(remaining: remaining)
+    let body = "\(content.headline). \(content.suggestion) (\(content.timeLeft))"
+    end()
+    context.log.info(
+      "no break screen here; a critical notification instead: \(content.title): \(body)")
+    guard let bus = context.sessionBus,
+      let notify = try? BusMessage.methodCall(
+        destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+        interface: "org.freedesktop.Notifications", member: "Notify",
+        arguments: [
+          .string("Grow"), .uint32(0), .string("grow"), .string(content.title), .string(body),
+          .array(element: "s", []), .vardict(["urgency": .byte(2)]), .int32(-1),
+        ])
+    else { return }
+    bus.call(notify, timeout: 3000) { [weak self] result in
+      if case .failure(let error) = result {
+        self?.context.log.warning("the break's notification was not shown: \(error)")
+      }
+    }
+  }
+
+  // MARK: The display server
 
   /// The display, connected again if the server went away since the last break.
   private func usableDisplay() -> (any BreakScreenServer)? {
     if let display, !display.connectionLost, display.answering { return display }
     guard display == nil || display?.connectionLost == true else {
       context.log.warning(
-        "the X server on \(displayName) does not answer; the break goes on without a screen")
+        "\(serverName) does not answer; the break goes on without a screen")
       return nil
     }
     disconnect()
     do {
       attach(try connect(displayName, context.loop))
       context.setAvailable()
-      context.log.info("connected to the X server on \(displayName) again")
+      context.log.info("connected to \(serverName) again")
       return display
     } catch {
       context.log.warning("\(error); the break goes on without a screen")
@@ -301,9 +341,9 @@ public final class BreakScreenPlugin: GrowPlugin {
         context.setAvailable()
       } else {
         context.log.warning(
-          "the X server on \(displayName) has not answered for "
+          "\(serverName) has not answered for "
             + "\(DurationText.format(BreakScreenDisplay.replyDeadline)); no screen until it does")
-        context.setUnavailable("X server not answering (\(displayName))")
+        context.setUnavailable("\(serverName) is not answering")
       }
     }
     displayWatch = context.loop.watch(display.descriptor, for: .readable) { [weak self] _ in
@@ -329,6 +369,11 @@ public final class BreakScreenPlugin: GrowPlugin {
       case .input(let input): handle(input)
       case .monitorsChanged:
         display.relayout { [weak self] refusal in self?.refused(refusal) }
+      case .cannotCover(let reason):
+        // The screen is refused at each break (`ShowRefusal.noLayerShell`); a notification
+        // stands in for it then.
+        context.log.warning(reason)
+        context.setUnavailable(reason)
       }
       guard self.display === display else { return }
     }
@@ -347,14 +392,12 @@ public final class BreakScreenPlugin: GrowPlugin {
   /// connects again.
   private func serverGone() {
     context.log.warning(
-      "the X server on \(displayName) went away; the break screen connects again at the next break"
-    )
+      "\(serverName) went away; the break screen connects again at the next break")
     disconnect()
     tick?.cancel()
     tick = nil
     shown = nil
-    context.setUnavailable(
-      "the X server on \(displayName) went away; tried again at the next break")
+    context.setUnavailable("\(serverName) went away; tried again at the next break")
   }
 }
 

@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/memfd.h>
 #include <xcb/xcb.h>
 #include <xcb/xcbext.h>  // xcb_poll_for_reply
 #include <xcb/randr.h>
@@ -33,6 +37,24 @@ static inline int grow_bs_shm_create(size_t size, void **address) {
 }
 
 static inline void grow_bs_shm_unmap(void *address) { shmdt(address); }
+
+// An anonymous memory file (memfd) of `size` bytes, mapped shared at *address, for a Wayland
+// compositor's wl_shm pool; its descriptor, or -1. Through syscall(): glibc declares
+// memfd_create only under _GNU_SOURCE, which Swift's view of the C library lacks.
+static inline int grow_bs_memfd_create(size_t size, void **address) {
+  int fd = (int)syscall(SYS_memfd_create, "grow-break", MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  if (ftruncate(fd, (off_t)size) < 0) { close(fd); return -1; }
+  void *mapped = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (mapped == MAP_FAILED) { close(fd); return -1; }
+  *address = mapped;
+  return fd;
+}
+
+static inline void grow_bs_memfd_unmap(void *address, size_t size, int fd) {
+  munmap(address, size);
+  close(fd);
+}
 
 // Screen `screen` of the connection's setup, or NULL.
 static inline xcb_screen_t *grow_bs_screen(xcb_connection_t *connection, int screen) {

@@ -617,6 +617,12 @@ struct Doctor {
       where (plugin.id == "x11" && reason.hasPrefix("this is a Wayland session"))
         || (plugin.id == "wayland" && reason.hasPrefix("not a Wayland session")):
         return .ok(check, "stands down: \(reason)")
+      // GNOME: no layer shell, so no break screen; the plugin notifies instead.
+      case "unavailable" where plugin.id == "breakscreen" && reason.contains("no layer shell"):
+        return .warning(
+          check, "unavailable: \(reason)",
+          fix: "nothing to fix in Grow: this compositor lets no client cover its outputs; "
+            + "sway, Hyprland, river, labwc and KDE do")
       case "unavailable":
         return .warning(check, "unavailable: \(reason)", fix: "provide what it needs, \(reload)")
       default:

@@ -13,10 +13,15 @@ public final class VirtualPointer: @unchecked Sendable {
   private let answered = LockedBox(0)
 
   /// Connects to `session`'s compositor (as root: see WaylandSession) and adds the device.
-  public init(_ session: WaylandSession) throws {
+  /// `layoutWidth` and `layoutHeight`: the whole output layout's size when it has more than
+  /// the session's one output (positions are fractions of it); the output's size by default.
+  public init(_ session: WaylandSession, layoutWidth: Int? = nil, layoutHeight: Int? = nil)
+    throws
+  {
     let tool = try Self.build()
     process = try BackgroundProcess(
-      tool, ["\(session.width)", "\(session.height)"], environment: session.environment,
+      tool, ["\(layoutWidth ?? session.width)", "\(layoutHeight ?? session.height)"],
+      environment: session.environment,
       writableStdin: true)
     guard process.waitUntil(timeout: 10, { process.stdout.hasPrefix("ready\n") }) else {
       process.kill()

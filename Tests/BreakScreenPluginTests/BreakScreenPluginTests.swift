@@ -11,6 +11,7 @@ import Testing
 @MainActor
 final class ScriptedScreen: BreakScreenServer {
   let descriptor: Int32 = 77
+  let kind = "the X server"
   var connectionLost = false
   var answering = true
   var onAnsweringChanged: ((Bool) -> Void)?
@@ -245,19 +246,51 @@ final class ScriptedScreen: BreakScreenServer {
     _ = plugin
   }
 
-  @Test func withoutAnXSessionItSaysWhy() throws {
+  @Test func withoutADesktopSessionItSaysWhy() throws {
     let timer = timer()
     #expect(throws: PluginError.self) {
       try BreakScreenPlugin(
         context: try bed.context("breakscreen", environment: [:], timer: timer)
       ) { _, _ in self.screen }
     }
-    #expect(throws: PluginError.self) {
-      try BreakScreenPlugin(
-        context: try bed.context(
-          "breakscreen", environment: ["DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-1"],
-          timer: timer)
-      ) { _, _ in self.screen }
+  }
+
+  @Test func aWaylandSessionUsesTheCompositorNotXwayland() throws {
+    let timer = timer()
+    var connected: [String] = []
+    let plugin = try BreakScreenPlugin(
+      context: try bed.context(
+        "breakscreen", environment: ["DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-1"],
+        timer: timer)
+    ) { name, _ in
+      connected.append(name)
+      return self.screen
     }
+    #expect(connected == ["wayland-1"])
+    try timer.start()
+    bed.loop.advance(by: 25 * 60)
+    #expect(screen.isShowing)
+    _ = plugin
+  }
+
+  /// GNOME: no layer shell. `grow plugins` says so; at the break a critical notification
+  /// stands in (here, without a bus, the log says what it would show).
+  @Test func aCompositorWithoutALayerShellSaysSoAndNotifiesInstead() throws {
+    let timer = timer()
+    let plugin = try plugin(timer)
+    screen.refusal = .noLayerShell
+    screen.queued.append(.cannotCover(BreakScreenWayland.noLayerShellReason))
+    bed.loop.makeReady(screen.descriptor)
+    bed.loop.advance(by: 0)
+    #expect(bed.availability.last == BreakScreenWayland.noLayerShellReason)
+    try timer.start()
+    bed.loop.advance(by: 25 * 60)
+    #expect(screen.shows == 1)
+    #expect(!screen.isShowing)
+    let notified = bed.logs.lines.filter { $0.contains("a critical notification instead") }
+    #expect(notified.count == 1)
+    #expect(notified.first?.contains("Short break: Focus 1 of 4 on 'work' done.") == true)
+    #expect(timer.status.state.phaseKind == .shortBreak, "the break goes on")
+    _ = plugin
   }
 }

@@ -5,7 +5,8 @@ import GrowTestSupport
 /// openbox, a private bus, a real `grow daemon` with the breakscreen plugin. The daemon's
 /// context switches (all threads) and CPU time are read from /proc over three windows: focus
 /// running with the plugin loaded (no screen), the screen up on both monitors, and after the
-/// break was skipped. The screen redraws once a second, when its clock changes.
+/// break was skipped. The screen redraws once a second, when its clock changes. With
+/// `onSway`, the same on headless sway with two 1920x1080 outputs (the layer-shell screen).
 struct BreakScreenBenchmark {
   struct Window: Encodable {
     let seconds: Double
@@ -13,6 +14,7 @@ struct BreakScreenBenchmark {
     let cpuMilliseconds: Double
   }
   struct Sample: Encodable {
+    let display: String
     let monitors: Int
     let focusNoScreen: Window
     let screenShown: Window
@@ -20,11 +22,27 @@ struct BreakScreenBenchmark {
   }
 
   let seconds: TimeInterval
+  var onSway = false
 
   func run() throws -> Sample {
-    let display = try PrivateDisplay(screenSize: "3840x1080")
-    try display.setMonitors(["1920x1080+0+0", "1920x1080+1920+0"])
-    let harness = try DaemonHarness(startDaemon: false, environment: display.environment)
+    var display: PrivateDisplay?
+    var session: WaylandSession?
+    let environment: [String: String]
+    if onSway {
+      let sway = try WaylandSession(width: 1920, height: 1080)
+      try sway.swaymsg("create_output")
+      try sway.swaymsg("output HEADLESS-1 position 0 0")
+      try sway.swaymsg("output HEADLESS-2 resolution 1920x1080 position 1920 0")
+      session = sway
+      environment = sway.environment
+    } else {
+      let xvfb = try PrivateDisplay(screenSize: "3840x1080")
+      try xvfb.setMonitors(["1920x1080+0+0", "1920x1080+1920+0"])
+      display = xvfb
+      environment = xvfb.environment
+    }
+    defer { session?.stop() }
+    let harness = try DaemonHarness(startDaemon: false, environment: environment)
     defer { harness.daemon?.kill() }
     try harness.writeConfig(
       """
@@ -48,7 +66,13 @@ struct BreakScreenBenchmark {
 
     // Skipping the focus starts the break, and with it the screen.
     guard try harness.grow("skip").status == 0 else { throw HarnessError("grow skip failed") }
+    // X11: the windows of class Grow; sway: the screen's log line (layer surfaces are no
+    // windows to search for).
     let covers = { () -> Int in
+      guard let display else {
+        return harness.daemon?.stderr.contains("break screen shown on 2 monitor(s)") == true
+          ? 2 : 0
+      }
       let found = try? Command.run(
         "xdotool", ["search", "--class", "^Grow$"], environment: display.environment)
       return (found?.stdout ?? "").split(separator: "\n").count
@@ -60,12 +84,18 @@ struct BreakScreenBenchmark {
     let shown = measure(pid)
 
     guard try harness.grow("skip").status == 0 else { throw HarnessError("grow skip failed") }
-    guard harness.daemon?.waitUntil(timeout: 30, { covers() == 0 }) == true else {
+    let gone = {
+      display == nil
+        ? (try? harness.status())?["state"] as? String != "short-break" : covers() == 0
+    }
+    guard harness.daemon?.waitUntil(timeout: 30, gone) == true else {
       throw HarnessError("the break screen stayed")
     }
     Thread.sleep(forTimeInterval: 1)
     let after = measure(pid)
-    return Sample(monitors: 2, focusNoScreen: focus, screenShown: shown, afterTheBreak: after)
+    return Sample(
+      display: onSway ? "headless sway 1.7, 2 outputs" : "Xvfb, 2 monitors", monitors: 2,
+      focusNoScreen: focus, screenShown: shown, afterTheBreak: after)
   }
 
   private func measure(_ pid: Int32) -> Window {

@@ -7,8 +7,8 @@ import GrowTestSupport
 // machines this runs on are shared and noisy.
 //
 //   grow-bench [--json] [--quick] [bus] [history] [history-scale] [external] [statusbar] [x11]
-//              [wayland] [breakscreen] [peers] [calls] [config] [journal] [sync] [compare]
-//              [lean] [plugins] [getstatus] [control]
+//              [wayland] [breakscreen] [breakscreen-sway] [peers] [calls] [config] [journal]
+//              [sync] [compare] [lean] [plugins] [getstatus] [control]
 //              [patterns [--swift-regex-24]]
 //
 // Without a section name, all of them. `compare` also writes its table to bench/results/.
@@ -34,6 +34,7 @@ struct Report: Encodable {
   var x11: X11Benchmark.Sample?
   var wayland: WaylandBenchmark.Sample?
   var breakScreen: BreakScreenBenchmark.Sample?
+  var breakScreenSway: BreakScreenBenchmark.Sample?
   var peers: [PeerFloodBenchmark.Row] = []
   var calls: CallBurstBenchmark.Sample?
   var config: ConfigBenchmark.Sample?
@@ -95,6 +96,14 @@ if wanted("breakscreen") {
     "breakscreen: two 1920x1080 monitors on Xvfb, \(Int(breakScreen.seconds)) s each of focus, "
       + "the screen, and after the break…")
   report.breakScreen = try breakScreen.run()
+}
+if wanted("breakscreen-sway") {
+  progress(
+    "breakscreen-sway: two 1920x1080 outputs on headless sway, \(Int(breakScreen.seconds)) s "
+      + "each of focus, the screen, and after the break…")
+  var onSway = breakScreen
+  onSway.onSway = true
+  report.breakScreenSway = try onSway.run()
 }
 if wanted("peers") {
   let peers = PeerFloodBenchmark(seconds: quick ? 5 : 12)
@@ -235,8 +244,8 @@ func printTables(_ report: Report) {
           + String(format: "  %13.1f  %5.1f", row.focusPerMinute, row.idlePerMinute))
     }
   }
-  if let screen = report.breakScreen {
-    print("break screen (Xvfb, \(screen.monitors) monitors of 1920x1080; daemon, all threads)")
+  for screen in [report.breakScreen, report.breakScreenSway].compactMap({ $0 }) {
+    print("break screen (\(screen.display) of 1920x1080; daemon, all threads)")
     for (name, window) in [
       ("focus, plugin loaded, no screen", screen.focusNoScreen),
       ("screen shown (a redraw a second)", screen.screenShown),

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GrowConfig
+@_spi(GrowBuiltIn) import GrowConfig
 import GrowCore
 import GrowDBus
 import GrowLoop
@@ -52,6 +52,15 @@ public final class BrowserPlugin: GrowPlugin {
   }
 
   private var lastAnnounced: [[SitePattern]]?
+  /// The browser the note names: the note changes (and `grow plugins` hears of it) only when
+  /// another browser calls, not at every page.
+  private var connectedBrowser: String?
+
+  private func noteConnected(_ browser: String) {
+    guard browser != connectedBrowser else { return }
+    connectedBrowser = browser
+    context.setNote("a browser is connected (\(browser))")
+  }
 
   /// PropertiesChanged when the lists changed, so each browser updates its rules.
   private func announce() {
@@ -84,7 +93,7 @@ public final class BrowserPlugin: GrowPlugin {
               guard let self else { return [.bool(false)] }
               let browser = Self.text(arguments.first, limit: Self.longestBrowserName)
               let url = Self.text(arguments.dropFirst().first, limit: Self.longestURL)
-              context.setNote("a browser is connected (\(browser.isEmpty ? "unnamed" : browser))")
+              noteConnected(browser.isEmpty ? "unnamed" : browser)
               return [.bool(watch.visit(browser: browser.isEmpty ? "browser" : browser, url: url))]
             }),
           .init(

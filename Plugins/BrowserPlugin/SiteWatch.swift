@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GrowConfig
+@_spi(GrowBuiltIn) import GrowConfig
 import GrowCore
 import GrowPluginKit
 

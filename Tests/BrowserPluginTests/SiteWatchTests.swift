@@ -1,5 +1,5 @@
 import Foundation
-import GrowConfig
+@_spi(GrowBuiltIn) import GrowConfig
 import GrowCore
 import GrowPluginKit
 import GrowPluginTesting

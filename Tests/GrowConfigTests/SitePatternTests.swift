@@ -1,4 +1,4 @@
-import GrowConfig
+@_spi(GrowBuiltIn) import GrowConfig
 import GrowCore
 import Testing
 

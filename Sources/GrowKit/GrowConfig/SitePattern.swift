@@ -11,8 +11,9 @@ import FoundationEssentials
 ///
 /// The browser blocks with `declarativeNetRequest` rules built from `host` and `path`
 /// (browser/rules.js), which mean the same: `requestDomains` for a host, `||host/path` for a
-/// path. `SitePatternTests` and the Chromium test hold the two to one meaning.
-public struct SitePattern: Sendable, Equatable, CustomStringConvertible {
+/// path. `SitePatternTests` and the Chromium test hold the two to one meaning. The browser
+/// plugin's (`@_spi(GrowBuiltIn)`): what it decides is product policy, not plugin API.
+@_spi(GrowBuiltIn) public struct SitePattern: Sendable, Equatable, CustomStringConvertible {
   /// Lower-case, without `*.`, a port or a scheme.
   public let host: String
   /// Empty, or starting with `/`.
@@ -52,7 +53,7 @@ public struct SitePattern: Sendable, Equatable, CustomStringConvertible {
 /// A page's address, split as `SitePattern` needs it: the host and what follows it. Only
 /// http and https pages are sites; the browser's own pages (`chrome://`, the new-tab page,
 /// Grow's blocked page) are none.
-public struct PageAddress: Sendable, Equatable {
+@_spi(GrowBuiltIn) public struct PageAddress: Sendable, Equatable {
   public let host: String
   /// The path and query, from `/`; `/` when the address has none.
   public let path: String

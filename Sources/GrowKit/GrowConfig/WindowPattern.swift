@@ -44,7 +44,7 @@ public struct WindowPattern: Sendable, Equatable {
   public let name: String?
   public let titleRegex: TitleRegex?
   /// Set for a `site:` pattern, which has no name or title part.
-  public let site: SitePattern?
+  @_spi(GrowBuiltIn) public let site: SitePattern?
 
   public init(_ text: String) throws(WindowPatternError) {
     let trimmed = text.trimmingWhitespace()
@@ -113,7 +113,7 @@ public struct WindowPattern: Sendable, Equatable {
 
   /// Whether the page at `address` is what this `site:` pattern names; false for the other
   /// kinds, which are about windows.
-  public func matches(page address: PageAddress) -> Bool {
+  @_spi(GrowBuiltIn) public func matches(page address: PageAddress) -> Bool {
     site?.matches(host: address.host, path: address.path) ?? false
   }
 
@@ -223,13 +223,13 @@ public struct DistractionRules: Sendable {
 
   /// Judges a page in the browser: the first `site:` distraction pattern naming it, unless a
   /// `site:` allow pattern does. Sites match in time linear in the address; no budget.
-  public func judge(page address: PageAddress) -> WindowPattern? {
+  @_spi(GrowBuiltIn) public func judge(page address: PageAddress) -> WindowPattern? {
     guard !allowed.contains(where: { $0.pattern.matches(page: address) }) else { return nil }
     return distractions.first { $0.pattern.matches(page: address) }?.pattern
   }
 
   /// The card's `site:` patterns, for the browser's own blocking rules.
-  public var sites: (distractions: [SitePattern], allowed: [SitePattern]) {
+  @_spi(GrowBuiltIn) public var sites: (distractions: [SitePattern], allowed: [SitePattern]) {
     (distractions.compactMap(\.pattern.site), allowed.compactMap(\.pattern.site))
   }
 

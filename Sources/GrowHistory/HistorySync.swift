@@ -320,6 +320,28 @@ extension HistoryStore {
       ])
   }
 
+  /// The file and size this machine's journal `name` had after its last write; nil before
+  /// the first.
+  public func journalWritten(_ name: String) throws(HistoryError) -> (inode: UInt64, size: Int64)? {
+    try query("SELECT inode, size FROM sync_written WHERE name = ?", [.text(name)]) { row in
+      (UInt64(bitPattern: row.integer(0)), row.integer(1))
+    }.first
+  }
+
+  public func setJournalWritten(_ name: String, inode: UInt64, size: Int64) throws(HistoryError) {
+    try run(
+      "INSERT OR REPLACE INTO sync_written (name, inode, size) VALUES (?, ?, ?)",
+      [.text(name), .integer(Int64(bitPattern: inode)), .integer(size)])
+  }
+
+  /// Forgets that this machine's phases are in its journal, so the next write puts each there
+  /// again (with the same uid, which every machine merges once): the journal lost them.
+  /// - Returns: how many phases will be written again.
+  @discardableResult
+  public func forgetJournaledPhases() throws(HistoryError) -> Int {
+    try run("UPDATE phases SET uid = NULL WHERE machine = '' AND uid IS NOT NULL")
+  }
+
   /// The other machines the history has phases or a journal from, by name.
   public func syncMachines() throws(HistoryError) -> [SyncMachine] {
     try query(

@@ -160,6 +160,16 @@ enum Schema {
       line INTEGER NOT NULL           -- lines read so far
     );
     """,
+    // 9: how far this machine has written its own journal (file and size), so a journal that
+    // lost lines it had (a restore from an older backup, a disk that lost its tail) is noticed
+    // at the next write and written whole again (SyncFolder.writeNewPhases).
+    """
+    CREATE TABLE sync_written (
+      name TEXT PRIMARY KEY,          -- this machine's journal in the sync folder
+      inode INTEGER NOT NULL,
+      size INTEGER NOT NULL           -- its size after the last write
+    );
+    """,
   ]
 
   static var currentVersion: Int { migrations.count }

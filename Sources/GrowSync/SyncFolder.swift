@@ -114,12 +114,31 @@ public struct SyncFolder: Sendable {
   /// Writes this machine's phases that are in no journal yet into its journal (all of them
   /// the first time: an existing history joins), and notes them in `store`. Holds the
   /// journal's lock throughout, so the daemon and `grow sync setup` never write a phase twice.
+  ///
+  /// A journal that lost what this machine wrote (shorter than after the last write, or
+  /// another file: a restore from an older backup, a disk that lost its tail, a deletion) gets
+  /// every phase again: their uids are the same, so each machine still counts each once.
   /// - Returns: how many phases were written.
   @discardableResult
   public func writeNewPhases(from store: HistoryStore) throws(SyncError) -> Int {
     let journal = try JournalFile(path: journalPath, identity: identity)
     defer { journal.close() }
+    let name = identity.journalName
+    do {
+      let now = journal.state()
+      if let before = try store.journalWritten(name),
+        before.inode != now.inode || now.size < before.size
+      {
+        try store.forgetJournaledPhases()
+      }
+    } catch {
+      throw .history(error)
+    }
     var written = 0
+    defer {
+      let after = journal.state()
+      try? store.setJournalWritten(name, inode: after.inode, size: after.size)
+    }
     while true {
       let phases: [(PhaseRecord, [Distraction])]
       do {
@@ -229,6 +248,13 @@ final class JournalFile {
     guard fsync(descriptor) == 0 else {
       throw .cannotWrite(path: path, reason: String(cString: strerror(errno)))
     }
+  }
+
+  /// Its file (inode) and size now.
+  func state() -> (inode: UInt64, size: Int64) {
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else { return (0, 0) }
+    return (UInt64(info.st_ino), Int64(info.st_size))
   }
 
   func close() {

@@ -74,10 +74,11 @@ import Testing
   @Test func aDatabaseFromANewerGrowIsRefusedWithAHint() throws {
     let directory = try TemporaryDirectory()
     _ = try HistoryStore(path: directory.databasePath)
-    try SQLiteConnection(path: directory.databasePath).execute("PRAGMA user_version = 9")
+    let newer = HistoryStore.currentSchemaVersion + 1
+    try SQLiteConnection(path: directory.databasePath).execute("PRAGMA user_version = \(newer)")
     #expect(
       throws: HistoryError.newerSchema(
-        path: directory.databasePath, found: 9, supported: HistoryStore.currentSchemaVersion)
+        path: directory.databasePath, found: newer, supported: HistoryStore.currentSchemaVersion)
     ) { try HistoryStore(path: directory.databasePath) }
   }
 

@@ -204,6 +204,34 @@ func deliver(_ bytes: Data, as name: String, to machine: TestMachine) throws {
     #expect(try fresh.phases().allSatisfy { $0.machine == nil })
   }
 
+  /// This machine's journal loses its tail (a restore from an older backup, a disk that lost
+  /// its last block, in the middle of a line): the next write puts every phase it no longer
+  /// holds back, so the other machines still get them, and each counts once.
+  @Test func aJournalCutShortIsWrittenWholeAgain() throws {
+    defer { try? FileManager.default.removeItem(at: root) }
+    let laptop = try TestMachine("laptop", id: "aaaaaaaaaaaaaaaa", root: root)
+    let desktop = try TestMachine("desktop", id: "bbbbbbbbbbbbbbbb", root: root)
+    for minute in [0.0, 30, 60] { try laptop.grow("math", endingAfter: minute) }
+    try laptop.journal()
+    let whole = laptop.journalData
+    // The last phase's line cut in half, before any other machine saw it.
+    #expect(truncate(laptop.folder.journalPath, off_t(whole.count - 40)) == 0)
+    try laptop.grow("math", endingAfter: 90)
+    try laptop.journal()
+    try deliver(laptop.journalData, as: laptop.identity.journalName, to: desktop)
+    _ = desktop.folder.merge(into: desktop.store)
+    #expect(try desktop.store.phases().filter { $0.machine != nil }.count == 4)
+    // A journal that only grew is never written again.
+    let size = laptop.journalData.count
+    try laptop.grow("math", endingAfter: 120)
+    try laptop.journal()
+    let added = String(decoding: laptop.journalData.dropFirst(size), as: UTF8.self)
+    #expect(added.split(separator: "\n").count == 1, "\(added)")
+    try deliver(laptop.journalData, as: laptop.identity.journalName, to: desktop)
+    _ = desktop.folder.merge(into: desktop.store)
+    #expect(try desktop.store.phases().filter { $0.machine != nil }.count == 5)
+  }
+
   /// Damaged journals are read as far as they are valid, each problem named by file and line;
   /// the history keeps what it had.
   @Test func damagedJournalsAreReadAsFarAsTheyAreValid() throws {

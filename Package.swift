@@ -129,7 +129,7 @@ let package = Package(
       path: "Tools/grow-bench"),
     // The fault-injection soak (make soak; a short run in make test): kills, crashes, checks.
     .target(
-      name: "GrowSoak", dependencies: [kit, "GrowHistory", "GrowTestSupport"],
+      name: "GrowSoak", dependencies: [kit, "GrowHistory", "GrowSync", "GrowTestSupport"],
       path: "Tools/GrowSoak"),
     .executableTarget(name: "grow-soak", dependencies: ["GrowSoak"], path: "Tools/grow-soak"),
     // The parsers' promises under hostile input, and their driver: libFuzzer for `make fuzz`

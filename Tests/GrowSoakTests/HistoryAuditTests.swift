@@ -43,6 +43,23 @@ import Testing
     #expect(result.recorded == 9 && result.expected == 9)
   }
 
+  /// A synced machine's phases overlap the soak's and follow no card of its own: they are
+  /// counted apart, not judged as the soak's.
+  @Test func phasesFromAnotherMachineAreNotTheSoaks() {
+    var rows = history(clean)
+    for (index, row) in rows.prefix(3).enumerated() {
+      var theirs = row
+      theirs.id = Int64(100 + index)
+      theirs.kind = .longBreak
+      theirs.startedAt.addTimeInterval(0.25)
+      theirs.machine = "0123456789abcdef"
+      rows.append(theirs)
+    }
+    let result = audit(rows)
+    #expect(result.isClean, "\(result.problems)")
+    #expect(result.recorded == 9 && result.fromOtherMachines == 3)
+  }
+
   @Test func aMissingPhaseLeavesAGapThatCountsAsLost() {
     var rows = history(clean)
     rows.remove(at: 3)

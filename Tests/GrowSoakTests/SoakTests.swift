@@ -16,9 +16,13 @@ struct SoakTests {
     options.timeLimit = 480
     // The classic and stress kinds and one plugin-hang round; of the trust kinds,
     // each costing seconds, one reload storm and one plugin crashing in init, so CI sees the
-    // two that once left DND on for good (make soak draws them all).
+    // two that once left DND on for good (make soak draws them all); of the sync kinds, one
+    // of each: another machine's phases must arrive once through a real Syncthing stopped and
+    // restarted, and through its journal cut short.
     options.kinds = Set(FaultKind.classic + FaultKind.stress)
-    options.fixedCounts = [.reloadStorm: 1, .pluginCrashesInInit: 1]
+    options.fixedCounts = [
+      .reloadStorm: 1, .pluginCrashesInInit: 1, .syncthingStopped: 1, .journalTruncated: 1,
+    ]
     options.hangRounds = 1
     // Here the bound is behavioural, a loop that never freezes (one froze for 50 s): make test
     // runs on busy machines too, where a 100 ms p99 is not the daemon's doing. make soak
@@ -41,6 +45,10 @@ struct SoakTests {
     #expect(report.daemonRestarts > 0 && report.pluginCrashes > 0, table)
     #expect(report.faults[FaultKind.reloadStorm.rawValue] == 1, table)
     #expect(report.faults[FaultKind.pluginCrashesInInit.rawValue] == 1, table)
+    #expect(report.journalsTruncated == 1 && report.syncCatchUpSeconds.count == 2, table)
+    #expect(
+      report.peerPhasesWritten > 0 && report.audit?.fromOtherMachines == report.peerPhasesWritten,
+      table)
     #expect(report.passed, table)
   }
 }

@@ -11,8 +11,11 @@ import GrowHistory
 /// of that, every phase the soak saw persisted as running must be in the history, and the
 /// order of kinds must follow the card.
 public struct HistoryAudit: Codable, Equatable, Sendable {
-  /// Rows in the history.
+  /// Rows in the history grown on this machine (the soak's).
   public var recorded = 0
+  /// Rows other machines' journals brought (the sync faults' peer): not the soak's phases,
+  /// so they neither tile its time nor follow its card.
+  public var fromOtherMachines = 0
   /// Phases that ran: the distinct rows plus the ones missing.
   public var expected = 0
   /// Phases that ran but have no row.
@@ -34,15 +37,17 @@ public struct HistoryAudit: Codable, Equatable, Sendable {
   public var problems: [String] = []
 
   /// - Parameters:
-  ///   - rows: the history, as `HistoryStore.phases()` returns it.
+  ///   - rows: the history, as `HistoryStore.phases()` returns it (every machine's).
   ///   - seen: phases the soak saw persisted as running.
   ///   - rules: the soak card; `intention` is its intention.
   public init(
     rows: [PhaseRecord], seen: Set<PhaseKey>, rules: CardRules, intention: String?
   ) {
-    recorded = rows.count
+    let own = rows.filter { $0.machine == nil }
+    fromOtherMachines = rows.count - own.count
+    recorded = own.count
     self.seen = seen.count
-    let sorted = rows.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+    let sorted = own.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
     var distinct: [PhaseRecord] = []
     var keys: Set<PhaseKey> = []
     for row in sorted {

@@ -94,6 +94,8 @@ public final class Soak {
   /// The stand-ins of the hostile-peer faults, when those are drawn.
   var swayStandIn: SwayStandIn?
   var hyprlandStandIn: HyprlandStandIn?
+  /// The other machine and the two Syncthings of the sync faults, when those are drawn.
+  var syncPeers: SyncPeers?
 
   /// Phases seen persisted as running, by key.
   private var seen: Set<PhaseKey> = []
@@ -135,6 +137,7 @@ public final class Soak {
     for id in Self.pluginIDs { plugins[id] = PluginSlot() }
     if options.uses(.titleFlood) { floodTool = try Self.buildFloodTool(in: home) }
     try prepareTrustFaults()
+    try prepareSyncFaults()
     try writeConfig()
     // Last: deinit unmounts, and runs only for an object that was made whole.
     if options.uses(.dataDirectoryFull) { try mountDataDirectory() }
@@ -143,9 +146,11 @@ public final class Soak {
   deinit { unmountDataDirectory() }
 
   /// The soak's config, with `extraPlugins` enabled too and `[plugin.dnd] dnd = dnd` (the
-  /// default, focus, when nil), and `cards` cards of its own beside the default one.
+  /// default, focus, when nil), `cards` cards of its own beside the default one, and `sync`
+  /// (a `[sync]` section) when the sync faults run.
   static func config(
-    plugin: String, extraPlugins: [String] = [], dnd: String? = nil, cards: Int = 0
+    plugin: String, extraPlugins: [String] = [], dnd: String? = nil, cards: Int = 0,
+    sync: String? = nil
   ) -> String {
     let enabled = ["notify", "dnd", "x11", "wayland"] + pluginIDs + extraPlugins
     var text = """
@@ -173,12 +178,15 @@ public final class Soak {
     if let dnd { text += "\n[plugin.dnd]\ndnd = \(dnd)\n" }
     // Cards the timer never runs: they only make the deck (ListCards) large.
     for card in 0..<cards { text += "\n[card.c\(card)]" }
+    if let sync { text += "\n" + sync }
     return text + "\n"
   }
 
   func writeConfig(extraPlugins: [String] = [], dnd: String? = nil) throws {
     try harness.writeConfig(
-      Self.config(plugin: pluginScriptPath, extraPlugins: extraPlugins, dnd: dnd, cards: cardCount))
+      Self.config(
+        plugin: pluginScriptPath, extraPlugins: extraPlugins, dnd: dnd, cards: cardCount,
+        sync: syncSection))
   }
 
   /// An external plugin that says its pid, reads events, and exits in the middle of one when
@@ -338,8 +346,12 @@ public final class Soak {
       try damageJournal()
     case .callBurst:
       try burstCalls()
+    case .syncthingStopped:
+      try stopSyncthing()
+    case .journalTruncated:
+      try truncatePeerJournal()
     }
-    if kind.killsDaemon || kind == .dunstKill || kind.isStress || kind.isTrust
+    if kind.killsDaemon || kind == .dunstKill || kind.isStress || kind.isTrust || kind.isSync
       || random.chance(0.3)
     {
       try checkConsistency(kind.rawValue)
@@ -716,6 +728,7 @@ public final class Soak {
     if harness.daemon?.terminate(timeout: 10) != 0 {
       problem("the daemon did not exit cleanly on SIGTERM")
     }
+    syncPeers?.stop()
     try auditHistory()
   }
 
@@ -788,6 +801,7 @@ public final class Soak {
     let audit = HistoryAudit(
       rows: try store.phases(), seen: seen, rules: Self.card, intention: Self.intention)
     report.audit = audit
+    report.peerPhasesWritten = syncPeers?.phasesGrown ?? 0
     // Each answered skip and stop is one row; a command cut off by kill -9 may be one more.
     let slack = report.commandsUnanswered
     let skipped = audit.outcomes["skipped"] ?? 0

@@ -26,6 +26,10 @@ public enum FaultKind: String, CaseIterable, Codable, Sendable {
   case pluginCrashesInInit = "plugin crashes in init"
   case damagedJournal = "damaged journal"
   case callBurst = "call burst"
+  // The sync faults (issue 29, SyncFaults.swift): the Syncthing between two machines stopped,
+  // the other machine's journal cut short.
+  case syncthingStopped = "Syncthing stopped"
+  case journalTruncated = "sync journal cut short"
 
   /// What a run draws from unless told otherwise (`--kinds` picks others): every kind.
   public static let standard = allCases
@@ -44,6 +48,8 @@ public enum FaultKind: String, CaseIterable, Codable, Sendable {
   public static let trust: [FaultKind] = [
     .swayPeer, .hyprlandPeer, .reloadStorm, .pluginCrashesInInit, .damagedJournal, .callBurst,
   ]
+  /// The sync kinds (`SyncFaults.swift`): each waits for Syncthing to catch up, seconds.
+  public static let sync: [FaultKind] = [.syncthingStopped, .journalTruncated]
 
   /// How often each is drawn, relative to the others.
   var weight: Int {
@@ -61,6 +67,7 @@ public enum FaultKind: String, CaseIterable, Codable, Sendable {
       3
     case .swayPeer, .hyprlandPeer, .reloadStorm, .pluginCrashesInInit, .damagedJournal, .callBurst:
       3
+    case .syncthingStopped, .journalTruncated: 2
     }
   }
 
@@ -73,6 +80,8 @@ public enum FaultKind: String, CaseIterable, Codable, Sendable {
   public var isStress: Bool { Self.stress.contains(self) }
 
   public var isTrust: Bool { Self.trust.contains(self) }
+
+  public var isSync: Bool { Self.sync.contains(self) }
 
   /// The kinds that run the daemon with the wayland plugin against a stand-in compositor.
   public var needsWaylandPeer: Bool { self == .swayPeer || self == .hyprlandPeer }
@@ -144,6 +153,17 @@ public struct SoakReport: Codable, Sendable {
   public var burstCalls = 0
   public var burstCallsUnanswered = 0
 
+  /// Sync: phases the other machine wrote into its journal, its journals cut short, seconds
+  /// until both sides had caught up after each sync fault, and faults after which they never
+  /// did (within `SyncPeers.catchUpBound`).
+  public var peerPhasesWritten = 0
+  public var journalsTruncated = 0
+  public var syncCatchUpSeconds: [Double] = []
+  public var syncNeverCaughtUp = 0
+
+  /// Every phase the other machine wrote is in the soak's history, once.
+  public var peerPhasesMerged: Bool { (audit?.fromOtherMachines ?? 0) == peerPhasesWritten }
+
   /// The separate plugin-hang rounds: a built-in plugin's handler never returns, then SIGTERM.
   public var hangRounds = 0
   /// Seconds from SIGTERM to the daemon's exit, per round; nil when it had to be killed.
@@ -187,6 +207,7 @@ public struct SoakReport: Codable, Sendable {
       ("DND recoveries late", dndRecoveriesLate == 0), ("RSS", rssWithinLimit),
       ("hangs handled", hangsHandled), ("descriptors", descriptorsWithinLimit),
       ("crashed again at start", crashedAgainAtStart == 0),
+      ("sync caught up", syncNeverCaughtUp == 0), ("peer phases merged once", peerPhasesMerged),
     ]
     return checks.filter { !$0.1 }.map(\.0)
   }
@@ -319,6 +340,19 @@ public struct SoakReport: Codable, Sendable {
         "\(crashingPluginDeaths) (\(crashedAgainAtStart))")
     }
     if journalsDamaged > 0 { row("journals damaged, then kill -9", journalsDamaged) }
+    if peerPhasesWritten > 0 {
+      row(
+        "phases from the other machine: written / in the history",
+        "\(peerPhasesWritten) / \(audit.fromOtherMachines)")
+      row("  its journal cut short", journalsTruncated)
+      let sorted = syncCatchUpSeconds.sorted()
+      row(
+        "  caught up after a sync fault",
+        String(
+          format: "%d/%d (median %.1f s, slowest %.1f s)", sorted.count,
+          sorted.count + syncNeverCaughtUp, LatencySummary.percentile(0.5, of: sorted),
+          sorted.last ?? 0))
+    }
     if burstCalls > 0 {
       row("calls pipelined in bursts (unanswered)", "\(burstCalls) (\(burstCallsUnanswered))")
     }

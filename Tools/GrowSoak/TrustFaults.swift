@@ -38,7 +38,7 @@ extension Soak {
     let count = Int.random(in: 20...50, using: &random)
     let storming = LockedBox(true)
     let configs = ["never", "always", "focus"].map {
-      Self.config(plugin: pluginScriptPath, dnd: $0, cards: cardCount)
+      Self.config(plugin: pluginScriptPath, dnd: $0, cards: cardCount, sync: syncSection)
     }
     let path = harness.configPath
     let flipped = DispatchSemaphore(value: 0)

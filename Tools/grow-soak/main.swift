@@ -11,7 +11,7 @@ let usage = """
     --time-limit SECONDS  the whole run's bound (default 600); injection stops in time
     --kinds K1,K2         only these kinds of fault (names as in the table), or the groups
                           classic (nothing lost), stress (peers that hang), trust (hostile peers),
-                          all (the default)
+                          sync (Syncthing stopped, a synced journal cut short), all (the default)
     --hang-rounds N       rounds of the plugin-hang check after the faults (default 3)
     --rss-limit MIB       the daemon's resident set bound (default 256; 0: none)
     --fd-limit N          the daemon's open descriptors bound (default 256; 0: none)
@@ -52,12 +52,12 @@ while let argument = arguments.popFirst() {
     }
     let groups = [
       "classic": FaultKind.classic, "stress": FaultKind.stress, "trust": FaultKind.trust,
-      "all": FaultKind.allCases,
+      "sync": FaultKind.sync, "all": FaultKind.allCases,
     ]
     let kinds = names.map { groups[$0] ?? FaultKind(rawValue: $0).map { [$0] } ?? [] }
     guard !kinds.contains(where: \.isEmpty), !kinds.isEmpty else {
       fail(
-        "--kinds takes classic, stress, trust, all or names from: "
+        "--kinds takes classic, stress, trust, sync, all or names from: "
           + FaultKind.allCases.map(\.rawValue).joined(separator: ", "))
     }
     options.kinds = Set(kinds.joined())

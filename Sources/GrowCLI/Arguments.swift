@@ -1,4 +1,5 @@
 @_spi(GrowHost) import GrowCore
+import GrowMessages
 
 /// A command line split into positional words and `--option value` pairs.
 ///
@@ -36,15 +37,18 @@ struct Arguments {
           values[name] = words[index]
           index += 1
         } else {
-          throw UsageError("--\(name) needs a value")
+          throw UsageError(Message("--{option} needs a value").render(["option": name]))
         }
       } else if flagOptions.contains(name), inlineValue == nil {
         flags.insert(name)
       } else {
         let known = (valueOptions.union(flagOptions)).sorted().map { "--\($0)" }
         throw UsageError(
-          "unknown option --\(shown(name))"
-            + (known.isEmpty ? "" : " (this command takes \(known.joined(separator: ", ")))"))
+          known.isEmpty
+            ? Message("unknown option --{option}").render(["option": shown(name)])
+            : Message("unknown option --{option} (this command takes {options})").render([
+              "option": shown(name), "options": known.joined(separator: ", "),
+            ]))
       }
     }
   }
@@ -55,7 +59,10 @@ struct Arguments {
   /// Fails unless there are at most `count` positional words.
   func expectPositionals(atMost count: Int, usage: String) throws(UsageError) {
     guard positionals.count <= count else {
-      throw UsageError("unexpected '\(shown(positionals[count]))'; usage: \(usage)")
+      throw UsageError(
+        Message("unexpected '{word}'; usage: {usage}").render([
+          "word": shown(positionals[count]), "usage": usage,
+        ]))
     }
   }
 }

@@ -14,7 +14,9 @@ struct Command {
   let name: String
   /// Arguments after the name, as shown in usage lines.
   let synopsis: String
-  let summary: String
+  /// One line; `grow help` says it in the reader's language, the man page and the
+  /// completions in English.
+  let summary: Message
   /// Longer help: options and behaviour.
   let details: String
   /// Plumbing for `make install` (man pages, generated files): runs, but is not listed by
@@ -28,7 +30,7 @@ enum Commands {
   static let all: [Command] = [
     Command(
       name: "daemon", synopsis: "[--config PATH]",
-      summary: "run the focus timer in the foreground (for autostart and systemd)",
+      summary: Message("run the focus timer in the foreground (for autostart and systemd)"),
       details: """
         Owns org.grow.Grow1 on the session bus until SIGTERM or SIGINT; SIGHUP reloads the
         config. Logs go to standard error, and where that is not the journal also to
@@ -37,7 +39,7 @@ enum Commands {
         """, run: runDaemon),
     Command(
       name: "start", synopsis: "[CARD] [--focus DURATION] [--intention TEXT] [--task ID|TEXT]",
-      summary: "start a focus session on CARD (the default card if none)",
+      summary: Message("start a focus session on CARD (the default card if none)"),
       details: """
         While a break or focus is waiting to be started, starts it.
           --focus D, --short-break D, --long-break D   change the lengths for this session only
@@ -48,24 +50,30 @@ enum Commands {
                                                        recorded toward it
         Durations read like 25m, 90s or 1h30m.
         """, run: runStart),
-    simple("pause", "pause the running phase; the remaining time is kept exactly", "Pause"),
-    simple("resume", "continue a paused phase, or start the one that is waiting", "Resume"),
-    simple("toggle", "pause, resume, or start: whatever fits (for a single key binding)", "Toggle"),
-    simple("skip", "end the running phase early and move on", "Skip"),
-    simple("stop", "end the session; a running focus is recorded as stopped", "Stop"),
+    simple(
+      "pause", Message("pause the running phase; the remaining time is kept exactly"), "Pause"),
+    simple(
+      "resume", Message("continue a paused phase, or start the one that is waiting"), "Resume"),
+    simple(
+      "toggle", Message("pause, resume, or start: whatever fits (for a single key binding)"),
+      "Toggle"),
+    simple("skip", Message("end the running phase early and move on"), "Skip"),
+    simple("stop", Message("end the session; a running focus is recorded as stopped"), "Stop"),
     Command(
       name: "extend", synopsis: "DURATION",
-      summary: "add time to the running phase (grow extend 5m)",
+      summary: Message("add time to the running phase (grow extend 5m)"),
       details: "DURATION reads like 5m, 90s or 1h.", run: runExtend),
     Command(
       name: "shorten", synopsis: "DURATION",
-      summary: "take time off the running phase; it keeps its last minute (grow shorten 5m)",
+      summary: Message(
+        "take time off the running phase; it keeps its last minute (grow shorten 5m)"),
       details: "DURATION reads like 5m, 90s or 1h. 'grow skip' ends the phase instead.",
       run: runShorten),
     Command(
       name: "status",
       synopsis: "[--json | --format FORMAT] [--template TEXT] [--icons SET] [--follow]",
-      summary: "show what the timer is doing (once, or one line per change for status bars)",
+      summary: Message(
+        "show what the timer is doing (once, or one line per change for status bars)"),
       details: """
           --json            one JSON object, every key always present (null when it does
                             not apply), keys sorted; the status bar plugin's status.json is
@@ -85,11 +93,12 @@ enum Commands {
         phase always keeps its last minute, so a stray scroll never ends one).
         """, run: runStatus),
     Command(
-      name: "cards", synopsis: "[--json]", summary: "list the focus cards (* marks the default)",
+      name: "cards", synopsis: "[--json]",
+      summary: Message("list the focus cards (* marks the default)"),
       details: "  --json   a JSON array of cards, lengths in seconds", run: runCards),
     Command(
       name: "config", synopsis: "check [PATH] | cards",
-      summary: "check a config file without starting anything, or list its card names",
+      summary: Message("check a config file without starting anything, or list its card names"),
       details: """
           check [PATH]   prints every problem as FILE:LINE: message and exits 1 if there is any
           cards          prints the card names of config.ini, one a line (no daemon needed; for
@@ -98,7 +107,7 @@ enum Commands {
       run: runConfig),
     Command(
       name: "plugins", synopsis: "[--json] | reload ID | enable ID",
-      summary: "list the plugins with their source and state, or reload one",
+      summary: Message("list the plugins with their source and state, or reload one"),
       details: """
         Shows every known plugin: where it comes from (built-in, library, executable), whether
         it is running, disabled, unavailable or failed, and why.
@@ -111,7 +120,7 @@ enum Commands {
         """, run: runPlugins),
     Command(
       name: "plugin", synopsis: "new NAME [--swift | --python | --shell] | install PATH [--json]",
-      summary: "write a new plugin project, or install a plugin where the daemon finds it",
+      summary: Message("write a new plugin project, or install a plugin where the daemon finds it"),
       details: """
         From nothing to a plugin running in the daemon is three commands: new, a build,
         install (docs/writing-plugins.md).
@@ -128,7 +137,7 @@ enum Commands {
         """, run: runPlugin),
     Command(
       name: "logs", synopsis: "[-f] [--plugin ID] [-n N]",
-      summary: "show the daemon's log (and follow it with -f)",
+      summary: Message("show the daemon's log (and follow it with -f)"),
       details: """
         A daemon run by systemd logs to the journal, and this runs journalctl for it; any other
         (started by D-Bus activation, autostart or by hand) writes
@@ -142,7 +151,7 @@ enum Commands {
       name: "dnd",
       synopsis:
         "on [--for DURATION] | off | toggle | status [--json] | restore [--json] [--timeout D]",
-      summary: "Do-Not-Disturb: silence the notification server now, or see its state",
+      summary: Message("Do-Not-Disturb: silence the notification server now, or see its state"),
       details: """
         Needs the dnd plugin. Grow puts the server back as it was when DND ends.
           on [--for D]   silence notifications (until 'grow dnd off', or for D: 30m, 1h)
@@ -167,7 +176,7 @@ enum Commands {
     Command(
       name: "stats",
       synopsis: "[--day|--week|--month|--year|--from DATE --to DATE] [--card NAME] [--json|--csv]",
-      summary: "focus per day and per card, streaks and today's goal, from the history",
+      summary: Message("focus per day and per card, streaks and today's goal, from the history"),
       details: """
         Reads the history directly; no daemon needed. The range ends today: --day, --week
         (the default: 7 days), --month (30), --year (365), or --from/--to (local dates,
@@ -187,7 +196,7 @@ enum Commands {
       synopsis:
         "[--from DATE --to DATE|--all] [--card NAME] [--machine NAME] [--json|--csv] | delete "
         + "| edit",
-      summary: "list, delete or fix the recorded phases",
+      summary: Message("list, delete or fix the recorded phases"),
       details: """
         Every ended phase is kept in $XDG_DATA_HOME/grow/history.sqlite; nothing leaves the
         machine. Without a range, the last 7 days.
@@ -204,7 +213,7 @@ enum Commands {
         """, run: runHistory),
     Command(
       name: "sync", synopsis: "setup [FOLDER] | status [--json]",
-      summary: "one history on every machine you use, through a folder Syncthing syncs",
+      summary: Message("one history on every machine you use, through a folder Syncthing syncs"),
       details: """
         Each machine writes its phases, edits and deletes into its own journal in the folder
         and merges the others' (docs/sync.md); the history database itself is never synced.
@@ -218,7 +227,8 @@ enum Commands {
       synopsis: "add NAME [--under GOAL] [--hours N] [--card CARD] [--by DATE] | list [--json] "
         + "| edit NAME [--name NEW] [--under GOAL|--top] [--hours N] [--card CARD] [--by DATE] "
         + "| done NAME [--undo] | remove NAME",
-      summary: "name what you want and break it into steps, each reached through a card's focus",
+      summary: Message(
+        "name what you want and break it into steps, each reached through a card's focus"),
       details: """
         A goal's progress is the completed focus on its card since the goal was added, plus
         its steps' (subgoals, added with --under); without --hours, the tasks done on its
@@ -235,7 +245,7 @@ enum Commands {
         """, run: runGoal),
     Command(
       name: "task", synopsis: "add CARD TEXT | done ID [--undo] | remove ID",
-      summary: "the to-do list on a card: what a focus is for",
+      summary: Message("the to-do list on a card: what a focus is for"),
       details: """
           add CARD TEXT   a task on CARD ("Chapter 3, exercises 1–10")
           done ID         marks it done (--undo opens it again)
@@ -244,7 +254,7 @@ enum Commands {
         """, run: runTask),
     Command(
       name: "tasks", synopsis: "[CARD] [--all] [--json]",
-      summary: "the open tasks (on CARD), with the focus spent on each",
+      summary: Message("the open tasks (on CARD), with the focus spent on each"),
       details: """
           --all    done tasks too
           --json   one object per task: id, card, text, done, focus_seconds, focus_count,
@@ -252,7 +262,8 @@ enum Commands {
         """, run: runTasks),
     Command(
       name: "journey", synopsis: "[GOAL] [--json]",
-      summary: "the way to each goal: its steps, what is done, what is left, when at your pace",
+      summary: Message(
+        "the way to each goal: its steps, what is done, what is left, when at your pace"),
       details: """
         The first half of the way is shown as what you have done, the second as what is left
         (in focus sessions of the card), with the day you get there at your pace of the last
@@ -261,7 +272,7 @@ enum Commands {
         """, run: runJourney),
     Command(
       name: "garden", synopsis: "[--week] [--svg FILE]",
-      summary: "what you grew today (or this week): a plant for every completed focus",
+      summary: Message("what you grew today (or this week): a plant for every completed focus"),
       details: """
         One row per card: 🌱 a completed focus under 20m, 🌿 20m to 45m, 🌳 45m or more, 🥀 a
         focus stopped or abandoned; now and then a focus of 20m or more grows a 🌻 instead
@@ -271,12 +282,13 @@ enum Commands {
         """, run: runGarden),
     Command(
       name: "report", synopsis: "--svg FILE [--week]",
-      summary: "draw today (or the week) as an SVG picture: focus per day and card, and the garden",
+      summary: Message(
+        "draw today (or the week) as an SVG picture: focus per day and card, and the garden"),
       details: "  --week   the last 7 days instead of today", run: runReport),
     Command(
       name: "install",
       synopsis: "--user [--autostart | --systemd] [--gnome-pomodoro] [--browser] [--remove]",
-      summary: "make the daemon start by itself: on first use (D-Bus) and at login",
+      summary: Message("make the daemon start by itself: on first use (D-Bus) and at login"),
       details: """
         Needs no root. Writes a D-Bus activation file, so the first 'grow start' (or any app
         calling org.grow.Grow1) starts the daemon, and one way to start it at login:
@@ -294,7 +306,8 @@ enum Commands {
         """, run: runInstall),
     Command(
       name: "doctor", synopsis: "[--json]",
-      summary: "check the desktop Grow runs in; one line per check, with a fix for each problem",
+      summary: Message(
+        "check the desktop Grow runs in; one line per check, with a fix for each problem"),
       details: """
         Checks the session bus, the daemon, the notification server and its capabilities, the
         do-not-disturb backend, DISPLAY, the config, the data directory and the plugins.
@@ -303,7 +316,8 @@ enum Commands {
         """, run: runDoctor),
     Command(
       name: "completions", synopsis: "bash|zsh|fish",
-      summary: "print a shell completion script (commands, options, card names, plugin ids)",
+      summary: Message(
+        "print a shell completion script (commands, options, card names, plugin ids)"),
       details: """
         make install puts them where each shell looks. By hand:
           bash   grow completions bash > ~/.local/share/bash-completion/completions/grow
@@ -312,7 +326,8 @@ enum Commands {
         """, run: runCompletions),
     Command(
       name: "reload", synopsis: "",
-      summary: "make the daemon read config.ini again (as SIGHUP does) and say what changed",
+      summary: Message(
+        "make the daemon read config.ini again (as SIGHUP does) and say what changed"),
       details: """
         Cards take effect at once (a running phase keeps its length). Plugins whose [plugin.ID]
         settings changed are restarted with them, added ones start, removed or disabled ones
@@ -320,17 +335,18 @@ enum Commands {
         printed and the old config is kept (exit status 1).
         """, run: runReload),
     Command(
-      name: "manpage", synopsis: "1|5", summary: "print the man page grow(1) or grow.ini(5)",
+      name: "manpage", synopsis: "1|5",
+      summary: Message("print the man page grow(1) or grow.ini(5)"),
       details: "Roff, generated from this command table and the config schema.", hidden: true,
       run: runManpage),
     Command(
       name: "generate",
       synopsis: "dbus-service|systemd-unit|desktop-entry --exec PATH | dbus-interface",
-      summary: "print a file make install ships, for the grow binary at PATH",
+      summary: Message("print a file make install ships, for the grow binary at PATH"),
       details: "", hidden: true, run: runGenerate),
     Command(
       name: "browser-host", synopsis: "[ORIGIN]",
-      summary: "the browser extension's messenger to the daemon (the browser starts it)",
+      summary: Message("the browser extension's messenger to the daemon (the browser starts it)"),
       details: """
         Grow's browser extension (browser/ in the sources; docs/browser.md) reports the page in
         front of you through this native messaging host, and hears what to block. Browsers find
@@ -339,18 +355,18 @@ enum Commands {
       run: { _ throws(CLIError) in try BrowserHost().run() }),
     Command(
       name: "demo", synopsis: "",
-      summary: "run a short, real focus → break → focus → long break cycle (seconds long)",
+      summary: Message("run a short, real focus → break → focus → long break cycle (seconds long)"),
       details: "Runs its own timer on the session bus and prints every step live.",
       run: runDemo),
     Command(
-      name: "version", synopsis: "", summary: "print the version",
+      name: "version", synopsis: "", summary: Message("print the version"),
       details: "", run: { _ throws(CLIError) in say("grow \(growVersion)") }),
     Command(
-      name: "help", synopsis: "[COMMAND]", summary: "show help for grow or one command",
+      name: "help", synopsis: "[COMMAND]", summary: Message("show help for grow or one command"),
       details: "", run: runHelp),
   ]
 
-  private static func simple(_ name: String, _ summary: String, _ method: String) -> Command {
+  private static func simple(_ name: String, _ summary: Message, _ method: String) -> Command {
     Command(name: name, synopsis: "", summary: summary, details: "") { words throws(CLIError) in
       try noArguments(words, name)
       try GrowClient().call(method)
@@ -577,9 +593,13 @@ enum Commands {
   private static func runHelp(_ words: [String]) throws(CLIError) {
     guard let name = words.first else { return say(usageText) }
     guard let command = all.first(where: { $0.name == name }) else {
-      throw .usage("no command '\(shown(name))'" + suggestion(for: name))
+      throw .usage(
+        Message("no command '{name}'").render(["name": shown(name)]) + suggestion(for: name))
     }
-    say("usage: grow \(command.name) \(command.synopsis)\n\n\(command.summary)")
+    say(
+      Message("usage: grow {command} {synopsis}").render([
+        "command": command.name, "synopsis": command.synopsis,
+      ]) + "\n\n" + command.summary.render())
     if !command.details.isEmpty { say("\n" + command.details) }
   }
 
@@ -587,24 +607,28 @@ enum Commands {
     let listed = all.filter { !$0.hidden }
     let width = listed.map(\.name.count).max() ?? 0
     let lines = listed.map {
-      "  \($0.name.fitted(toWidth: width))  \($0.summary)"
+      "  \($0.name.fitted(toWidth: width))  \($0.summary.render())"
     }
-    return """
+    return Message(
+      """
       grow: a focus timer that gets out of the way
 
       usage: grow COMMAND [ARGS]
 
       commands:
-      \(lines.joined(separator: "\n"))
+      {commands}
 
       'grow help COMMAND' shows a command's options. Exit status: 0 done, 1 refused or
       failed, 2 wrong command line, 3 no daemon or session bus to talk to.
       """
+    ).render(["commands": lines.joined(separator: "\n")])
   }
 
   static func suggestion(for name: String) -> String {
     let listed = all.filter { !$0.hidden }.map(\.name)
-    return closestMatch(to: name, in: listed).map { "; did you mean '\($0)'?" } ?? ""
+    return closestMatch(to: name, in: listed).map {
+      Message("; did you mean '{command}'?").render(["command": $0])
+    } ?? ""
   }
 
   // MARK: Helpers
@@ -615,7 +639,10 @@ enum Commands {
     do {
       return try Arguments(words, valueOptions: values, flagOptions: flags)
     } catch {
-      throw .usage("grow \(usage): \(error.description)")
+      throw .usage(
+        Message("grow {command}: {problem}").render([
+          "command": usage, "problem": error.description,
+        ]))
     }
   }
 
@@ -635,14 +662,16 @@ enum Commands {
   private static func duration(_ text: String, for name: String) throws(CLIError) -> UInt32 {
     do {
       let seconds = try DurationText.parse(text)
-      guard seconds >= 1 else { throw CLIError.usage("\(name) must be at least 1s") }
+      guard seconds >= 1 else {
+        throw CLIError.usage(Message("{name} must be at least 1s").render(["name": name]))
+      }
       return UInt32(seconds)
     } catch let error as DurationError {
-      throw .usage("\(name): \(error.description)")
+      throw .usage(Message("{name}: {problem}").render(["name": name, "problem": error.message]))
     } catch let error as CLIError {
       throw error
     } catch {
-      throw .usage("\(name): \(error)")
+      throw .usage(Message("{name}: {problem}").render(["name": name, "problem": "\(error)"]))
     }
   }
 }

@@ -132,7 +132,7 @@ enum Completions {
   // MARK: zsh
 
   private static var zsh: String {
-    let described = commands.map { "    '\(zshQuoted($0.name)):\(zshQuoted($0.summary))'" }
+    let described = commands.map { "    '\(zshQuoted($0.name)):\(zshQuoted($0.summary.english))'" }
     var valueCases: [String] = []
     for (option, source) in optionValues.sorted(by: { $0.key < $1.key }) {
       let action: String
@@ -212,7 +212,7 @@ enum Completions {
     ]
     for command in commands {
       lines.append(
-        "complete -c grow -n __fish_use_subcommand -a \(command.name) -d \(fishQuoted(command.summary))"
+        "complete -c grow -n __fish_use_subcommand -a \(command.name) -d \(fishQuoted(command.summary.english))"
       )
     }
     for command in commands {

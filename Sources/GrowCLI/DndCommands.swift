@@ -3,6 +3,7 @@ import Glibc
 import GrowCore
 import GrowDBus
 import GrowDaemon
+import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// `grow dnd`: the dnd plugin's org.grow.Grow1.DoNotDisturb interface from the command line.
@@ -84,7 +85,7 @@ extension Commands {
       line += "; Grow is switching it \(wanted)"
     }
     if let until {
-      line += " until " + LocalZone.system.clockText(of: until)
+      line += " until " + LocaleTime.clock(until)
     }
     say(line)
     if backend != "none" {
@@ -176,10 +177,13 @@ extension Commands {
   private static func dndDuration(_ text: String) throws(CLIError) -> UInt32 {
     do {
       let seconds = try DurationText.parse(text)
-      guard seconds >= 1 else { throw CLIError.usage("--for must be at least 1s") }
+      guard seconds >= 1 else {
+        throw CLIError.usage(Message("{name} must be at least 1s").render(["name": "--for"]))
+      }
       return UInt32(seconds)
     } catch let error as DurationError {
-      throw .usage("--for: \(error.description)")
+      throw .usage(
+        Message("{name}: {problem}").render(["name": "--for", "problem": error.message]))
     } catch let error as CLIError {
       throw error
     } catch {

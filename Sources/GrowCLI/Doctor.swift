@@ -44,8 +44,17 @@ struct DoctorCheck: Encodable, Equatable {
     DoctorCheck(check: check, status: .failed, message: message, fix: fix)
   }
 
+  /// The check's name stays as `--json` names it; its message and fix are in the reader's
+  /// language.
   var line: String {
-    "\(status.mark) \(check): \(message)" + (fix.map { "; fix: \($0)" } ?? "")
+    guard let fix else {
+      return Message("{mark} {check}: {message}").render([
+        "mark": status.mark, "check": check, "message": message,
+      ])
+    }
+    return Message("{mark} {check}: {message}; fix: {fix}").render([
+      "mark": status.mark, "check": check, "message": message, "fix": fix,
+    ])
   }
 }
 
@@ -103,18 +112,26 @@ struct Doctor {
     switch (listsSites, installed.isEmpty) {
     case (_, false) where !FileManager.default.isExecutableFile(atPath: script):
       return .failed(
-        id, "the browsers' host manifests name \(script), which is missing or not executable",
-        fix: "run 'grow install --user --browser' again")
+        id,
+        Message("the browsers' host manifests name {path}, which is missing or not executable")
+          .render(["path": script]),
+        fix: Message("run 'grow install --user --browser' again").render())
     case (_, false):
       return .ok(
         id,
-        "\(installed.count) \(installed.count == 1 ? "browser" : "browsers") can start "
-          + "'grow browser-host' for Grow's extension (\(installed.map(\.path).joined(separator: ", ")))"
-      )
+        Message(
+          one: "{count} browser can start 'grow browser-host' for Grow's extension ({files})",
+          other: "{count} browsers can start 'grow browser-host' for Grow's extension ({files})",
+          countedBy: "count"
+        ).render([
+          "count": installed.count, "files": installed.map(\.path).joined(separator: ", "),
+        ]))
     case (true, true):
       return .warning(
-        id, "cards list sites, but no browser can reach Grow to block or flag them",
-        fix: "run 'grow install --user --browser' and add the extension (docs/browser.md)")
+        id,
+        Message("cards list sites, but no browser can reach Grow to block or flag them").render(),
+        fix: Message("run 'grow install --user --browser' and add the extension (docs/browser.md)")
+          .render())
     case (false, true):
       return nil
     }
@@ -135,18 +152,26 @@ struct Doctor {
     switch (enabled, ours) {
     case (true, true):
       return .ok(
-        id, "scripts calling org.gnome.Pomodoro reach Grow, and start it if needed (\(file))")
+        id,
+        Message("scripts calling org.gnome.Pomodoro reach Grow, and start it if needed ({file})")
+          .render(["file": file]))
     case (true, false):
       return .ok(
         id,
-        "org.gnome.Pomodoro is Grow's while the daemon runs; when it does not, a call starts "
-          + "GNOME Pomodoro if installed: no service file for the name unless asked "
-          + "('grow install --user --gnome-pomodoro')")
+        Message(
+          "org.gnome.Pomodoro is Grow's while the daemon runs; when it does not, a call starts "
+            + "GNOME Pomodoro if installed: no service file for the name unless asked "
+            + "('grow install --user --gnome-pomodoro')"
+        ).render())
     case (false, true):
       return .warning(
-        id, "\(file) starts Grow for org.gnome.Pomodoro, but the gnome-pomodoro plugin is off",
-        fix: "turn it on ([plugin.gnome-pomodoro] enabled = true) or remove the file "
-          + "('grow install --user --remove')")
+        id,
+        Message("{file} starts Grow for org.gnome.Pomodoro, but the gnome-pomodoro plugin is off")
+          .render(["file": file]),
+        fix: Message(
+          "turn it on ([plugin.gnome-pomodoro] enabled = true) or remove the file "
+            + "('grow install --user --remove')"
+        ).render())
     case (false, false):
       return nil
     }
@@ -157,24 +182,28 @@ struct Doctor {
   private mutating func checkBus() -> DoctorCheck {
     do {
       bus = try BusConnection.session(attachToLoop: false)
-      return .ok("session bus", "reachable")
+      return .ok("session bus", Message("reachable").render())
     } catch {
       // The bus error's own advice comes after "; ", and the fix below says it.
       let why = error.message.components(separatedBy: "; ").first ?? error.message
       return .failed(
         "session bus", why,
-        fix: "run grow inside your desktop session (or under dbus-run-session)")
+        fix: Message("run grow inside your desktop session (or under dbus-run-session)").render())
     }
   }
 
   private mutating func checkDaemon() -> DoctorCheck {
     guard let bus else {
-      return .failed("daemon", "cannot be reached without a session bus", fix: "see session bus")
+      return .failed(
+        "daemon", Message("cannot be reached without a session bus").render(),
+        fix: Message("see session bus").render())
     }
     if hasOwner(GrowBusAPI.busName) {
       daemonRuns = true
-      let pid = bus.processID(ofOwner: GrowBusAPI.busName).map { " (pid \($0))" } ?? ""
-      return .ok("daemon", "running\(pid)")
+      guard let pid = bus.processID(ofOwner: GrowBusAPI.busName) else {
+        return .ok("daemon", Message("running").render())
+      }
+      return .ok("daemon", Message("running (pid {pid})").render(["pid": pid]))
     }
     // The bus reads its service directories when it starts and when told to; one that began
     // before 'grow install --user' wrote the file (or before its directory existed) does not
@@ -185,30 +214,50 @@ struct Doctor {
     let executable = Self.activationExecutable(serviceFile: serviceFile)
     if let executable, access(executable, X_OK) != 0 {
       return .failed(
-        "daemon", "not running; \(serviceFile) would start \(executable), which is not there",
-        fix: "run 'grow install --user' again from the grow you use now")
+        "daemon",
+        Message("not running; {file} would start {program}, which is not there").render([
+          "file": serviceFile, "program": executable,
+        ]),
+        fix: Message("run 'grow install --user' again from the grow you use now").render())
     }
     if isActivatable(GrowBusAPI.busName) {
       if let problems = configurationProblems(environment: environment) {
         return .failed(
           "daemon",
-          "not running; D-Bus activation would start it, but it would exit at once: the config "
-            + "has problems: \(problems.replacing("\n", with: "; "))",
-          fix: "edit \(GrowConfig.defaultPath(environment: environment)); 'grow config check' "
-            + "lists every problem")
+          Message(
+            "not running; D-Bus activation would start it, but it would exit at once: the config "
+              + "has problems: {problems}"
+          ).render(["problems": problems.replacing("\n", with: "; ")]),
+          fix: Self.editConfigFix(GrowConfig.defaultPath(environment: environment)))
       }
-      let how = executable.map { " (\($0) daemon, from \(serviceFile))" } ?? ""
-      return .ok("daemon", "not running; D-Bus activation starts it on first use\(how)")
+      guard let executable else {
+        return .ok(
+          "daemon", Message("not running; D-Bus activation starts it on first use").render())
+      }
+      return .ok(
+        "daemon",
+        Message(
+          "not running; D-Bus activation starts it on first use ({program} daemon, from {file})"
+        )
+        .render(["program": executable, "file": serviceFile]))
     }
     if executable != nil {
       return .warning(
-        "daemon", "not running; \(serviceFile) exists, but this session bus does not read it",
-        fix: "start grow at login instead ('grow install --user --autostart'), or give the "
-          + "bus the standard session service directories")
+        "daemon",
+        Message("not running; {file} exists, but this session bus does not read it").render([
+          "file": serviceFile
+        ]),
+        fix: Message(
+          "start grow at login instead ('grow install --user --autostart'), or give the "
+            + "bus the standard session service directories"
+        ).render())
     }
     return .warning(
-      "daemon", "not running, and nothing starts it",
-      fix: "run 'grow install --user' so it starts by itself, or start it with 'grow daemon &'")
+      "daemon", Message("not running, and nothing starts it").render(),
+      fix: Message(
+        "run 'grow install --user' so it starts by itself, or start it with 'grow daemon &'"
+      )
+      .render())
   }
 
   /// The program a D-Bus service file starts (its `Exec=` line's first word); nil without a
@@ -244,15 +293,19 @@ struct Doctor {
   private mutating func checkNotifications() -> DoctorCheck {
     let check = "notifications"
     guard bus != nil else {
-      return .failed(check, "cannot be checked without a session bus", fix: "see session bus")
+      return .failed(
+        check, Message("cannot be checked without a session bus").render(),
+        fix: Message("see session bus").render())
     }
     guard hasOwner(Self.notificationsName) else {
       if isActivatable(Self.notificationsName) {
-        return .ok(check, "no server yet; D-Bus starts one on the first notification")
+        return .ok(
+          check, Message("no server yet; D-Bus starts one on the first notification").render())
       }
       return .failed(
-        check, "no notification server on the session bus",
-        fix: "start one (dunst, mako, swaync, xfce4-notifyd) from your session startup")
+        check, Message("no notification server on the session bus").render(),
+        fix: Message("start one (dunst, mako, swaync, xfce4-notifyd) from your session startup")
+          .render())
     }
     let path = "/org/freedesktop/Notifications"
     guard
@@ -260,8 +313,11 @@ struct Doctor {
       info.count == 4
     else {
       return .failed(
-        check, "the server that owns \(Self.notificationsName) does not answer",
-        fix: "restart your notification server")
+        check,
+        Message("the server that owns {name} does not answer").render([
+          "name": Self.notificationsName
+        ]),
+        fix: Message("restart your notification server").render())
     }
     let fields = info.map { $0.stringValue ?? "" }
     serverName = fields[0]
@@ -274,39 +330,64 @@ struct Doctor {
     }
     return .ok(
       check,
-      "\(fields[0]) \(fields[2]) by \(fields[1]), spec \(fields[3]); capabilities: "
-        + capabilities.joined(separator: ", "))
+      Message("{server} {version} by {vendor}, spec {spec}; capabilities: {capabilities}")
+        .render([
+          "server": fields[0], "version": fields[2], "vendor": fields[1], "spec": fields[3],
+          "capabilities": capabilities.joined(separator: ", "),
+        ]))
   }
 
   private func checkDoNotDisturb() -> DoctorCheck {
-    let check = "do not disturb"
-    let result = checkDoNotDisturbBackend()
-    guard result.status == .ok, result.message.hasPrefix("backend mako ") else { return result }
-    return checkMakoMode(result)
+    let (result, backend, source) = checkDoNotDisturbBackend()
+    guard result.status == .ok, backend == "mako", let source else { return result }
+    return checkMakoMode(result, source: source)
   }
 
   /// mako's do-not-disturb mode is what the person's config makes it: without `invisible=1`
   /// Grow switches a mode that hides nothing.
-  private func checkMakoMode(_ result: DoctorCheck) -> DoctorCheck {
+  private func checkMakoMode(_ result: DoctorCheck, source: BackendSource) -> DoctorCheck {
     let config = MakoConfig(environment: environment)
     let file = config.path ?? XDGDirectories(environment: environment).configHome + "/mako/config"
     guard config.modeHidesNotifications else {
       return .warning(
         result.check,
-        "backend mako, but \(file) gives its do-not-disturb mode no 'invisible=1', so that "
-          + "mode hides nothing and notifications still show while you focus",
-        fix: "add the two lines '[mode=do-not-disturb]' and 'invisible=1' to \(file), then run "
-          + "'makoctl reload'")
+        Message(
+          "backend mako, but {file} gives its do-not-disturb mode no 'invisible=1', so that "
+            + "mode hides nothing and notifications still show while you focus"
+        ).render(["file": file]),
+        fix: Message(
+          "add the two lines '[mode=do-not-disturb]' and 'invisible=1' to {file}, then run "
+            + "'makoctl reload'"
+        ).render(["file": file]))
     }
     guard config.modeShowsCritical else { return result }
-    let backend = result.message.prefix { $0 != ";" }
-    return .ok(
-      result.check,
-      backend + "; during focus Grow's own notifications go as critical, which \(file) shows "
-        + "in mako's do-not-disturb mode")
+    let during = Message(
+      "during focus Grow's own notifications go as critical, which {file} shows in mako's "
+        + "do-not-disturb mode"
+    ).render(["file": file])
+    return .ok(result.check, Self.backendText("mako", source: source, during: during))
   }
 
-  private func checkDoNotDisturbBackend() -> DoctorCheck {
+  /// Where the backend's name came from.
+  enum BackendSource { case plugin, server }
+
+  /// "backend dunst (from the dnd plugin); …": the backend, where Grow learnt it, and what
+  /// becomes of Grow's own notifications during focus (nil: nothing to say).
+  static func backendText(_ backend: String, source: BackendSource, during: String?) -> String {
+    let values = ["backend": backend, "during": during ?? ""]
+    switch (source, during) {
+    case (.plugin, nil): return Message("backend {backend} (from the dnd plugin)").render(values)
+    case (.plugin, _):
+      return Message("backend {backend} (from the dnd plugin); {during}").render(values)
+    case (.server, nil):
+      return Message("backend {backend} (implied by the notification server)").render(values)
+    case (.server, _):
+      return Message("backend {backend} (implied by the notification server); {during}")
+        .render(values)
+    }
+  }
+
+  private func checkDoNotDisturbBackend() -> (DoctorCheck, String?, BackendSource?) {
     let check = "do not disturb"
     if daemonRuns,
       let reply = call(
@@ -314,35 +395,47 @@ struct Doctor {
         [.string(GrowBusAPI.doNotDisturbInterface), .string("Backend")]),
       let backend = reply.first?.unwrapped.stringValue
     {
-      return .ok(check, "backend \(backend) (from the dnd plugin)" + duringFocus(backend))
+      let text = Self.backendText(backend, source: .plugin, during: duringFocus(backend))
+      return (.ok(check, text), backend, .plugin)
     }
     guard let serverName else {
-      return .warning(
-        check, "no backend: there is no notification server to silence",
-        fix: "see notifications")
+      return (
+        .warning(
+          check, Message("no backend: there is no notification server to silence").render(),
+          fix: Message("see notifications").render()), nil, nil
+      )
     }
     guard let backend = DoNotDisturbBackend(serverName: serverName)?.rawValue else {
-      return .warning(
-        check, "no backend for \(serverName); its notifications still show while you focus",
-        fix: "use dunst, mako, swaync, xfce4-notifyd, GNOME Shell or KDE Plasma for DND")
+      return (
+        .warning(
+          check,
+          Message("no backend for {server}; its notifications still show while you focus")
+            .render(["server": serverName]),
+          fix: Message("use dunst, mako, swaync, xfce4-notifyd, GNOME Shell or KDE Plasma for DND")
+            .render()), nil, nil
+      )
     }
-    return .ok(
-      check, "backend \(backend) (implied by the notification server)" + duringFocus(backend))
+    let text = Self.backendText(backend, source: .server, during: duringFocus(backend))
+    return (.ok(check, text), backend, .server)
   }
 
   /// What becomes of Grow's own notifications during focus with this backend.
-  private func duringFocus(_ backend: String) -> String {
+  private func duringFocus(_ backend: String) -> String? {
     if DoNotDisturbBackend(rawValue: backend)?.passesCritical == true {
-      return "; during focus Grow's own notifications go as critical, which its "
-        + "Do-Not-Disturb lets through"
+      return Message(
+        "during focus Grow's own notifications go as critical, which its Do-Not-Disturb lets "
+          + "through"
+      ).render()
     }
     let server = backend == "dunst" && !serverVersion.isEmpty ? "dunst \(serverVersion)" : backend
     switch backend {
     case "dunst", "mako":
-      return "; \(server) paused for focus would queue Grow's own notifications to show them "
-        + "late, so during focus Grow sends it none: a distraction shows in the status bar only"
+      return Message(
+        "{server} paused for focus would queue Grow's own notifications to show them late, so "
+          + "during focus Grow sends it none: a distraction shows in the status bar only"
+      ).render(["server": server])
     default:
-      return ""
+      return nil
     }
   }
 
@@ -355,21 +448,33 @@ struct Doctor {
     }
     guard let display = environment["DISPLAY"], !display.isEmpty else {
       return .failed(
-        check, "DISPLAY is not set; idle detection and the active window need X",
-        fix: "run grow in your X session; for a daemon started by systemd or D-Bus, run "
-          + "'dbus-update-activation-environment --systemd DISPLAY XAUTHORITY' at login")
+        check, Message("DISPLAY is not set; idle detection and the active window need X").render(),
+        fix: Message(
+          "run grow in your X session; for a daemon started by systemd or D-Bus, run "
+            + "'dbus-update-activation-environment --systemd DISPLAY XAUTHORITY' at login"
+        ).render())
     }
     guard let socket = DisplaySocket(display: display) else {
       return .warning(
-        check, "DISPLAY=\(display) is not a local display; grow cannot check it",
-        fix: "use a local display (:0) for idle detection and the active window")
+        check,
+        Message("DISPLAY={display} is not a local display; grow cannot check it").render([
+          "display": display
+        ]),
+        fix: Message("use a local display (:0) for idle detection and the active window").render())
     }
     guard socket.answers() else {
       return .failed(
-        check, "DISPLAY=\(display), but no X server listens on \(socket.path)",
-        fix: "start the X server, or set DISPLAY to the one your session uses")
+        check,
+        Message("DISPLAY={display}, but no X server listens on {path}").render([
+          "display": display, "path": socket.path,
+        ]),
+        fix: Message("start the X server, or set DISPLAY to the one your session uses").render())
     }
-    return .ok(check, "DISPLAY=\(display); the X server answers on \(socket.path)")
+    return .ok(
+      check,
+      Message("DISPLAY={display}; the X server answers on {path}").render([
+        "display": display, "path": socket.path,
+      ]))
   }
 
   /// A Wayland session: the socket answers; the wayland plugin's line says what the
@@ -381,18 +486,26 @@ struct Doctor {
         waylandDisplay: name, runtimeDirectory: environment["XDG_RUNTIME_DIR"])
     else {
       return .failed(
-        check, "WAYLAND_DISPLAY=\(name), but XDG_RUNTIME_DIR is not set to find it in",
-        fix: "run grow in your Wayland session, which sets XDG_RUNTIME_DIR")
+        check,
+        Message("WAYLAND_DISPLAY={display}, but XDG_RUNTIME_DIR is not set to find it in")
+          .render(["display": name]),
+        fix: Message("run grow in your Wayland session, which sets XDG_RUNTIME_DIR").render())
     }
     guard socket.answers() else {
       return .failed(
-        check, "WAYLAND_DISPLAY=\(name), but no compositor listens on \(socket.path)",
-        fix: "start grow from the running session, or set WAYLAND_DISPLAY to its socket")
+        check,
+        Message("WAYLAND_DISPLAY={display}, but no compositor listens on {path}").render([
+          "display": name, "path": socket.path,
+        ]),
+        fix: Message("start grow from the running session, or set WAYLAND_DISPLAY to its socket")
+          .render())
     }
     return .ok(
       check,
-      "Wayland (WAYLAND_DISPLAY=\(name), \(socket.path) answers); the wayland plugin watches it "
-        + "(compositor and what works: plugin wayland below)")
+      Message(
+        "Wayland (WAYLAND_DISPLAY={display}, {path} answers); the wayland plugin watches it "
+          + "(compositor and what works: plugin wayland below)"
+      ).render(["display": name, "path": socket.path]))
   }
 
   // MARK: Sound
@@ -405,9 +518,10 @@ struct Doctor {
     guard PluginHost.willStart("sound", config: config, directories: directories) else {
       return nil
     }
-    let fix =
+    let fix = Message(
       "start PulseAudio or PipeWire's pulse server (systemctl --user start pipewire-pulse), "
-      + "or turn the sound plugin off: [plugin.sound] enabled = false"
+        + "or turn the sound plugin off: [plugin.sound] enabled = false"
+    ).render()
     let server = environment["PULSE_SERVER"] ?? ""
     let path: String
     if server.hasPrefix("unix:") {
@@ -415,18 +529,30 @@ struct Doctor {
     } else if server.hasPrefix("/") {
       path = server
     } else if !server.isEmpty {
-      return .ok(check, "PULSE_SERVER=\(server) is not a local socket; grow cannot check it")
+      return .ok(
+        check,
+        Message("PULSE_SERVER={server} is not a local socket; grow cannot check it").render([
+          "server": server
+        ]))
     } else if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
       path = runtime + "/pulse/native"
     } else {
-      let why = "XDG_RUNTIME_DIR is not set, so no sound server can be found"
-      return .warning(check, why + "; phase ends are silent", fix: fix)
+      return .warning(
+        check,
+        Message(
+          "XDG_RUNTIME_DIR is not set, so no sound server can be found; phase ends are silent"
+        )
+        .render(), fix: fix)
     }
     guard DisplaySocket(path: path).answers() else {
       return .warning(
-        check, "no sound server answers on \(path); phase ends are silent", fix: fix)
+        check,
+        Message("no sound server answers on {path}; phase ends are silent").render(["path": path]),
+        fix: fix)
     }
-    return .ok(check, "a sound server answers on \(path); phase ends are heard")
+    return .ok(
+      check,
+      Message("a sound server answers on {path}; phase ends are heard").render(["path": path]))
   }
 
   // MARK: Config, data, plugins
@@ -446,20 +572,27 @@ struct Doctor {
     case .failure(let error):
       return .failed(
         check, error.description.replacing("\n", with: "; "),
-        fix: "edit \(path); 'grow config check' lists every problem")
+        fix: Self.editConfigFix(path))
     case .success(let config):
       let problems = PluginHost.configurationProblems(in: config, directories: directories)
       guard problems.isEmpty else {
         return .failed(
           check, problems.joined(separator: "; "),
-          fix: "edit \(path); 'grow config check' lists every problem")
+          fix: Self.editConfigFix(path))
       }
-      let cards = "cards: " + config.deck.names.joined(separator: ", ")
+      let cards = config.deck.names.joined(separator: ", ")
       return .ok(
         check,
         config.path == nil
-          ? "no file at \(path); the defaults (\(cards))" : "\(path): ok (\(cards))")
+          ? Message("no file at {path}; the defaults (cards: {cards})").render([
+            "path": path, "cards": cards,
+          ])
+          : Message("{path}: ok (cards: {cards})").render(["path": path, "cards": cards]))
     }
+  }
+
+  static func editConfigFix(_ path: String) -> String {
+    Message("edit {path}; 'grow config check' lists every problem").render(["path": path])
   }
 
   private func checkDataDirectory() -> DoctorCheck {
@@ -471,13 +604,17 @@ struct Doctor {
     }
     guard access(existing, W_OK | X_OK) == 0 else {
       return .failed(
-        check, "\(existing) is not writable, so the history cannot be kept",
+        check,
+        Message("{path} is not writable, so the history cannot be kept").render(["path": existing]),
         fix: "chown \(userName()) \(existing) && chmod u+rwx \(existing)")
     }
     return .ok(
       check,
       existing == directory
-        ? "\(directory) is writable" : "\(directory) will be created (\(existing) is writable)")
+        ? Message("{path} is writable").render(["path": directory])
+        : Message("{path} will be created ({existing} is writable)").render([
+          "path": directory, "existing": existing,
+        ]))
   }
 
   /// The journal of phases kept for the history: a damaged one moved aside (until the person
@@ -530,7 +667,8 @@ struct Doctor {
         check,
         Message("{path}: this machine is {name}; others: {others}").render([
           "path": path, "name": identity.name,
-          "others": others.isEmpty ? "none yet" : others.joined(separator: ", "),
+          "others": others.isEmpty
+            ? Message("none yet").render() : others.joined(separator: ", "),
         ]))
     ]
     for problem in problems {
@@ -556,17 +694,22 @@ struct Doctor {
       let searched = (directories.builtIn + directories.user).joined(separator: ", ")
       return [
         .warning(
-          "plugins", "none found in \(searched)",
-          fix: "install grow with 'make install', or set GROW_PLUGIN_PATH")
+          "plugins", Message("none found in {paths}").render(["paths": searched]),
+          fix: Message("install grow with 'make install', or set GROW_PLUGIN_PATH").render())
       ]
     }
     return probes.map { probe in
       let check = "plugin \(probe.id)"
       if !probe.enabled { return .ok(check, Self.offText(probe.id)) }
       if let problem = probe.problem {
-        return .failed(check, problem, fix: "fix what it says, then start the daemon")
+        return .failed(
+          check, problem, fix: Message("fix what it says, then start the daemon").render())
       }
-      return .ok(check, "loads (\(probe.source.kind) \(probe.source.location))")
+      return .ok(
+        check,
+        Message("loads ({kind} {location})").render([
+          "kind": probe.source.kind, "location": probe.source.location,
+        ]))
     }
   }
 
@@ -574,8 +717,8 @@ struct Doctor {
   /// runs only when asked for (the tray icon).
   static func offText(_ id: String) -> String {
     PluginHost.offByDefault.contains(id)
-      ? "off unless asked for; [plugin.\(id)] enabled = true turns it on"
-      : "disabled in the config"
+      ? Message("off unless asked for; [plugin.{id}] enabled = true turns it on").render(["id": id])
+      : Message("disabled in the config").render()
   }
 
   /// The daemon's own view: what it loaded, and why not.
@@ -586,18 +729,26 @@ struct Doctor {
     else { return nil }
     return items.compactMap(\.vardictEntries).map(PluginReport.init).map { plugin in
       let check = "plugin \(plugin.id)"
-      let reason = plugin.error ?? "no reason given"
-      let reload = "then 'grow plugins reload \(plugin.id)'"
+      let reason = plugin.error ?? Message("no reason given").render()
       switch plugin.state {
       case "running":
         let detail =
-          "running (\(plugin.source) \(plugin.location))" + (plugin.note.map { "; \($0)" } ?? "")
+          plugin.note.map {
+            Message("running ({source} {location}); {note}").render([
+              "source": plugin.source, "location": plugin.location, "note": $0,
+            ])
+          }
+          ?? Message("running ({source} {location})").render([
+            "source": plugin.source, "location": plugin.location,
+          ])
         // The x11 plugin's note says what the X session lacks in capitals ("NO XSync …").
         if plugin.id == "x11", plugin.note?.contains("NO ") == true {
           return .warning(
             check, detail,
-            fix: "use a window manager that follows EWMH (openbox, i3, xfwm4, kwin, mutter) "
-              + "and an X server with the SYNC extension")
+            fix: Message(
+              "use a window manager that follows EWMH (openbox, i3, xfwm4, kwin, mutter) "
+                + "and an X server with the SYNC extension"
+            ).render())
         }
         // On GNOME and KDE, or a compositor without an idle protocol, the wayland plugin's note
         // says what it cannot do there.
@@ -607,8 +758,10 @@ struct Doctor {
         {
           return .warning(
             check, detail,
-            fix: "nothing to fix in Grow: this compositor does not tell plain clients that; "
-              + "the timer, away pause (where noted) and Do-Not-Disturb still work")
+            fix: Message(
+              "nothing to fix in Grow: this compositor does not tell plain clients that; "
+                + "the timer, away pause (where noted) and Do-Not-Disturb still work"
+            ).render())
         }
         return .ok(check, detail)
       case "disabled": return .ok(check, Self.offText(plugin.id))
@@ -616,24 +769,39 @@ struct Doctor {
       case "unavailable"
       where (plugin.id == "x11" && reason.hasPrefix("this is a Wayland session"))
         || (plugin.id == "wayland" && reason.hasPrefix("not a Wayland session")):
-        return .ok(check, "stands down: \(reason)")
+        return .ok(check, Message("stands down: {reason}").render(["reason": reason]))
       // GNOME: no layer shell, so no break screen; the plugin notifies instead.
       case "unavailable" where plugin.id == "breakscreen" && reason.contains("no layer shell"):
         return .warning(
-          check, "unavailable: \(reason)",
-          fix: "nothing to fix in Grow: this compositor lets no client cover its outputs; "
-            + "sway, Hyprland, river, labwc and KDE do")
+          check, Message("unavailable: {reason}").render(["reason": reason]),
+          fix: Message(
+            "nothing to fix in Grow: this compositor lets no client cover its outputs; "
+              + "sway, Hyprland, river, labwc and KDE do"
+          ).render())
       case "unavailable":
-        return .warning(check, "unavailable: \(reason)", fix: "provide what it needs, \(reload)")
+        return .warning(
+          check, Message("unavailable: {reason}").render(["reason": reason]),
+          fix: Message("provide what it needs, then 'grow plugins reload {id}'").render([
+            "id": plugin.id
+          ]))
       default:
         guard let lastOutput = plugin.lastOutput, let last = lastOutput.last else {
-          return .failed(check, "\(plugin.state): \(reason)", fix: "fix what it says, \(reload)")
+          return .failed(
+            check, "\(plugin.state): \(reason)",
+            fix: Message("fix what it says, then 'grow plugins reload {id}'").render([
+              "id": plugin.id
+            ]))
         }
         // An external program that exits: what it said last is usually why.
         return .failed(
-          check, "\(plugin.state): \(reason); its last output: \(last)",
-          fix: "fix what '\(plugin.location)' reports ('\(last)'), \(reload); "
-            + "'grow logs --plugin \(plugin.id)' shows all it wrote")
+          check,
+          Message("{state}: {reason}; its last output: {last}").render([
+            "state": plugin.state, "reason": reason, "last": last,
+          ]),
+          fix: Message(
+            "fix what '{location}' reports ('{last}'), then 'grow plugins reload {id}'; "
+              + "'grow logs --plugin {id}' shows all it wrote"
+          ).render(["location": plugin.location, "last": last, "id": plugin.id]))
       }
     }
   }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 @_spi(GrowHost) import GrowCore
+import GrowMessages
 
 /// Runs `grow` with `arguments` (without the program name) and returns the exit status.
 @MainActor
@@ -17,7 +18,10 @@ public func runGrow(_ arguments: [String]) -> Int32 {
   default: command = Commands.all.first { $0.name == name }
   }
   guard let command else {
-    reportError(CLIError.usage("unknown command '\(shown(name))'" + Commands.suggestion(for: name)))
+    reportError(
+      CLIError.usage(
+        Message("unknown command '{command}'").render(["command": shown(name)])
+          + Commands.suggestion(for: name)))
     return 2
   }
   if rest.contains("--help") || rest.contains("-h"), command.name != "help" {

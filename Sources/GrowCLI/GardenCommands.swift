@@ -1,4 +1,5 @@
 import GrowHistory
+import GrowMessages
 
 extension Commands {
   /// `grow garden [--week]`: what grew today, or in the last seven days.
@@ -23,7 +24,8 @@ extension Commands {
     let phases = try withHistory { store throws(HistoryError) in try store.phases(days: days) }
     let title =
       days.lowerBound == days.upperBound
-      ? "Garden · today (\(days.lowerBound))" : "Garden · \(days.lowerBound) to \(days.upperBound)"
+      ? Message("Garden · today ({day})").render(["day": days.lowerBound])
+      : Message("Garden · {from} to {to}").render(["from": days.lowerBound, "to": days.upperBound])
     say(Garden(phases).text(title: title, style: terminalStyle))
   }
 }

@@ -21,7 +21,8 @@ extension Commands {
     case nil: try listHistory(arguments)
     case let other?:
       throw .usage(
-        "grow history: unknown action '\(shown(other))' (history, history delete, history edit)")
+        Message("grow history: unknown action '{action}' (history, history delete, history edit)")
+          .render(["action": shown(other)]))
     }
   }
 
@@ -51,24 +52,39 @@ extension Commands {
     }
     guard !phases.isEmpty else {
       return say(
-        "no phases recorded" + (days.map { " from \($0.lowerBound) to \($0.upperBound)" } ?? ""))
+        days.map {
+          Message("no phases recorded from {from} to {to}").render([
+            "from": $0.lowerBound, "to": $0.upperBound,
+          ])
+        } ?? Message("no phases recorded").render())
     }
     let idWidth = phases.map { "\($0.id)".count }.max() ?? 0
     let cardWidth = phases.map(\.card.count).max() ?? 0
+    let kindWidth = PhaseKind.allCases.map(\.inWords.count).max() ?? 0
     for phase in phases {
-      let start = HistoryExport.timestamp(phase.startedAt, offset: phase.startOffset)
-      let end = HistoryExport.timestamp(phase.endedAt, offset: phase.endOffset)
+      // The day and the times where the phase was grown, written as the locale writes them.
+      let day = LocalDay(phase.startedAt, offset: phase.startOffset)
+      let start = LocaleTime.clock(phase.startedAt, in: .fixed(secondsEast: phase.startOffset))
+      let end = LocaleTime.clock(phase.endedAt, in: .fixed(secondsEast: phase.endOffset))
       let id = "\(phase.id)"
       var line =
         String(repeating: " ", count: idWidth - id.count) + id + "  "
-        + "\(start.prefix(10)) \(start.dropFirst(11).prefix(5))–\(end.dropFirst(11).prefix(5))  "
-        + phase.kind.rawValue.fitted(toWidth: 11) + "  "
+        + "\(day.text) \(day.weekdayName) \(start)–\(end)  "
+        + phase.kind.inWords.fitted(toWidth: kindWidth) + "  "
         + phase.card.fitted(toWidth: cardWidth) + "  "
-        + "\(DurationText.format(phase.actualSeconds)) of "
-        + DurationText.format(phase.plannedSeconds)
-        + "  \(phase.outcome.rawValue)"
+        + Message("{actual} of {planned}").render([
+          "actual": DurationText.format(phase.actualSeconds),
+          "planned": DurationText.format(phase.plannedSeconds),
+        ])
+        + "  \(phase.outcome.inWords)"
       if phase.pauseCount > 0 {
-        line += " · paused \(phase.pauseCount)× (\(DurationText.format(phase.pausedSeconds)))"
+        line +=
+          " · "
+          + Message(
+            one: "paused {count}× ({time})", other: "paused {count}× ({time})", countedBy: "count"
+          ).render([
+            "count": phase.pauseCount, "time": DurationText.format(phase.pausedSeconds),
+          ])
       }
       if let intention = phase.intention { line += " · \(intention)" }
       if phase.machine != nil {

@@ -31,7 +31,7 @@ enum ManPages {
       lines.append(".TP")
       let synopsis = command.synopsis.isEmpty ? "" : " " + escape(command.synopsis)
       lines.append("\\fBgrow \(escape(command.name))\\fR\(synopsis)")
-      lines.append(text(command.summary))
+      lines.append(text(command.summary.english))
       if !command.details.isEmpty {
         let detailLines = command.details.split(separator: "\n", omittingEmptySubsequences: false)
         lines += [".RS", ".nf"] + detailLines.map { escape(String($0)) } + [".fi", ".RE"]

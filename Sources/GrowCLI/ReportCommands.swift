@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 @_spi(GrowHost) import GrowCore
 import GrowHistory
+import GrowMessages
 
 extension Commands {
   /// `grow report --svg FILE [--week]`: a picture of today (or the last seven days): focus per
@@ -11,7 +12,7 @@ extension Commands {
       words, values: ["svg", "from", "to"], flags: ["week"], usage: "report")
     try expect(arguments, atMost: 0, "report")
     guard let path = arguments.value("svg"), !path.isEmpty else {
-      throw .usage("grow report needs --svg FILE, the picture to write")
+      throw .usage(Message("grow report needs --svg FILE, the picture to write").render())
     }
     let days = try dayRange(arguments, defaultDays: arguments.flag("week") ? 7 : 1)
     let (statistics, phases) = try withHistory { store throws(HistoryError) in
@@ -36,9 +37,15 @@ extension Commands {
     let failure = errno
     if descriptor >= 0 { close(descriptor) }
     guard written else {
-      throw .failed("cannot write \(path): \(String(cString: strerror(failure)))")
+      throw .failed(
+        Message("cannot write {path}: {reason}").render([
+          "path": path, "reason": String(cString: strerror(failure)),
+        ]))
     }
     let size = "\(SVGReport.width)×\(report.height)"
-    say("wrote \(path) (\(size), \(days.lowerBound) to \(days.upperBound))")
+    say(
+      Message("wrote {path} ({size}, {from} to {to})").render([
+        "path": path, "size": size, "from": days.lowerBound, "to": days.upperBound,
+      ]))
   }
 }

@@ -202,7 +202,7 @@ struct StatusBarRenderer {
         ])
       }
       if let endsAt = status.endsAt, !status.paused {
-        let until = LocalZone.system.clockText(of: endsAt)
+        let until = LocaleTime.clock(endsAt)
         line += Message(" · until {time}").render(["time": until])
       }
       lines.append(line)

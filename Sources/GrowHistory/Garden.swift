@@ -1,5 +1,6 @@
 import FoundationEssentials
 @_spi(GrowHost) import GrowCore
+import GrowMessages
 
 /// What a focus phase leaves in the garden.
 public enum Plant: String, Sendable, Equatable, Codable, CaseIterable {
@@ -68,8 +69,9 @@ public struct Garden: Sendable, Equatable {
     public var outcomes: [PhaseOutcome: Int] = [:]
     public var grown: Int { plants.filter { $0 != .wilted }.count }
     public var wilted: Int { plants.count - grown }
-    /// `2 completed, 1 stopped`: the plants' phases as every command words outcomes.
-    public var tally: String { PhaseOutcome.tally(outcomes) }
+    /// `2 completed, 1 stopped`: the plants' phases as every command words outcomes, in the
+    /// reader's language.
+    public var tally: String { PhaseOutcome.tallyInWords(outcomes) }
   }
 
   public var rows: [Row]
@@ -91,14 +93,14 @@ public struct Garden: Sendable, Equatable {
 
   public var isEmpty: Bool { rows.isEmpty }
 
-  /// What 🥀 stands for, in the outcomes' words.
-  public static let wiltedLegend =
-    "\(PhaseOutcome.stopped.rawValue) or \(PhaseOutcome.abandoned.rawValue)"
+  /// What 🥀 stands for, in the outcomes' words (the reader's language).
+  public static var wiltedLegend: String { Message("stopped or abandoned").render() }
 
   /// The garden for the terminal; `title` names the days.
   public func text(title: String, style: TextChart.Style = .init(enabled: false)) -> String {
     guard !isEmpty else {
-      return "\(title): nothing has grown yet; a completed focus phase plants something"
+      return Message("{title}: nothing has grown yet; a completed focus phase plants something")
+        .render(["title": title])
     }
     let width = rows.map(\.card.count).max() ?? 0
     var lines = [style.bold(title)]
@@ -107,10 +109,13 @@ public struct Garden: Sendable, Equatable {
       lines.append(
         "  \(style.green(name))  \(row.plants.map(\.symbol).joined())  \(style.dim(row.tally))")
     }
-    let rare = rows.contains { $0.plants.contains(.sunflower) } ? " · 🌻 now and then" : ""
-    lines.append(
-      style.dim(
-        "  🌱 under 20m · 🌿 20m to 45m · 🌳 45m or more · 🥀 \(Self.wiltedLegend)\(rare)"))
+    let legend =
+      rows.contains { $0.plants.contains(.sunflower) }
+      ? Message("🌱 under 20m · 🌿 20m to 45m · 🌳 45m or more · 🥀 {wilted} · 🌻 now and then")
+        .render(["wilted": Self.wiltedLegend])
+      : Message("🌱 under 20m · 🌿 20m to 45m · 🌳 45m or more · 🥀 {wilted}")
+        .render(["wilted": Self.wiltedLegend])
+    lines.append(style.dim("  " + legend))
     return lines.joined(separator: "\n")
   }
 }

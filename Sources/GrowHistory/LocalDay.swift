@@ -1,5 +1,6 @@
 import FoundationEssentials
 @_spi(GrowHost) import GrowCore
+import GrowMessages
 
 /// A calendar day as the person lived it: the date on the wall clock where they were.
 ///
@@ -50,10 +51,12 @@ public struct LocalDay: Hashable, Comparable, Strideable, Sendable, Codable,
 
   public var civil: (year: Int, month: Int, day: Int) { Self.civilFromDays(number) }
 
-  /// `Mon` … `Sun`. 1970-01-01 was a Thursday.
-  public var weekdayName: String {
-    ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((number % 7) + 7) % 7]
-  }
+  /// The weekday, abbreviated as the person's locale (`LC_TIME`) writes it: `Mon` … `Sun` in
+  /// English and the C locale, `Mo` in German, `пн` in Russian.
+  public var weekdayName: String { LocaleTime.weekdayName(weekday) }
+
+  /// 0 for Sunday … 6 for Saturday, as C's `tm_wday`. 1970-01-01 was a Thursday.
+  public var weekday: Int { ((number % 7) + 7 + 4) % 7 }
 
   /// The first instant of this day in `zone` (for seeding and for ranges of instants).
   public func start(in zone: LocalZone) -> Date {

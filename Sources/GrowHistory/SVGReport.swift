@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GrowMessages
 
 /// `grow report --svg`: focus per day stacked by card, and the garden, as one SVG picture.
 ///
@@ -60,16 +61,21 @@ public struct SVGReport {
       viewBox="0 0 \(Self.width) \(height)" font-family="DejaVu Sans, Verdana, sans-serif">
       <rect width="100%" height="100%" rx="16" fill="#fbf8f1"/>
       """)
-    let range =
+    let title =
       statistics.from == statistics.to
-      ? statistics.from.text : "\(statistics.from.text) to \(statistics.to.text)"
+      ? Message("What grew · {day}").render([
+        "day": "\(statistics.from.text) \(statistics.from.weekdayName)"
+      ])
+      : Message("What grew · {from} to {to}").render([
+        "from": statistics.from.text, "to": statistics.to.text,
+      ])
+    parts.append(text(title, x: 32, y: 44, size: 22, weight: "bold", fill: "#2f3b2f"))
     parts.append(
       text(
-        "What grew · \(range)", x: 32, y: 44, size: 22, weight: "bold", fill: "#2f3b2f"))
-    parts.append(
-      text(
-        "\(statistics.focusText) · \(statistics.outcomesText) · "
-          + "streak \(HistoryStatistics.days(statistics.streak.current))",
+        Message("{focus} · {tally} · streak {days}").render([
+          "focus": statistics.focusText, "tally": statistics.outcomesText,
+          "days": FocusInWords.days(statistics.streak.current),
+        ]),
         x: 32, y: 68, size: 13, fill: "#6b705c"))
     if showsChart { parts += chart() }
     parts += gardenParts()
@@ -163,11 +169,13 @@ public struct SVGReport {
   private func gardenParts() -> [String] {
     var parts: [String] = []
     let top = gardenTop
-    parts.append(text("Garden", x: 32, y: top, size: 16, weight: "bold", fill: "#2f3b2f"))
+    parts.append(
+      text(Message("Garden").render(), x: 32, y: top, size: 16, weight: "bold", fill: "#2f3b2f"))
     guard !garden.isEmpty else {
       parts.append(
         text(
-          "Nothing has grown yet: a completed focus phase plants something.", x: 32,
+          Message("Nothing has grown yet: a completed focus phase plants something.").render(),
+          x: 32,
           y: top + 34, size: 13, fill: "#8a8d7a"))
       return parts
     }
@@ -260,10 +268,11 @@ public struct SVGReport {
     guard !journeys.isEmpty else { return [] }
     var parts: [String] = []
     var top = gardenBottom + 10
-    parts.append(text("Journeys", x: 32, y: top, size: 16, weight: "bold", fill: "#2f3b2f"))
+    parts.append(
+      text(Message("Journeys").render(), x: 32, y: top, size: 16, weight: "bold", fill: "#2f3b2f"))
     for journey in journeys {
       let percent = journey.fraction.map { " · \(Int(($0 * 100).rounded(.down)))%" } ?? ""
-      let due = journey.goal.due.map { " · by \($0.text)" } ?? ""
+      let due = journey.goal.due.map { " · " + Message("by {day}").render(["day": $0.text]) } ?? ""
       parts.append(
         text(
           journey.goal.name + percent + due, x: 32, y: top + 32, size: 13, weight: "bold",
@@ -288,14 +297,18 @@ public struct SVGReport {
             station.goal.name, x: x, y: y + 20, size: 11, weight: "bold", fill: "#2f3b2f",
             anchor: "middle"))
         let done = HistoryStatistics.duration(Int(station.doneSeconds.rounded()))
-        let of =
-          station.targetSeconds.map {
-            " of " + HistoryStatistics.duration(Int($0.rounded()))
-          } ?? ""
+        let standing =
+          if station.isReached {
+            Message("reached · {done}").render(["done": done])
+          } else if let target = station.targetSeconds {
+            Message("{done} of {target}").render([
+              "done": done, "target": HistoryStatistics.duration(Int(target.rounded())),
+            ])
+          } else {
+            done
+          }
         parts.append(
-          text(
-            station.isReached ? "reached · \(done)" : done + of, x: x, y: y + 34, size: 10,
-            fill: "#8a8d7a", anchor: "middle"))
+          text(standing, x: x, y: y + 34, size: 10, fill: "#8a8d7a", anchor: "middle"))
       }
       top += Self.journeyHeight
     }

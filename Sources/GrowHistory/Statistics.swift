@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 @_spi(GrowHost) import GrowCore
+import GrowMessages
 
 /// Current and longest run of consecutive days that counted.
 public struct Streak: Sendable, Equatable, Codable {
@@ -78,15 +79,16 @@ extension OutcomeTotals {
     }
   }
 
-  /// `1 completed, 1 skipped, 1 stopped`, as `PhaseOutcome.tally` words them.
+  /// `1 completed, 1 skipped, 1 stopped`, as `PhaseOutcome.tally` words them, in the
+  /// reader's language.
   public var outcomesText: String {
-    PhaseOutcome.tally(
+    PhaseOutcome.tallyInWords(
       Dictionary(uniqueKeysWithValues: PhaseOutcome.allCases.map { ($0, count(of: $0)) }))
   }
 
-  /// `45s focus, 7s cut short`.
+  /// `45s focus, 7s cut short`, in the reader's language.
   public var focusText: String {
-    FocusFigures.focus(Double(focusSeconds), cutShort: Double(cutShortSeconds))
+    FocusInWords.focus(Double(focusSeconds), cutShort: Double(cutShortSeconds))
   }
 }
 

@@ -1,4 +1,5 @@
 @_spi(GrowHost) import GrowCore
+import GrowMessages
 
 extension HistoryStatistics {
   /// Width of the longest bar, in terminal cells.
@@ -8,9 +9,17 @@ extension HistoryStatistics {
   /// two months, where days would scroll past), one per card, then the totals.
   public func text(style: TextChart.Style = .init(enabled: false)) -> String {
     var lines: [String] = []
-    let scope = card.map { "card '\($0)'" } ?? "all cards"
-    let range = from == to ? from.text : "\(from.text) to \(to.text)"
-    lines.append(style.bold("Focus \(range) · \(scope) · \(focusText)"))
+    let scope =
+      card.map { Message("card '{card}'").render(["card": $0]) } ?? Message("all cards").render()
+    let range =
+      from == to
+      ? "\(from.text) \(from.weekdayName)"
+      : Message("{from} to {to}").render(["from": from.text, "to": to.text])
+    lines.append(
+      style.bold(
+        Message("Focus {days} · {cards} · {figures}").render([
+          "days": range, "cards": scope, "figures": focusText,
+        ])))
     lines.append("")
     let rows =
       days.count > 62
@@ -18,33 +27,38 @@ extension HistoryStatistics {
     lines += table(rows, style: style)
     if !cards.isEmpty {
       lines.append("")
-      lines.append(style.bold("Cards"))
+      lines.append(style.bold(Message("Cards").render()))
       lines += table(cards.map { ($0.card, $0.focusSeconds) }, style: style)
     }
     if !tasks.isEmpty {
       lines.append("")
-      lines.append(style.bold("Tasks"))
+      lines.append(style.bold(Message("Tasks").render()))
       lines += table(
         tasks.prefix(10).map { ("\($0.task) \($0.text.prefix(40))", $0.focusSeconds) },
         style: style)
     }
     lines.append("")
-    lines.append("Focus phases: \(outcomesText)")
+    lines.append(Message("Focus phases: {tally}").render(["tally": outcomesText]))
     if distractions.isEmpty {
-      lines.append("Distractions: none recorded")
+      lines.append(Message("Distractions: none recorded").render())
     } else {
       let top = distractions.prefix(5).map { "\($0.app) \(Self.duration($0.seconds))" }
       let lost = distractions.reduce(0) { $0 + $1.seconds }
-      lines.append("Distractions: \(Self.duration(lost)) lost; \(top.joined(separator: ", "))")
+      lines.append(
+        Message("Distractions: {time} lost; {apps}").render([
+          "time": Self.duration(lost), "apps": top.joined(separator: ", "),
+        ]))
     }
     lines.append(
-      "Streak: \(Self.days(streak.current)) (longest \(Self.days(streak.longest)))")
+      Message("Streak: {current} (longest {longest})").render([
+        "current": FocusInWords.days(streak.current), "longest": FocusInWords.days(streak.longest),
+      ]))
     // The words and figures of `grow status`'s today line.
-    var todayLine =
-      "Today: "
-      + FocusFigures.today(
+    var todayLine = Message("Today: {figures}").render([
+      "figures": TodayInWords.figures(
         completed: today.completed, focus: Double(today.focusSeconds),
         cutShort: Double(today.cutShortSeconds), goal: today.goalSeconds.map(Double.init))
+    ])
     if let percent = today.percent {
       todayLine += " " + style.green(TextChart.bar(Double(min(percent, 100)), of: 100, width: 10))
     }
@@ -52,16 +66,20 @@ extension HistoryStatistics {
     return lines.joined(separator: "\n")
   }
 
-  /// Focus per calendar month of the range.
+  /// Focus per calendar month of the range, each named as the locale names it ("Dez 2026").
   private var monthRows: [(String, Int)] {
-    var order: [String] = []
-    var totals: [String: Int] = [:]
+    var order: [LocalDay] = []
+    var totals: [Int: Int] = [:]
     for day in days {
-      let key = String(day.date.text.prefix(7))
-      if totals[key] == nil { order.append(key) }
+      let (year, month, _) = day.date.civil
+      let key = year * 12 + month
+      if totals[key] == nil { order.append(day.date) }
       totals[key, default: 0] += day.focusSeconds
     }
-    return order.map { ($0, totals[$0] ?? 0) }
+    return order.map { first in
+      let (year, month, _) = first.civil
+      return ("\(LocaleTime.monthName(month)) \(year)", totals[year * 12 + month] ?? 0)
+    }
   }
 
   private func table(_ rows: [(String, Int)], style: TextChart.Style) -> [String] {
@@ -81,7 +99,6 @@ extension HistoryStatistics {
     seconds == 0 ? "0m" : DurationText.format(Double(seconds))
   }
 
-  static func days(_ count: Int) -> String { count == 1 ? "1 day" : "\(count) days" }
 }
 
 extension String {

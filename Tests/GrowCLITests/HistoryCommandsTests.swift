@@ -178,8 +178,8 @@ import Testing
     let listed = try harness.grow("history", "--from", "2026-03-08", "--to", "2026-03-08")
     #expect(
       listed.stdout == """
-        33  2026-03-08 01:30–03:05  focus        math  35m of 35m  completed · seeded
-         8  2026-03-08 09:35–10:00  focus        work  25m of 25m  completed · seeded
+        33  2026-03-08 Sun 01:30–03:05  focus        math  35m of 35m  completed · seeded
+         8  2026-03-08 Sun 09:35–10:00  focus        work  25m of 25m  completed · seeded
 
         """)
     let edited = try harness.grow("history", "edit", "8", "--card", "math", "--outcome", "stopped")

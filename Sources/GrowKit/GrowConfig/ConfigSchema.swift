@@ -1,5 +1,6 @@
 import FoundationEssentials
 @_spi(GrowHost) import GrowCore
+internal import GrowMessages
 
 /// The kinds of section config.ini has.
 @frozen public enum ConfigSectionKind: String, Sendable, CaseIterable {
@@ -162,10 +163,13 @@ enum ValueReader {
     do {
       seconds = try DurationText.parse(text)
     } catch {
-      throw ValueError(reason: error.description)
+      throw ValueError(reason: error.message)
     }
     guard seconds >= minimum else {
-      throw ValueError(reason: "must be at least \(DurationText.format(minimum))")
+      throw ValueError(
+        reason: Message("must be at least {minimum}").render([
+          "minimum": DurationText.format(minimum)
+        ]))
     }
     return seconds
   }
@@ -177,17 +181,26 @@ enum ValueReader {
       let seconds = try DurationText.parse(text)
       return seconds == 0 ? nil : seconds
     } catch .tooLong {
-      throw ValueError(reason: DurationError.tooLong(text).description)
+      throw ValueError(reason: DurationError.tooLong(text).message)
     } catch {
       throw ValueError(
-        reason: "'\(text)' is not a duration; write it like 2h or 1h30m, or none for no goal")
+        reason: Message(
+          "'{text}' is not a duration; write it like 2h or 1h30m, or none for no goal"
+        )
+        .render(["text": text]))
     }
   }
 
   static func count(_ text: String, in range: ClosedRange<Int>?) throws(ValueError) -> Int {
     guard let value = Int(text), range?.contains(value) ?? true else {
-      let bounds = range.map { " from \($0.lowerBound) to \($0.upperBound)" } ?? ""
-      throw ValueError(reason: "'\(text)' is not a whole number\(bounds)")
+      guard let range else {
+        throw ValueError(
+          reason: Message("'{text}' is not a whole number").render(["text": text]))
+      }
+      throw ValueError(
+        reason: Message("'{text}' is not a whole number from {lowest} to {highest}").render([
+          "text": text, "lowest": range.lowerBound, "highest": range.upperBound,
+        ]))
     }
     return value
   }
@@ -198,14 +211,29 @@ enum ValueReader {
     case "false", "no", "off", "0": return false
     default:
       throw ValueError(
-        reason: "'\(text)' is not true or false; write true/false, yes/no, on/off or 1/0")
+        reason: Message("'{text}' is not true or false; write true/false, yes/no, on/off or 1/0")
+          .render(["text": text]))
     }
   }
 
-  static func name(_ text: String, what: String) throws(ValueError) -> String {
+  /// What a name names, for the sentence that refuses it.
+  enum NameKind { case card, plugin, other }
+
+  static func name(_ text: String, what: NameKind) throws(ValueError) -> String {
     guard ConfigSchema.isValidName(text) else {
-      throw ValueError(
-        reason: "'\(text)' is not a valid \(what); use only letters, digits, '-' and '_'")
+      let reason =
+        switch what {
+        case .card:
+          Message("'{text}' is not a valid card name; use only letters, digits, '-' and '_'")
+            .render(["text": text])
+        case .plugin:
+          Message("'{text}' is not a valid plugin id; use only letters, digits, '-' and '_'")
+            .render(["text": text])
+        case .other:
+          Message("'{text}' is not a valid name; use only letters, digits, '-' and '_'")
+            .render(["text": text])
+        }
+      throw ValueError(reason: reason)
     }
     return text
   }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 @_spi(GrowHost) import GrowCore
+internal import GrowMessages
 
 /// The settings in config.ini: the cards, and which plugins to load with what settings.
 ///
@@ -359,9 +360,12 @@ private struct ConfigBuilder {
         entry.line,
         .invalidValue(
           key: entry.key, value: entry.value, section: "timer",
-          reason: "there is no [card.\(defaultName)]; did you mean '\(guess)'? (cards: "
-            + cardNames.joined(separator: ", ")
-            + "; a name of its own makes a card from [timer] alone)"))
+          reason: Message(
+            "there is no [card.{name}]; did you mean '{guess}'? (cards: {cards}; a name of its "
+              + "own makes a card from [timer] alone)"
+          ).render([
+            "name": defaultName, "guess": guess, "cards": cardNames.joined(separator: ", "),
+          ])))
     }
     if !deck.contains(where: { $0.name == defaultName }) {
       var card = base
@@ -415,25 +419,7 @@ private struct ConfigBuilder {
 
   /// Why an intention in config.ini is refused, in config.ini's words (config errors are made
   /// here; the timer's own refusals are worded by the app's message layer).
-  private static func intentionRefusal(_ error: TimerError) -> String {
-    switch error {
-    case .intentionTooLong(let limit):
-      return "the intention is longer than \(limit) characters; keep it to one short line, "
-        + "such as 'Chapter 3 exercises'"
-    case .intentionNotOneLine(let scalar):
-      let what =
-        switch scalar.properties.generalCategory {
-        case .lineSeparator: "the line separator"
-        case .paragraphSeparator: "the paragraph separator"
-        default: "the control character"
-        }
-      let hex = String(scalar.value, radix: 16, uppercase: true)
-      return "the intention must be one line of text; it holds \(what) U+"
-        + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-    default:
-      return "the intention is not one short line of text"
-    }
-  }
+  private static func intentionRefusal(_ error: TimerError) -> String { error.message }
 
   /// The entry's value read as the schema says, or nil after reporting why it can't be.
   private mutating func value(
@@ -467,10 +453,10 @@ private struct ConfigBuilder {
           }
         }
         return .text(text)
-      case .name: return .name(try ValueReader.name(text, what: "card name"))
+      case .name: return .name(try ValueReader.name(text, what: .card))
       case .nameList:
         let ids = ValueReader.list(text)
-        for id in ids { _ = try ValueReader.name(id, what: "plugin id") }
+        for id in ids { _ = try ValueReader.name(id, what: .plugin) }
         var seen = Set<String>()
         return .names(ids.filter { seen.insert($0).inserted })
       case .choice(let words): return .text(try ValueReader.choice(text, words))

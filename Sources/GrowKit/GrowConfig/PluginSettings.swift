@@ -1,5 +1,6 @@
 import FoundationEssentials
 @_spi(GrowHost) import GrowCore
+internal import GrowMessages
 
 /// One key a plugin takes in its `[plugin.ID]` section, declared by the plugin itself
 /// (`GrowPlugin.settings`). From these declarations `grow config check` and the daemon check
@@ -100,8 +101,8 @@ extension ValueReader {
     case .count(let range): _ = try count(text, in: range)
     case .bool: _ = try bool(text)
     case .text, .textList, .windowPatterns: break
-    case .name: _ = try name(text, what: "name")
-    case .nameList: for item in list(text) { _ = try name(item, what: "name") }
+    case .name: _ = try name(text, what: .other)
+    case .nameList: for item in list(text) { _ = try name(item, what: .other) }
     case .choice(let words): _ = try choice(text, words)
     case .choiceList(let words): for item in list(text) { _ = try choice(item, words) }
     case .durationOr(let words, let minimum):
@@ -109,7 +110,10 @@ extension ValueReader {
         do {
           _ = try duration(text, minimum: minimum)
         } catch {
-          throw ValueError(reason: error.reason + ", or one of " + words.joined(separator: ", "))
+          throw ValueError(
+            reason: Message("{reason}, or one of {words}").render([
+              "reason": error.reason, "words": words.joined(separator: ", "),
+            ]))
         }
       }
     }
@@ -117,10 +121,15 @@ extension ValueReader {
 
   static func choice(_ text: String, _ words: [String]) throws(ValueError) -> String {
     guard let word = words.first(where: { $0 == text.lowercased() }) else {
-      let guess = closestMatch(to: text.lowercased(), in: words).map { "did you mean '\($0)'? " }
+      let list = words.joined(separator: ", ")
+      guard let guess = closestMatch(to: text.lowercased(), in: words) else {
+        throw ValueError(
+          reason: Message("'{text}' is not one of {words}").render(["text": text, "words": list]))
+      }
       throw ValueError(
-        reason: "'\(text)' is not one of \(words.joined(separator: ", "))"
-          + (guess.map { "; " + $0.dropLast() } ?? ""))
+        reason: Message("'{text}' is not one of {words}; did you mean '{guess}'?").render([
+          "text": text, "words": list, "guess": guess,
+        ]))
     }
     return word
   }

@@ -82,3 +82,17 @@ extension TimerError {
 func shownSeconds(_ value: TimeInterval) -> String {
   value.rounded() == value && abs(value) < 1e15 ? "\(Int(value))s" : "\(value)s"
 }
+
+extension DurationError {
+  /// What the person reads when a duration cannot be read.
+  public var message: String {
+    switch self {
+    case .empty: Message("empty duration; write it like 25m, 90s or 1h30m").render()
+    case .malformed(let text):
+      Message("'{text}' is not a duration; write it like 25m, 90s or 1h30m").render([
+        "text": shown(text)
+      ])
+    case .tooLong(let text): Message("'{text}' is longer than 24h").render(["text": shown(text)])
+    }
+  }
+}

@@ -277,6 +277,23 @@ import Testing
     }
   }
 
+  /// `grow demo` in French: how each phase ended and the time left are in the reader's
+  /// language too, not only the lines around them.
+  @Test func theDemoSpeaksTheReadersLanguage() throws {
+    let directory = try Catalogues.compileShipped(["fr"])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let harness = try DaemonHarness(startDaemon: false)
+    let environment = harness.bus.environment.merging([
+      "LC_ALL": "C.UTF-8", "LANGUAGE": "fr", "TEXTDOMAINDIR": directory.path,
+    ]) { $1 }
+    let demo = try Command.run(Binaries.grow, ["demo"], environment: environment, timeout: 60)
+    #expect(demo.status == 0, "\(demo.stderr)")
+    for said in ["■ concentration terminée", "■ pause courte terminée", " encore 0:0"] {
+      #expect(demo.stdout.contains(said), "\(said): \(demo.stdout)")
+    }
+    #expect(!demo.stdout.contains("completed") && !demo.stdout.contains(" left"))
+  }
+
   /// What a shipped language says, read from the CLI and the daemon.
   struct Spoken {
     /// `grow status` without a daemon, from its start.

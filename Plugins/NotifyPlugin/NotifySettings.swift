@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 @_spi(GrowBuiltIn) import GrowConfig
 import GrowCore
+import GrowMessages
 import GrowPluginKit
 
 /// What the notify plugin tells the person about; each kind is one notification on screen,
@@ -47,10 +48,14 @@ struct NotifySettings {
       "suggestions", .textList, default: "(five short ones)",
       help: "Comma-separated things to do in a break, one shown at a time."),
   ]
-  static let defaultSuggestions = [
-    "Stand up and stretch.", "Drink a glass of water.", "Look out of the window for a minute.",
-    "Walk around the room.", "Roll your shoulders and breathe out slowly.",
-  ]
+  /// Grow's own suggestions, in the reader's language (config.ini's are the person's words).
+  static var defaultSuggestions: [String] {
+    [
+      Message("Stand up and stretch."), Message("Drink a glass of water."),
+      Message("Look out of the window for a minute."), Message("Walk around the room."),
+      Message("Roll your shoulders and breathe out slowly."),
+    ].map { $0.render() }
+  }
 
   var kinds: Set<NotificationKind> = [
     .focusOver, .breakOver, .longBreakDue, .distraction, .away, .taskDone,

@@ -75,7 +75,7 @@ private final class DemoNarrator {
       self?.line(
         "■ "
           + Message("{phase} {outcome}").render([
-            "phase": event.phase.kind.inWords, "outcome": event.outcome.rawValue,
+            "phase": event.phase.kind.inWords, "outcome": event.outcome.inWords,
           ]))
     }
     events.subscribe(PhaseAwaiting.self, as: "demo") { [weak self] event in
@@ -140,7 +140,8 @@ private final class DemoNarrator {
     let done = status.duration > 0 ? status.elapsed / status.duration : 0
     let filled = Int((done * 20).rounded())
     let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 20 - filled)
-    let text = "  \(bar) \(DurationText.clock(status.remaining)) left"
+    let left = Message("{left} left").render(["left": DurationText.clock(status.remaining)])
+    let text = "  \(bar) \(left)"
     if isTerminal { writeRaw("\r\u{1B}[K" + text) } else { say(stamp() + text) }
   }
 

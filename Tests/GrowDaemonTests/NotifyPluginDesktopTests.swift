@@ -58,6 +58,40 @@ struct NotifyPluginDesktopTests {
     _ = dunst
   }
 
+  /// The same focus ending for a French reader: LANGUAGE=fr and the shipped po/fr.po, compiled
+  /// as `make install` compiles it. dunst shows the summary, the body (Grow's own suggestion
+  /// included) and the buttons in French. C.UTF-8 is locale enough: glibc reads LANGUAGE under
+  /// any locale but C (or POSIX), so no fr_FR locale needs generating.
+  @Test func focusOverReachesDunstInFrench() throws {
+    let catalogues = try Catalogues.compileShipped(["fr"])
+    defer { try? FileManager.default.removeItem(at: catalogues) }
+    let harness = try DaemonHarness(
+      config: Self.shortCycle, startDaemon: false,
+      environment: ["LC_ALL": "C.UTF-8", "LANGUAGE": "fr", "TEXTDOMAINDIR": catalogues.path])
+    let dunst = try NotificationServers.dunst(harness)
+    let monitor = try BackgroundProcess(
+      "stdbuf",
+      [
+        "-oL", "dbus-monitor", "--session",
+        "interface='org.freedesktop.Notifications',member='Notify'",
+      ],
+      environment: harness.environment)
+    try harness.start()
+    #expect(try harness.grow("start").status == 0)
+    #expect(try harness.eventually { try harness.status()["next"] as? String == "short-break" })
+    #expect(try harness.eventually { monitor.stdout.contains("grow-focus-over") })
+    let history = try harness.dunstHistory()
+    #expect(history.first?["summary"] == "Concentration terminée")
+    #expect(
+      history.first?["body"] == "Votre pause courte de 2s vous attend. Levez-vous et étirez-vous.")
+    let call = monitor.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    #expect(
+      call.contains(
+        #"array [ string "default" string "Commencer la pause" string "remind-5m" string "+5 min" ]"#
+      ), "\(call)")
+    _ = dunst
+  }
+
   /// A 20 s focus skipped and its 1 s break run: "Break over — Ready for focus?" is on screen.
   /// - Parameter dunstrc: dunst's config, when the test needs one of its own.
   func promptForFocus(timeout: String, dunstrc: String? = nil) throws -> (

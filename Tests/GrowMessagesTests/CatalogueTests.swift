@@ -7,28 +7,6 @@ import Testing
 @Suite struct CatalogueTests {
   static let po = RepoPaths.root.appendingPathComponent("po")
 
-  /// Compiles each `(language, po text)` into LANGUAGE/LC_MESSAGES/grow.mo under a new
-  /// directory, as TEXTDOMAINDIR takes it.
-  func catalogues(_ sources: [(String, String)]) throws -> URL {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("grow-catalogues-\(UUID().uuidString)")
-    for (language, text) in sources {
-      let messages = directory.appendingPathComponent("\(language)/LC_MESSAGES")
-      try FileManager.default.createDirectory(at: messages, withIntermediateDirectories: true)
-      let source = directory.appendingPathComponent("\(language).po")
-      try text.write(to: source, atomically: true, encoding: .utf8)
-      let compiled = try Command.run(
-        "msgfmt",
-        ["--check", "-o", messages.appendingPathComponent("grow.mo").path, source.path])
-      try #require(compiled.status == 0, "msgfmt --check \(language): \(compiled.stderr)")
-    }
-    return directory
-  }
-
-  func shipped(_ language: String) throws -> String {
-    try String(contentsOf: Self.po.appendingPathComponent("\(language).po"), encoding: .utf8)
-  }
-
   /// The template is what the code says now, and it has every call the code makes: the
   /// extractor (a Swift tokenizer in Python) and MessageTests' scanner of the same sources
   /// (a regular expression and bracket matching) count the same calls.
@@ -81,7 +59,7 @@ import Testing
       ], stdin: pot, timeout: 60)
     try #require(made.status == 0, "msgen | msgfilter: \(made.stderr)")
     let pseudo = made.stdout
-    let directory = try catalogues([("eo", pseudo)])
+    let directory = try Catalogues.compile([("eo", pseudo)])
     defer { try? FileManager.default.removeItem(at: directory) }
     // The daemon words its refusals (the D-Bus error's text), so it reads the catalogue too.
     let language = ["LC_ALL": "C.UTF-8", "LANGUAGE": "eo", "TEXTDOMAINDIR": directory.path]
@@ -116,7 +94,7 @@ import Testing
           + "-e 's/{/›{/g' -e 's/}/}‹/g'",
       ], stdin: pot, timeout: 60)
     try #require(made.status == 0, "msgen | msgfilter: \(made.stderr)")
-    return try catalogues([("eo", made.stdout)])
+    return try Catalogues.compile([("eo", made.stdout)])
   }
 
   /// The commands a person reads, under the pseudo-language: the help, the error paths (an
@@ -246,7 +224,7 @@ import Testing
   @Test func everyTranslationKeepsItsPlaceholders() throws {
     let languages = try FileManager.default.contentsOfDirectory(atPath: Self.po.path)
       .filter { $0.hasSuffix(".po") }
-    #expect(languages.sorted() == ["de.po", "ru.po"])
+    #expect(!languages.isEmpty, "no po/LL.po")
     let placeholder = try Regex(#"\{([a-zA-Z]+)\}"#)
     for language in languages {
       // msgcat joins each string onto one line.
@@ -268,11 +246,133 @@ import Testing
     }
   }
 
-  /// The shipped German and Russian catalogues: the status and a refusal in each language,
-  /// and a count in each of Russian's three plural forms (ngettext with the catalogue's
-  /// Plural-Forms).
-  @Test func germanAndRussianAreSpokenWithTheirPluralForms() throws {
-    let directory = try catalogues([("de", try shipped("de")), ("ru", try shipped("ru"))])
+  /// Every po/LL.po is whole and says what it is: each message of the template translated
+  /// (none untranslated or fuzzy, which msgfmt would leave in English), `Language: LL`, and the
+  /// plural rule gettext's own table has for LL (what `msginit -l LL` writes), so a count
+  /// takes the language's forms.
+  @Test func everyShippedCatalogueIsCompleteWithItsLanguagesPluralRule() throws {
+    let pot = try String(contentsOf: Self.po.appendingPathComponent("grow.pot"), encoding: .utf8)
+    let messages = pot.split(separator: "\n").filter { $0.hasPrefix("msgid ") }.count - 1
+    let languages = try Catalogues.shippedLanguages()
+    #expect(!languages.isEmpty, "no po/LL.po")
+    for language in languages {
+      let file = Self.po.appendingPathComponent("\(language).po").path
+      let statistics = try Command.run(
+        "msgfmt", ["--check", "--statistics", "-o", "/dev/null", file])
+      #expect(statistics.status == 0, "\(language): \(statistics.stderr)")
+      #expect(
+        statistics.stderr == "\(messages) translated messages.\n",
+        "\(language).po is not complete: \(statistics.stderr)")
+
+      let text = try Catalogues.shipped(language)
+      #expect(text.contains("\"Language: \(language)\\n\""), "\(language).po's Language header")
+      let template = try Command.run(
+        "msginit",
+        ["--no-translator", "--no-wrap", "-l", language, "-i", "-", "-o", "-"], stdin: pot)
+      let rule = template.stdout.split(separator: "\n").first { $0.hasPrefix("\"Plural-Forms:") }
+      #expect(rule != nil, "msginit -l \(language): \(template.stderr)")
+      if let rule {
+        #expect(text.contains(rule + "\n"), "\(language).po's Plural-Forms is not \(rule)")
+      }
+    }
+  }
+
+  /// `grow demo` in French: how each phase ended and the time left are in the reader's
+  /// language too, not only the lines around them.
+  @Test func theDemoSpeaksTheReadersLanguage() throws {
+    let directory = try Catalogues.compileShipped(["fr"])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let harness = try DaemonHarness(startDaemon: false)
+    let environment = harness.bus.environment.merging([
+      "LC_ALL": "C.UTF-8", "LANGUAGE": "fr", "TEXTDOMAINDIR": directory.path,
+    ]) { $1 }
+    let demo = try Command.run(Binaries.grow, ["demo"], environment: environment, timeout: 60)
+    #expect(demo.status == 0, "\(demo.stderr)")
+    for said in ["■ concentration terminée", "■ pause courte terminée", " encore 0:0"] {
+      #expect(demo.stdout.contains(said), "\(said): \(demo.stdout)")
+    }
+    #expect(!demo.stdout.contains("completed") && !demo.stdout.contains(" left"))
+  }
+
+  /// What a shipped language says, read from the CLI and the daemon.
+  struct Spoken {
+    /// `grow status` without a daemon, from its start.
+    var noDaemon: String
+    /// In `grow status` with the daemon idle.
+    var idle: String
+    /// In `grow status` during focus on the default card.
+    var focusing: String
+    /// `grow resume` during focus, from its start.
+    var notPaused: String
+    /// Today's figures with nothing completed: the plural rule at 0.
+    var noneCompleted: String
+    /// "N more problems not shown", by N.
+    var moreProblems: [Int: String]
+  }
+
+  /// French and Brazilian Portuguese take the singular for 0 (n > 1), Spanish the plural
+  /// (n != 1), Russian its three forms.
+  static let spoken: [String: Spoken] = [
+    "de": Spoken(
+      noDaemon: "grow: der Grow-Dienst läuft nicht",
+      idle: "bereit · 'grow start [KARTE]' beginnt", focusing: "Fokus für 'work' · noch ",
+      notPaused: "grow: nicht pausiert; Fokus läuft", noneCompleted: "heute: 0 geschafft, ",
+      moreProblems: [
+        1: "1 weiteres Problem nicht angezeigt", 2: "2 weitere Probleme nicht angezeigt",
+        5: "5 weitere Probleme nicht angezeigt",
+      ]),
+    "es": Spoken(
+      noDaemon: "grow: el demonio de grow no se está ejecutando",
+      idle: "inactivo · 'grow start [TARJETA]' comienza una sesión de concentración",
+      focusing: "concentración en 'work' · quedan ",
+      notPaused: "grow: no está en pausa; concentración en curso",
+      noneCompleted: "hoy: 0 sesiones completadas, ",
+      moreProblems: [
+        1: "1 problema más sin mostrar", 2: "2 problemas más sin mostrar",
+        5: "5 problemas más sin mostrar",
+      ]),
+    "fr": Spoken(
+      noDaemon: "grow: le démon grow n'est pas lancé",
+      idle: "au repos · 'grow start [CARTE]' commence une séance de concentration",
+      focusing: "concentration sur 'work' · reste ",
+      notPaused: "grow: pas en pause\u{A0}; la concentration est en cours",
+      noneCompleted: "aujourd'hui\u{A0}: 0 séance terminée, ",
+      moreProblems: [
+        1: "1 autre problème non affiché", 2: "2 autres problèmes non affichés",
+        5: "5 autres problèmes non affichés",
+      ]),
+    "pt_BR": Spoken(
+      noDaemon: "grow: o daemon do grow não está em execução",
+      idle: "inativo · 'grow start [CARTÃO]' começa uma sessão de foco",
+      focusing: "foco em 'work' · faltam ",
+      notPaused: "grow: não está em pausa; foco em andamento",
+      noneCompleted: "hoje: 0 sessão concluída, ",
+      moreProblems: [
+        1: "mais 1 problema não mostrado", 2: "mais 2 problemas não mostrados",
+        5: "mais 5 problemas não mostrados",
+      ]),
+    "ru": Spoken(
+      noDaemon: "grow: демон grow не запущен",
+      idle: "готов · 'grow start [КАРТОЧКА]' начинает сеанс фокуса",
+      focusing: "фокус: 'work' · осталось ",
+      notPaused: "grow: не на паузе; идёт фокус",
+      noneCompleted: "сегодня: 0 фаз завершено, ",
+      moreProblems: [
+        1: "ещё 1 проблема не показана", 2: "ещё 2 проблемы не показаны",
+        5: "ещё 5 проблем не показано",
+      ]),
+  ]
+
+  /// Every shipped catalogue, compiled as `make install` compiles it, is what `grow` speaks
+  /// under LANGUAGE: without a daemon (the CLI's own words, as the catalogue has them), idle,
+  /// focusing and refusing (the daemon words its refusals too), and counted in each of the
+  /// language's plural forms.
+  @Test func everyShippedLanguageIsSpokenWithItsPluralForms() throws {
+    let languages = try Catalogues.shippedLanguages()
+    #expect(
+      Set(Self.spoken.keys).subtracting(languages).isEmpty,
+      "languages this test reads but po/ does not ship: \(languages)")
+    let directory = try Catalogues.compileShipped()
     defer { try? FileManager.default.removeItem(at: directory) }
     let harness = try DaemonHarness(startDaemon: false)
     func grow(_ language: String, _ arguments: String...) throws -> String {
@@ -282,37 +382,48 @@ import Testing
       let run = try Command.run(Binaries.grow, arguments, environment: environment)
       return run.stdout + run.stderr
     }
-    #expect(try grow("de", "status").hasPrefix("grow: der Grow-Dienst läuft nicht"))
-    #expect(try grow("ru", "status").hasPrefix("grow: демон grow не запущен"))
-
-    // With a daemon (in German too: it words its refusals): idle, focusing, a refusal.
-    let german = ["LC_ALL": "C.UTF-8", "LANGUAGE": "de", "TEXTDOMAINDIR": directory.path]
-    let daemon = try DaemonHarness(environment: german)
-    func deutsch(_ arguments: String...) throws -> String {
-      let run = try Command.run(Binaries.grow, arguments, environment: daemon.environment)
-      return run.stdout + run.stderr
+    // Each language, from its po file: no list of languages to keep in step with po/.
+    let english =
+      "the grow daemon is not running; start it with 'grow daemon &', or run "
+      + "'grow install --user' once so the first command starts it (and your session at login)"
+    for language in languages {
+      let translated = try #require(try Catalogues.translation(of: english, in: language))
+      #expect(translated != english && !translated.isEmpty, "\(language)")
+      #expect(try grow(language, "status") == "grow: \(translated)\n", "\(language)")
     }
-    #expect(try deutsch("status").contains("bereit · 'grow start [KARTE]' beginnt"))
-    _ = try deutsch("start")
-    let focusing = try deutsch("status")
-    #expect(focusing.contains("Fokus für 'work' · noch "), "\(focusing)")
-    #expect(try deutsch("resume").hasPrefix("grow: nicht pausiert; Fokus läuft"))
 
     // A config with 100 + N problems: the first 100 are listed, then "N more problems not
-    // shown", whose count Russian words in three forms and German in two.
-    let expected = [
-      1: ("ещё 1 проблема не показана", "1 weiteres Problem nicht angezeigt"),
-      2: ("ещё 2 проблемы не показаны", "2 weitere Probleme nicht angezeigt"),
-      5: ("ещё 5 проблем не показано", "5 weitere Probleme nicht angezeigt"),
-    ]
-    for (count, (russian, german)) in expected {
+    // shown", in each plural form of each language.
+    for count in [1, 2, 5] {
       let config = directory.appendingPathComponent("config-\(count).ini").path
       let keys = (1...(100 + count)).map { "unknownkey\($0) = 1" }.joined(separator: "\n")
       try "[timer]\n\(keys)\n".write(toFile: config, atomically: true, encoding: .utf8)
-      let inRussian = try grow("ru", "config", "check", config)
-      #expect(inRussian.contains(russian), "\(inRussian.suffix(300))")
-      let inGerman = try grow("de", "config", "check", config)
-      #expect(inGerman.contains(german), "\(inGerman.suffix(300))")
+      for language in languages {
+        guard let words = Self.spoken[language]?.moreProblems[count] else { continue }
+        let said = try grow(language, "config", "check", config)
+        #expect(said.contains(words), "\(language): \(said.suffix(300))")
+      }
+    }
+
+    // With a daemon in the language: idle, focusing, a refusal.
+    for language in languages {
+      guard let spoken = Self.spoken[language] else { continue }
+      #expect(try grow(language, "status").hasPrefix(spoken.noDaemon))
+      let daemon = try DaemonHarness(environment: [
+        "LC_ALL": "C.UTF-8", "LANGUAGE": language, "TEXTDOMAINDIR": directory.path,
+      ])
+      func said(_ arguments: String...) throws -> String {
+        let run = try Command.run(Binaries.grow, arguments, environment: daemon.environment)
+        return run.stdout + run.stderr
+      }
+      let idle = try said("status")
+      #expect(idle.contains(spoken.idle), "\(language): \(idle)")
+      #expect(idle.contains(spoken.noneCompleted), "\(language): \(idle)")
+      _ = try said("start")
+      let focusing = try said("status")
+      #expect(focusing.contains(spoken.focusing), "\(language): \(focusing)")
+      let refused = try said("resume")
+      #expect(refused.hasPrefix(spoken.notPaused), "\(language): \(refused)")
     }
   }
 }

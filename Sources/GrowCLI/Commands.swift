@@ -477,7 +477,7 @@ enum Commands {
       // Problems with the phases kept for the history: a person must hear of them once.
       let journal = PendingPhases.path(besideSession: XDGDirectories().sessionFile)
       let warnings = PendingPhases.problems(at: journal).map {
-        "  ! \($0.problem); 'grow doctor' says what to do"
+        "  ! " + Message("{problem}; 'grow doctor' says what to do").render(["problem": $0.problem])
       }
       return say(([report.humanText] + warnings).joined(separator: "\n"))
     }

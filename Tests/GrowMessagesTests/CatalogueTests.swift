@@ -99,8 +99,8 @@ import Testing
 
   /// The commands a person reads, under the pseudo-language: the help, the error paths (an
   /// unknown command, a wrong option, an unknown card, a stray word), stats, history, garden
-  /// and the report's labels over a real history, doctor, a config with a broken line, goals,
-  /// tasks and sync. What is left outside the marks is no sentence: names, durations, dates
+  /// and the report's labels over a real history, doctor, a config with broken lines (a
+  /// window pattern among them), goals, tasks and sync. What is left outside the marks is no sentence: names, durations, dates
   /// and the C locale's own weekday and month names (LC_TIME's words, not gettext's).
   @Test func underAPseudoLocaleNoCommandLeavesEnglish() throws {
     let directory = try pseudoCatalogue()
@@ -114,7 +114,8 @@ import Testing
     try harness.waitForHistory()
 
     let broken = directory.appendingPathComponent("broken.ini").path
-    try "[timer]\nfocus = soon\nthis line is no setting\n".write(
+    let brokenLines = "[timer]\nfocus = soon\nthis line is no setting\n"
+    try (brokenLines + "[card.work]\ndistractions = /youtube\n").write(
       toFile: broken, atomically: true, encoding: .utf8)
     let svg = directory.appendingPathComponent("week.svg").path
     let commands: [[String]] =
@@ -137,7 +138,7 @@ import Testing
     var lines = 0
     // What is the person's own, never a sentence of Grow's: the card, the files, the config's
     // lines quoted back.
-    let data = [directory.path, "work", "this line is no setting", "soon"]
+    let data = [directory.path, "work", "this line is no setting", "soon", "/youtube"]
     for command in commands {
       let run = try Command.run(Binaries.grow, command, environment: harness.environment)
       var output = (run.stdout + run.stderr).split(separator: "\n").map(String.init)

@@ -3,6 +3,7 @@ import GrowConfig
 import GrowCore
 import GrowDBus
 import GrowLoop
+import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// At a break whose card asks for it (`break-screen = short | long | all`), covers every
@@ -21,9 +22,12 @@ import GrowLoop
 /// (a grab refused, the server gone) is logged and the break goes on without it.
 public final class BreakScreenPlugin: GrowPlugin {
   public static let id = "breakscreen"
-  public static let summary =
-    "covers every monitor at a break, with the time left, Skip and Postpone (X11, and Wayland "
-    + "compositors with a layer shell)"
+  public static var summary: String {
+    Message(
+      "covers every monitor at a break, with the time left, Skip and Postpone (X11, and Wayland "
+        + "compositors with a layer shell)"
+    ).render()
+  }
   public static let settings = BreakScreenSettings.declared
   static let eventsPerTurn = 64
 

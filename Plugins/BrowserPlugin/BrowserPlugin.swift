@@ -3,6 +3,7 @@ import FoundationEssentials
 import GrowCore
 import GrowDBus
 import GrowLoop
+import GrowMessages
 import GrowPluginKit
 
 /// Websites, through Grow's browser extension (browser/ in the repository): the extension's
@@ -14,8 +15,11 @@ import GrowPluginKit
 /// host only to this daemon on the session bus. docs/browser.md has the whole path.
 public final class BrowserPlugin: GrowPlugin {
   public static let id = "browser"
-  public static let summary =
-    "blocks or flags the websites a card lists, through Grow's browser extension"
+  public static var summary: String {
+    Message(
+      "blocks or flags the websites a card lists, through Grow's browser extension"
+    ).render()
+  }
   public static let settings = [
     PluginSetting(
       "grace", .duration(minimum: 0), default: "10s",

@@ -4,6 +4,7 @@ import GrowConfig
 import GrowCore
 import GrowDBus
 import GrowLoop
+import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// When a card silences the desktop.
@@ -23,10 +24,12 @@ enum DndPolicy: String, CaseIterable {
 /// hand during focus is respected, not fought.
 public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   public static let id = "dnd"
-  public static let summary =
-    "Do-Not-Disturb during focus through the notification server's own switch (dunst, "
-    + "xfce4-notifyd, swaync, mako, GNOME, KDE); org.grow.Grow1.DoNotDisturb, 'grow dnd'"
-
+  public static var summary: String {
+    Message(
+      "Do-Not-Disturb during focus through the notification server's own switch (dunst, "
+        + "xfce4-notifyd, swaync, mako, GNOME, KDE); org.grow.Grow1.DoNotDisturb, 'grow dnd'"
+    ).render()
+  }
   public static let settings = [
     PluginSetting(
       "dnd", .choice(DndPolicy.allCases.map(\.rawValue)), default: DndPolicy.focus.rawValue,

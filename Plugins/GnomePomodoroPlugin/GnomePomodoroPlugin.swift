@@ -2,6 +2,7 @@ import FoundationEssentials
 import GrowCore
 import GrowDBus
 import GrowLoop
+import GrowMessages
 @_spi(GrowHost) import GrowPluginKit
 
 #if canImport(Glibc)
@@ -19,9 +20,11 @@ import GrowLoop
 /// the name when GNOME Pomodoro quits (NameAcquired, no polling).
 public final class GnomePomodoroPlugin: GrowPlugin {
   public static let id = "gnome-pomodoro"
-  public static let summary =
-    "serves GNOME Pomodoro's D-Bus API (org.gnome.Pomodoro), for scripts written for it"
-
+  public static var summary: String {
+    Message(
+      "serves GNOME Pomodoro's D-Bus API (org.gnome.Pomodoro), for scripts written for it"
+    ).render()
+  }
   static let busName = "org.gnome.Pomodoro"
   static let objectPath = "/org/gnome/Pomodoro"
   static let interfaceName = "org.gnome.Pomodoro"

@@ -17,10 +17,12 @@ import GrowMessages
 public final class NotifyPlugin: GrowPlugin {
   public static let id = "notify"
   public static let settings = NotifySettings.declared
-  public static let summary =
-    "desktop notifications: focus over, break over, long break due, distraction, "
-    + "warning before a phase ends; action buttons drive the timer"
-
+  public static var summary: String {
+    Message(
+      "desktop notifications: focus over, break over, long break due, distraction, "
+        + "warning before a phase ends; action buttons drive the timer"
+    ).render()
+  }
   /// Action keys. "default" is what clicking the notification (or `dunstctl action`) does.
   enum Action: String {
     case primary = "default"

@@ -16,9 +16,11 @@ import GrowMessages
 public final class SoundPlugin: GrowPlugin {
   public static let id = "sound"
   public static let settings = SoundSettings.declared
-  public static let summary =
-    "sounds when a focus or a break ends (and on distractions, if asked), from the sound theme"
-
+  public static var summary: String {
+    Message(
+      "sounds when a focus or a break ends (and on distractions, if asked), from the sound theme"
+    ).render()
+  }
   static let descriptions: [SoundMoment: Message] = [
     .focusOver: Message("Focus over"), .breakOver: Message("Break over"),
     .distraction: Message("Distraction"),

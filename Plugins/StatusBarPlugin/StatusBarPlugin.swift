@@ -18,8 +18,11 @@ import GrowLoop
 /// file.
 public final class StatusBarPlugin: GrowPlugin {
   public static let id = "statusbar"
-  public static let summary =
-    "writes status.json and status.txt to $XDG_RUNTIME_DIR/grow/ on change"
+  public static var summary: String {
+    Message(
+      "writes status.json and status.txt to $XDG_RUNTIME_DIR/grow/ on change"
+    ).render()
+  }
   public static let settings = [
     PluginSetting(
       "template", .text, default: defaultTemplate,

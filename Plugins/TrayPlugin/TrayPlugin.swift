@@ -18,9 +18,11 @@ import GrowMessages
 /// that restarts gets the item again.
 public final class TrayPlugin: GrowPlugin {
   public static let id = "tray"
-  public static let summary =
-    "an icon in the system tray (StatusNotifierItem) with a menu that drives the timer"
-
+  public static var summary: String {
+    Message(
+      "an icon in the system tray (StatusNotifierItem) with a menu that drives the timer"
+    ).render()
+  }
   static let watcherName = "org.kde.StatusNotifierWatcher"
   static let watcherPath = "/StatusNotifierWatcher"
   static let itemInterface = "org.kde.StatusNotifierItem"

@@ -3,6 +3,7 @@ import Glibc
 import GrowConfig
 import GrowCore
 import GrowLoop
+import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// The Wayland desktop monitor: flags distracting windows during focus and pauses when nobody
@@ -17,8 +18,11 @@ import GrowLoop
 /// Every source is a socket on the daemon's loop with a reply deadline and a reconnect.
 public final class WaylandPlugin: GrowPlugin {
   public static let id = "wayland"
-  public static let summary =
-    "flags distracting windows during focus and pauses when you are away (Wayland)"
+  public static var summary: String {
+    Message(
+      "flags distracting windows during focus and pauses when you are away (Wayland)"
+    ).render()
+  }
   public static let settings = DistractionWatch.settings
 
   private let context: PluginContext

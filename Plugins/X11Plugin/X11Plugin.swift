@@ -4,6 +4,7 @@ import GrowConfig
 import GrowCore
 import GrowDBus
 import GrowLoop
+import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// The X11 idle and active-window monitor: flags distracting windows during focus, pauses
@@ -20,8 +21,11 @@ import GrowLoop
 /// answers.
 public final class X11Plugin: GrowPlugin {
   public static let id = "x11"
-  public static let summary = "flags distracting windows during focus and pauses when you are away"
-
+  public static var summary: String {
+    Message(
+      "flags distracting windows during focus and pauses when you are away"
+    ).render()
+  }
   public static let settings = DistractionWatch.settings
 
   private let context: PluginContext

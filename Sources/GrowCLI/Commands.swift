@@ -17,8 +17,12 @@ struct Command {
   /// One line; `grow help` says it in the reader's language, the man page and the
   /// completions in English.
   let summary: Message
-  /// Longer help: options and behaviour.
-  let details: String
+  /// Longer help: options and behaviour; `grow help COMMAND` says it in the reader's
+  /// language, the man page in English.
+  let details: Message?
+  /// What follows the details in every language: machine output's keys (the JSON schema of
+  /// `grow status --json`, its words the fields' own docs).
+  var appendix = ""
   /// Plumbing for `make install` (man pages, generated files): runs, but is not listed by
   /// `grow help`, the man page or the completions.
   var hidden = false
@@ -31,16 +35,18 @@ enum Commands {
     Command(
       name: "daemon", synopsis: "[--config PATH]",
       summary: Message("run the focus timer in the foreground (for autostart and systemd)"),
-      details: """
+      details: Message(
+        """
         Owns org.grow.Grow1 on the session bus until SIGTERM or SIGINT; SIGHUP reloads the
         config. Logs go to standard error, and where that is not the journal also to
         $XDG_STATE_HOME/grow/grow.log ('grow logs'); GROW_LOG=debug shows more.
           --config PATH   read this config file instead of $XDG_CONFIG_HOME/grow/config.ini
-        """, run: runDaemon),
+        """), run: runDaemon),
     Command(
       name: "start", synopsis: "[CARD] [--focus DURATION] [--intention TEXT] [--task ID|TEXT]",
       summary: Message("start a focus session on CARD (the default card if none)"),
-      details: """
+      details: Message(
+        """
         While a break or focus is waiting to be started, starts it.
           --focus D, --short-break D, --long-break D   change the lengths for this session only
           --intention TEXT                             what this session is for (one line)
@@ -49,7 +55,7 @@ enum Commands {
                                                        as the intention, and each focus
                                                        recorded toward it
         Durations read like 25m, 90s or 1h30m.
-        """, run: runStart),
+        """), run: runStart),
     simple(
       "pause", Message("pause the running phase; the remaining time is kept exactly"), "Pause"),
     simple(
@@ -62,53 +68,58 @@ enum Commands {
     Command(
       name: "extend", synopsis: "DURATION",
       summary: Message("add time to the running phase (grow extend 5m)"),
-      details: "DURATION reads like 5m, 90s or 1h.", run: runExtend),
+      details: Message("DURATION reads like 5m, 90s or 1h."), run: runExtend),
     Command(
       name: "shorten", synopsis: "DURATION",
       summary: Message(
         "take time off the running phase; it keeps its last minute (grow shorten 5m)"),
-      details: "DURATION reads like 5m, 90s or 1h. 'grow skip' ends the phase instead.",
+      details: Message("DURATION reads like 5m, 90s or 1h. 'grow skip' ends the phase instead."),
       run: runShorten),
     Command(
       name: "status",
       synopsis: "[--json | --format FORMAT] [--template TEXT] [--icons SET] [--follow]",
       summary: Message(
         "show what the timer is doing (once, or one line per change for status bars)"),
-      details: """
+      details: Message(
+        """
           --json            one JSON object, every key always present (null when it does
                             not apply), keys sorted; the status bar plugin's status.json is
-                            the same object:
-        \(StatusReport.jsonSchema)
+                            the same object (its keys are listed below)
           --format FORMAT   one line in a status bar's protocol: plain (tmux, lemonbar, xmobar,
                             scripts), i3blocks, polybar, waybar (return-type json), i3bar
-          --template TEXT   what the line shows (default '{icon} {remaining}'); fields: {icon}
-                            {state} {card} {remaining} {remaining_min} {progress} {cycle}
-                            {today} {goal} {dnd} {distraction} {intention}
-          --icons SET       the glyphs {icon} draws: unicode (default; fonts-dejavu-core has
-                            them), ascii, or nerd (for a bar set in a Nerd Font)
+          --template TEXT   what the line shows, made of the fields listed below (default:
+                            the first two)
+          --icons SET       the glyphs of the icon field: unicode (default; fonts-dejavu-core
+                            has them), ascii, or nerd (for a bar set in a Nerd Font)
           --follow          keep printing one line per change (for bars that read a
                             never-ending script); shows 'off' while no daemon runs
         Clicks (i3bar on stdin, i3blocks BLOCK_BUTTON, polybar action tags): left toggles,
         middle stops, right skips, scroll up extends by 1m, scroll down shortens by 1m (a
         phase always keeps its last minute, so a stray scroll never ends one).
-        """, run: runStatus),
+        The template's fields, then the keys of --json:
+        """),
+      appendix: "\n  {icon} {remaining} {state} {card} {remaining_min} {progress} {cycle} {today}"
+        + " {goal} {dnd} {distraction} {intention}\n" + StatusReport.jsonSchema,
+      run: runStatus),
     Command(
       name: "cards", synopsis: "[--json]",
       summary: Message("list the focus cards (* marks the default)"),
-      details: "  --json   a JSON array of cards, lengths in seconds", run: runCards),
+      details: Message("  --json   a JSON array of cards, lengths in seconds"), run: runCards),
     Command(
       name: "config", synopsis: "check [PATH] | cards",
       summary: Message("check a config file without starting anything, or list its card names"),
-      details: """
+      details: Message(
+        """
           check [PATH]   prints every problem as FILE:LINE: message and exits 1 if there is any
           cards          prints the card names of config.ini, one a line (no daemon needed; for
                          shell completion and scripts)
-        """,
+        """),
       run: runConfig),
     Command(
       name: "plugins", synopsis: "[--json] | reload ID | enable ID",
       summary: Message("list the plugins with their source and state, or reload one"),
-      details: """
+      details: Message(
+        """
         Shows every known plugin: where it comes from (built-in, library, executable), whether
         it is running, disabled, unavailable or failed, and why.
           --json      a JSON array: id, source, location, state, error, summary, note,
@@ -117,11 +128,12 @@ enum Commands {
                       start it again with its settings (after its server came back)
           enable ID   let a quarantined plugin load again: one that took the daemon down
                       while it was being started is not loaded until then
-        """, run: runPlugins),
+        """), run: runPlugins),
     Command(
       name: "plugin", synopsis: "new NAME [--swift | --python | --shell] | install PATH [--json]",
       summary: Message("write a new plugin project, or install a plugin where the daemon finds it"),
-      details: """
+      details: Message(
+        """
         From nothing to a plugin running in the daemon is three commands: new, a build,
         install (docs/writing-plugins.md).
           new NAME        a new directory NAME: a Swift package that builds against this
@@ -134,11 +146,12 @@ enum Commands {
                           $XDG_DATA_HOME/grow/plugins; adds it to [plugins] enable when that
                           line would leave it out, and a running daemon starts it
           --json          what was written or installed, as one JSON object
-        """, run: runPlugin),
+        """), run: runPlugin),
     Command(
       name: "logs", synopsis: "[-f] [--plugin ID] [-n N]",
       summary: Message("show the daemon's log (and follow it with -f)"),
-      details: """
+      details: Message(
+        """
         A daemon run by systemd logs to the journal, and this runs journalctl for it; any other
         (started by D-Bus activation, autostart or by hand) writes
         $XDG_STATE_HOME/grow/grow.log, owner-only, kept under 1 MiB with one older file
@@ -146,13 +159,14 @@ enum Commands {
           -f, --follow        keep printing lines as they come
           --plugin ID         only the lines of one plugin (grow[ID])
           -n N, --lines N     only the last N lines (10 with --follow)
-        """, run: runLogs),
+        """), run: runLogs),
     Command(
       name: "dnd",
       synopsis:
         "on [--for DURATION] | off | toggle | status [--json] | restore [--json] [--timeout D]",
       summary: Message("Do-Not-Disturb: silence the notification server now, or see its state"),
-      details: """
+      details: Message(
+        """
         Needs the dnd plugin. Grow puts the server back as it was when DND ends.
           on [--for D]   silence notifications (until 'grow dnd off', or for D: 30m, 1h)
           off            end Do-Not-Disturb
@@ -172,12 +186,13 @@ enum Commands {
                          object with outcome (restored, already-back, nothing-to-restore,
                          released, damaged, failed, daemon-running), backend, record,
                          record_kept and message.
-        """, run: runDoNotDisturb),
+        """), run: runDoNotDisturb),
     Command(
       name: "stats",
       synopsis: "[--day|--week|--month|--year|--from DATE --to DATE] [--card NAME] [--json|--csv]",
       summary: Message("focus per day and per card, streaks and today's goal, from the history"),
-      details: """
+      details: Message(
+        """
         Reads the history directly; no daemon needed. The range ends today: --day, --week
         (the default: 7 days), --month (30), --year (365), or --from/--to (local dates,
         YYYY-MM-DD, both included). A day counts toward the streak when its focus meets the
@@ -190,14 +205,15 @@ enum Commands {
           --json        everything as one JSON object (seconds, dates as YYYY-MM-DD)
           --csv         one row per day and card: date, card, focus_seconds,
                         cut_short_seconds, completed, skipped, stopped, abandoned
-        """, run: runStats),
+        """), run: runStats),
     Command(
       name: "history",
       synopsis:
         "[--from DATE --to DATE|--all] [--card NAME] [--machine NAME] [--json|--csv] | delete "
         + "| edit",
       summary: Message("list, delete or fix the recorded phases"),
-      details: """
+      details: Message(
+        """
         Every ended phase is kept in $XDG_DATA_HOME/grow/history.sqlite; nothing leaves the
         machine. Without a range, the last 7 days.
           --json, --csv                      the raw phases for scripts and spreadsheets
@@ -210,18 +226,19 @@ enum Commands {
           edit ID --outcome OUTCOME          completed, skipped, stopped or abandoned
         Outcomes: completed (ran its course), skipped (grow skip), stopped (grow stop),
         abandoned (Grow exited while it ran).
-        """, run: runHistory),
+        """), run: runHistory),
     Command(
       name: "sync", synopsis: "setup [FOLDER] | status [--json]",
       summary: Message("one history on every machine you use, through a folder Syncthing syncs"),
-      details: """
+      details: Message(
+        """
         Each machine writes its phases, edits and deletes into its own journal in the folder
         and merges the others' (docs/sync.md); the history database itself is never synced.
           setup [FOLDER]    sets [sync] folder in config.ini (default ~/Sync/grow), writes
                             this machine's history into its journal, merges what is there
           status [--json]   the folder, this machine, the others with their latest phase,
                             and any damaged journal by file and line
-        """, run: runSync),
+        """), run: runSync),
     Command(
       name: "goal",
       synopsis: "add NAME [--under GOAL] [--hours N] [--card CARD] [--by DATE] | list [--json] "
@@ -229,7 +246,8 @@ enum Commands {
         + "| done NAME [--undo] | remove NAME",
       summary: Message(
         "name what you want and break it into steps, each reached through a card's focus"),
-      details: """
+      details: Message(
+        """
         A goal's progress is the completed focus on its card since the goal was added, plus
         its steps' (subgoals, added with --under); without --hours, the tasks done on its
         card ('grow task'). Kept in the history database, on this machine only.
@@ -242,54 +260,59 @@ enum Commands {
                           own), --hours, --card, --by
           done NAME       marks it reached (--undo opens it again)
           remove NAME     removes it and its steps; the focus stays in the history
-        """, run: runGoal),
+        """), run: runGoal),
     Command(
       name: "task", synopsis: "add CARD TEXT | done ID [--undo] | remove ID",
       summary: Message("the to-do list on a card: what a focus is for"),
-      details: """
+      details: Message(
+        """
           add CARD TEXT   a task on CARD ("Chapter 3, exercises 1–10")
           done ID         marks it done (--undo opens it again)
           remove ID       removes it; the focus spent on it stays in the history
         'grow start --task ID' focuses on one; 'grow tasks' lists them.
-        """, run: runTask),
+        """), run: runTask),
     Command(
       name: "tasks", synopsis: "[CARD] [--all] [--json]",
       summary: Message("the open tasks (on CARD), with the focus spent on each"),
-      details: """
+      details: Message(
+        """
           --all    done tasks too
           --json   one object per task: id, card, text, done, focus_seconds, focus_count,
                    created_at, done_at (every key always present)
-        """, run: runTasks),
+        """), run: runTasks),
     Command(
       name: "journey", synopsis: "[GOAL] [--json]",
       summary: Message(
         "the way to each goal: its steps, what is done, what is left, when at your pace"),
-      details: """
+      details: Message(
+        """
         The first half of the way is shown as what you have done, the second as what is left
         (in focus sessions of the card), with the day you get there at your pace of the last
         14 days.
           --json   each goal with its steps nested (subgoals), every key always present
-        """, run: runJourney),
+        """), run: runJourney),
     Command(
       name: "garden", synopsis: "[--week] [--svg FILE]",
       summary: Message("what you grew today (or this week): a plant for every completed focus"),
-      details: """
+      details: Message(
+        """
         One row per card: 🌱 a completed focus under 20m, 🌿 20m to 45m, 🌳 45m or more, 🥀 a
         focus stopped or abandoned; now and then a focus of 20m or more grows a 🌻 instead
         (picked by when it started: the same history always grows the same garden).
           --week       the last 7 days instead of today
           --svg FILE   the garden drawn as a picture (no emoji fonts needed), to keep or share
-        """, run: runGarden),
+        """), run: runGarden),
     Command(
       name: "report", synopsis: "--svg FILE [--week]",
       summary: Message(
         "draw today (or the week) as an SVG picture: focus per day and card, and the garden"),
-      details: "  --week   the last 7 days instead of today", run: runReport),
+      details: Message("  --week   the last 7 days instead of today"), run: runReport),
     Command(
       name: "install",
       synopsis: "--user [--autostart | --systemd] [--gnome-pomodoro] [--browser] [--remove]",
       summary: Message("make the daemon start by itself: on first use (D-Bus) and at login"),
-      details: """
+      details: Message(
+        """
         Needs no root. Writes a D-Bus activation file, so the first 'grow start' (or any app
         calling org.grow.Grow1) starts the daemon, and one way to start it at login:
           --systemd     a systemd user unit (the default when a user systemd instance runs)
@@ -303,71 +326,76 @@ enum Commands {
           --remove      delete what 'grow install --user' wrote, and nothing else
         Prints every file it writes, the command that enables the unit, and the lines i3 users
         add to their config. 'make install' installs Grow itself.
-        """, run: runInstall),
+        """), run: runInstall),
     Command(
       name: "doctor", synopsis: "[--json]",
       summary: Message(
         "check the desktop Grow runs in; one line per check, with a fix for each problem"),
-      details: """
+      details: Message(
+        """
         Checks the session bus, the daemon, the notification server and its capabilities, the
         do-not-disturb backend, DISPLAY, the config, the data directory and the plugins.
         ✔ fine, ! works with limits, ✘ a problem; exits 1 when any check fails.
           --json   {"ok": BOOL, "checks": [{"check", "status", "message", "fix"}]} for scripts
-        """, run: runDoctor),
+        """), run: runDoctor),
     Command(
       name: "completions", synopsis: "bash|zsh|fish",
       summary: Message(
         "print a shell completion script (commands, options, card names, plugin ids)"),
-      details: """
+      details: Message(
+        """
         make install puts them where each shell looks. By hand:
           bash   grow completions bash > ~/.local/share/bash-completion/completions/grow
           zsh    grow completions zsh > ~/.zfunc/_grow   (with ~/.zfunc on $fpath)
           fish   grow completions fish > ~/.config/fish/completions/grow.fish
-        """, run: runCompletions),
+        """), run: runCompletions),
     Command(
       name: "reload", synopsis: "",
       summary: Message(
         "make the daemon read config.ini again (as SIGHUP does) and say what changed"),
-      details: """
+      details: Message(
+        """
         Cards take effect at once (a running phase keeps its length). Plugins whose [plugin.ID]
         settings changed are restarted with them, added ones start, removed or disabled ones
         stop; the others keep running untouched. A file with problems is not applied: they are
         printed and the old config is kept (exit status 1).
-        """, run: runReload),
+        """), run: runReload),
     Command(
       name: "manpage", synopsis: "1|5",
       summary: Message("print the man page grow(1) or grow.ini(5)"),
-      details: "Roff, generated from this command table and the config schema.", hidden: true,
+      details: Message("Roff, generated from this command table and the config schema."),
+      hidden: true,
       run: runManpage),
     Command(
       name: "generate",
       synopsis: "dbus-service|systemd-unit|desktop-entry --exec PATH | dbus-interface",
       summary: Message("print a file make install ships, for the grow binary at PATH"),
-      details: "", hidden: true, run: runGenerate),
+      details: nil, hidden: true, run: runGenerate),
     Command(
       name: "browser-host", synopsis: "[ORIGIN]",
       summary: Message("the browser extension's messenger to the daemon (the browser starts it)"),
-      details: """
+      details: Message(
+        """
         Grow's browser extension (browser/ in the sources; docs/browser.md) reports the page in
         front of you through this native messaging host, and hears what to block. Browsers find
         it through the manifests 'grow install --user --browser' writes; it is not for typing.
-        """, hidden: true,
+        """), hidden: true,
       run: { _ throws(CLIError) in try BrowserHost().run() }),
     Command(
       name: "demo", synopsis: "",
       summary: Message("run a short, real focus → break → focus → long break cycle (seconds long)"),
-      details: "Runs its own timer on the session bus and prints every step live.",
+      details: Message("Runs its own timer on the session bus and prints every step live."),
       run: runDemo),
     Command(
       name: "version", synopsis: "", summary: Message("print the version"),
-      details: "", run: { _ throws(CLIError) in say("grow \(growVersion)") }),
+      details: nil, run: { _ throws(CLIError) in say("grow \(growVersion)") }),
     Command(
       name: "help", synopsis: "[COMMAND]", summary: Message("show help for grow or one command"),
-      details: "", run: runHelp),
+      details: nil, run: runHelp),
   ]
 
   private static func simple(_ name: String, _ summary: Message, _ method: String) -> Command {
-    Command(name: name, synopsis: "", summary: summary, details: "") { words throws(CLIError) in
+    Command(name: name, synopsis: "", summary: summary, details: nil) { words throws(CLIError) in
       try noArguments(words, name)
       try GrowClient().call(method)
       try printStatusLine()
@@ -449,7 +477,7 @@ enum Commands {
       // Problems with the phases kept for the history: a person must hear of them once.
       let journal = PendingPhases.path(besideSession: XDGDirectories().sessionFile)
       let warnings = PendingPhases.problems(at: journal).map {
-        "  ! \($0.problem); 'grow doctor' says what to do"
+        "  ! " + Message("{problem}; 'grow doctor' says what to do").render(["problem": $0.problem])
       }
       return say(([report.humanText] + warnings).joined(separator: "\n"))
     }
@@ -600,7 +628,7 @@ enum Commands {
       Message("usage: grow {command} {synopsis}").render([
         "command": command.name, "synopsis": command.synopsis,
       ]) + "\n\n" + command.summary.render())
-    if !command.details.isEmpty { say("\n" + command.details) }
+    if let details = command.details { say("\n" + details.render() + command.appendix) }
   }
 
   static var usageText: String {

@@ -9,7 +9,9 @@ extension Command {
   /// The `--options` the synopsis and details mention, in order of first mention.
   var optionNames: [String] {
     var seen: [String] = []
-    for word in (synopsis + " " + details).split(whereSeparator: { " [|]/,()'=\n".contains($0) })
+    // The English details: the options are the same words in every language.
+    let english = (details?.english ?? "") + appendix
+    for word in (synopsis + " " + english).split(whereSeparator: { " [|]/,()'=\n".contains($0) })
     where word.hasPrefix("--") && word.count > 2 {
       let name = String(word.prefix { $0 == "-" || $0.isLetter })
       if name.count > 2, !seen.contains(name) { seen.append(name) }

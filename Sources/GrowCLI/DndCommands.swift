@@ -10,11 +10,14 @@ import GrowMessages
 extension Commands {
   static func runDoNotDisturb(_ words: [String]) throws(CLIError) {
     let usage =
-      "usage: grow dnd on [--for DURATION] | off | toggle | status [--json] | restore [--json]"
+      Message("usage: grow {command} {synopsis}").render([
+        "command": "dnd",
+        "synopsis": "on [--for DURATION] | off | toggle | status [--json] | restore [--json]",
+      ])
     let arguments = try parse(words, values: ["for", "timeout"], flags: ["json"], usage: "dnd")
     try expect(arguments, atMost: 1, "dnd")
     if arguments.value("timeout") != nil, arguments.positionals.first != "restore" {
-      throw .usage("--timeout goes with 'grow dnd restore'")
+      throw .usage(Message("--timeout goes with 'grow dnd restore'").render())
     }
     // Needs no daemon: it is what runs after one died (systemd's ExecStopPost=).
     if arguments.positionals.first == "restore" {
@@ -25,7 +28,7 @@ extension Commands {
     let interface = GrowBusAPI.doNotDisturbInterface
     let action = arguments.positionals.first ?? "status"
     if arguments.value("for") != nil, action != "on" {
-      throw .usage("--for goes with 'grow dnd on'")
+      throw .usage(Message("--for goes with 'grow dnd on'").render())
     }
     do {
       switch action {
@@ -36,7 +39,11 @@ extension Commands {
       case "off": try client.call("Disable", interface: interface)
       case "toggle": try client.call("Toggle", interface: interface)
       case "status": break
-      default: throw CLIError.usage("unknown 'grow dnd \(action)'; \(usage)")
+      default:
+        throw CLIError.usage(
+          Message("unknown 'grow dnd {action}'; {usage}").render([
+            "action": action, "usage": usage,
+          ]))
       }
     } catch let error as CLIError {
       throw dndError(error)
@@ -72,30 +79,58 @@ extension Commands {
       ]
       return say(JSONValue.object(object).text)
     }
-    let wanted = enabled ? "on" : "off"
+    say(
+      dndStatusLines(
+        enabled: enabled, backend: backend, server: server, serverState: serverState, until: until))
+  }
+
+  /// `grow dnd status` (and on, off, toggle) in words: the state, then the backend.
+  static func dndStatusLines(
+    enabled: Bool, backend: String, server: String, serverState: String, until: Date?
+  ) -> String {
+    let on = Message("on").render()
+    let off = Message("off").render()
+    let wanted = enabled ? on : off
     // The server's word where there is one: that is what the person gets.
-    var line = "Do-Not-Disturb: "
+    let state: String
     switch serverState {
-    case "none": line += wanted
-    case "not answering":
-      line += "unknown: \(backend) does not answer; Grow wants it \(wanted) and keeps asking"
-    default: line += serverState
+    case "none": state = wanted
+    case "on": state = on
+    case "off": state = off
+    default: state = serverState
     }
-    if serverState == "on" || serverState == "off", serverState != wanted {
-      line += "; Grow is switching it \(wanted)"
+    var line: String
+    if serverState == "not answering" {
+      line = Message(
+        "Do-Not-Disturb: unknown: {backend} does not answer; Grow wants it {wanted} and keeps asking"
+      ).render(["backend": backend, "wanted": wanted])
+    } else if serverState == "on" || serverState == "off", state != wanted {
+      line = Message("Do-Not-Disturb: {state}; Grow is switching it {wanted}").render([
+        "state": state, "wanted": wanted,
+      ])
+    } else {
+      line = Message("Do-Not-Disturb: {state}").render(["state": state])
     }
     if let until {
-      line += " until " + LocaleTime.clock(until)
+      line = Message("{status} until {time}").render([
+        "status": line, "time": LocaleTime.clock(until),
+      ])
     }
-    say(line)
+    let backendLine: String
     if backend != "none" {
-      say("backend: \(backend) (\(server))")
+      backendLine = Message("backend: {backend} ({server})").render([
+        "backend": backend, "server": server,
+      ])
     } else if server.isEmpty {
-      say("backend: none: no notification server is running; Grow holds back its own notifications")
+      backendLine = Message(
+        "backend: none: no notification server is running; Grow holds back its own notifications"
+      ).render()
     } else {
-      say(
-        "backend: none: Grow cannot switch '\(server)'; Grow holds back its own notifications")
+      backendLine = Message(
+        "backend: none: Grow cannot switch '{server}'; Grow holds back its own notifications"
+      ).render(["server": server])
     }
+    return line + "\n" + backendLine
   }
 
   /// `grow dnd restore`: puts the notification server back from the DND restore record that a
@@ -197,7 +232,8 @@ extension Commands {
       busError.name == BusError.unknownInterface || busError.name == BusError.unknownMethod
     {
       return .failed(
-        "Do-Not-Disturb needs the dnd plugin, which is not running; see 'grow plugins'")
+        Message("Do-Not-Disturb needs the dnd plugin, which is not running; see 'grow plugins'")
+          .render())
     }
     return error
   }

@@ -100,13 +100,15 @@ extension Commands {
     let idWords = arguments.positionals.dropFirst()
     if !idWords.isEmpty {
       guard arguments.value("from") == nil, arguments.value("to") == nil else {
-        throw .usage("grow history delete takes phase ids or --from/--to, not both")
+        throw .usage(
+          Message("grow history delete takes phase ids or --from/--to, not both").render())
       }
       var ids: [Int64] = []
       for word in idWords {
         guard let id = Int64(word), id > 0 else {
           throw .usage(
-            "grow history delete: '\(shown(word))' is not a phase id; 'grow history' lists them")
+            Message("grow history delete: '{word}' is not a phase id; 'grow history' lists them")
+              .render(["word": shown(word)]))
         }
         ids.append(id)
       }
@@ -117,27 +119,48 @@ extension Commands {
       }
       try syncDeletes(shared)
       tellTheDaemon()
-      let noun = ids.count == 1 ? "phase" : "phases"
-      return say("deleted \(noun) \(ids.map(String.init).joined(separator: ", "))")
+      return say(
+        Message(one: "deleted phase {ids}", other: "deleted phases {ids}", countedBy: "count")
+          .render(["count": ids.count, "ids": ids.map(String.init).joined(separator: ", ")]))
     }
     guard arguments.value("from") != nil, arguments.value("to") != nil else {
       throw .usage(
-        "grow history delete needs phase ids, or --from DATE and --to DATE (YYYY-MM-DD)")
+        Message("grow history delete needs phase ids, or --from DATE and --to DATE (YYYY-MM-DD)")
+          .render())
     }
     let days = try dayRange(arguments, defaultDays: 1)
-    let range = "from \(days.lowerBound) to \(days.upperBound)"
+    let from = "\(days.lowerBound)"
+    let to = "\(days.upperBound)"
     if !arguments.flag("yes") {
       let count = try withHistory { store throws(HistoryError) in try store.count(days: days) }
-      let noun = count == 1 ? "phase" : "phases"
-      guard count > 0 else { return say("no phases recorded \(range); nothing deleted") }
+      guard count > 0 else {
+        return say(
+          Message("no phases recorded from {from} to {to}; nothing deleted").render([
+            "from": from, "to": to,
+          ]))
+      }
       guard isatty(0) == 1 else {
         throw .failed(
-          "not deleting \(count) \(noun) \(range) without asking: stdin is not a terminal; "
-            + "add --yes to delete them from a script")
+          Message(
+            one:
+              "not deleting {count} phase from {from} to {to} without asking: stdin is not a "
+              + "terminal; add --yes to delete it from a script",
+            other:
+              "not deleting {count} phases from {from} to {to} without asking: stdin is not a "
+              + "terminal; add --yes to delete them from a script",
+            countedBy: "count"
+          ).render(["count": count, "from": from, "to": to]))
       }
-      sayExactly("Delete \(count) \(noun) \(range)? [y/N] ")
+      // The answer stays y or yes in every language: [y/N] is outside the question.
+      sayExactly(
+        Message(
+          one: "Delete {count} phase from {from} to {to}?",
+          other: "Delete {count} phases from {from} to {to}?", countedBy: "count"
+        ).render(["count": count, "from": from, "to": to]) + " [y/N] ")
       let answer = readLine()?.trimmingWhitespace().lowercased() ?? ""
-      guard answer == "y" || answer == "yes" else { return say("nothing deleted") }
+      guard answer == "y" || answer == "yes" else {
+        return say(Message("nothing deleted").render())
+      }
     }
     let (deleted, shared) = try withHistory { store throws(HistoryError) in
       let shared = try store.sharedUIDs(days: days)
@@ -145,26 +168,34 @@ extension Commands {
     }
     try syncDeletes(shared)
     if deleted > 0 { tellTheDaemon() }
-    let noun = deleted == 1 ? "phase" : "phases"
-    say("deleted \(deleted) \(noun) \(range)")
+    say(
+      Message(
+        one: "deleted {count} phase from {from} to {to}",
+        other: "deleted {count} phases from {from} to {to}", countedBy: "count"
+      ).render(["count": deleted, "from": from, "to": to]))
   }
 
   private static func editHistory(_ arguments: Arguments) throws(CLIError) {
     try expect(arguments, atMost: 2, "history")
     guard arguments.positionals.count == 2, let id = Int64(arguments.positionals[1]) else {
-      throw .usage("usage: grow history edit ID --card NAME | --outcome OUTCOME")
+      throw .usage(
+        Message("usage: grow {command} {synopsis}").render([
+          "command": "history edit", "synopsis": "ID --card NAME | --outcome OUTCOME",
+        ]))
     }
     let outcomes = HistoryOutcome.allCases.map(\.rawValue)
     var outcome: HistoryOutcome?
     if let text = arguments.value("outcome") {
       guard let known = HistoryOutcome(rawValue: text) else {
         throw .usage(
-          "--outcome: '\(shown(text))' is not an outcome (\(outcomes.joined(separator: ", ")))")
+          Message("--outcome: '{word}' is not an outcome ({outcomes})").render([
+            "word": shown(text), "outcomes": outcomes.joined(separator: ", "),
+          ]))
       }
       outcome = known
     }
     let card = arguments.value("card")
-    if card?.isEmpty == true { throw .usage("--card needs a name") }
+    if card?.isEmpty == true { throw .usage(Message("--card needs a name").render()) }
     if let card { try requireKnownCard(card) }
     let uid = try withHistory { store throws(HistoryError) in
       try store.edit(id: id, card: card, outcome: outcome)
@@ -177,10 +208,19 @@ extension Commands {
       try syncChanges([(uid, changes)])
     }
     tellTheDaemon()
-    var changes: [String] = []
-    if let card { changes.append("card '\(card)'") }
-    if let outcome { changes.append("outcome \(outcome.rawValue)") }
-    say("phase \(id): \(changes.joined(separator: ", "))")
+    switch (card, outcome) {
+    case (let card?, let outcome?):
+      say(
+        Message("phase {id}: card '{card}', outcome {outcome}").render([
+          "id": id, "card": card, "outcome": outcome.inWords,
+        ]))
+    case (let card?, nil):
+      say(Message("phase {id}: card '{card}'").render(["id": id, "card": card]))
+    case (nil, let outcome?):
+      say(Message("phase {id}: outcome {outcome}").render(["id": id, "outcome": outcome.inWords]))
+    case (nil, nil):
+      say(Message("phase {id}: nothing to change").render(["id": id]))
+    }
   }
 
   /// The machine `--machine NAME` names: '' for this one (its host name or sync id), else the

@@ -32,8 +32,9 @@ enum ManPages {
       let synopsis = command.synopsis.isEmpty ? "" : " " + escape(command.synopsis)
       lines.append("\\fBgrow \(escape(command.name))\\fR\(synopsis)")
       lines.append(text(command.summary.english))
-      if !command.details.isEmpty {
-        let detailLines = command.details.split(separator: "\n", omittingEmptySubsequences: false)
+      if let details = command.details {
+        let detailLines = (details.english + command.appendix).split(
+          separator: "\n", omittingEmptySubsequences: false)
         lines += [".RS", ".nf"] + detailLines.map { escape(String($0)) } + [".fi", ".RE"]
       }
     }

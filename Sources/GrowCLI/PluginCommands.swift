@@ -4,6 +4,7 @@ import GrowConfig
 @_spi(GrowHost) import GrowCore
 import GrowDBus
 import GrowDaemon
+import GrowMessages
 import GrowPluginKit
 
 /// A plugin as `grow plugins` shows it.
@@ -46,7 +47,10 @@ extension Commands {
     if arguments.positionals.first == "reload" {
       try expect(arguments, atMost: 2, "plugins")
       guard arguments.positionals.count == 2 else {
-        throw .usage("usage: grow plugins reload ID")
+        throw .usage(
+          Message("usage: grow {command} {synopsis}").render([
+            "command": "plugins", "synopsis": "reload ID",
+          ]))
       }
       // The plugin's settings as the file has them now; a reload that restarted or started it
       // already needs no second restart.
@@ -69,23 +73,50 @@ extension Commands {
     let plugins = items.compactMap(\.vardictEntries).map(PluginReport.init)
     if arguments.flag("json") { return say(jsonText(plugins)) }
     let idWidth = plugins.map(\.id.count).max() ?? 0
-    let stateWidth = plugins.map(\.state.count).max() ?? 0
+    let stateWidth = plugins.map { stateInWords($0.state).count }.max() ?? 0
     for plugin in plugins {
       var line =
         plugin.id.fitted(toWidth: idWidth) + "  "
-        + plugin.state.fitted(toWidth: stateWidth) + "  "
-        + plugin.source
+        + stateInWords(plugin.state).fitted(toWidth: stateWidth) + "  "
+        + sourceInWords(plugin.source)
       if !plugin.location.isEmpty { line += " " + plugin.location }
       say(line)
       if let summary = plugin.summary { say("    \(summary)") }
-      if let note = plugin.note { say("    note: \(note)") }
+      if let note = plugin.note { say("    " + Message("note: {note}").render(["note": note])) }
       if let error = plugin.error {
-        say("    \(plugin.state == "failed" ? "error" : "why"): \(error)")
+        say(
+          "    "
+            + (plugin.state == "failed"
+              ? Message("error: {reason}").render(["reason": error])
+              : Message("why: {reason}").render(["reason": error])))
       }
       if let lastOutput = plugin.lastOutput, plugin.state != "running" {
-        say("    its last output (stderr):")
+        say("    " + Message("its last output (stderr):").render())
         for line in lastOutput { say("      \(line)") }
       }
+    }
+  }
+
+  /// A plugin's state as `grow plugins` words it (`--json` keeps the value itself).
+  static func stateInWords(_ state: String) -> String {
+    switch state {
+    case "running": Message("running").render()
+    case "disabled": Message("disabled").render()
+    case "unavailable": Message("unavailable").render()
+    case "failed": Message("failed").render()
+    case "restarting": Message("restarting").render()
+    default: state
+    }
+  }
+
+  /// Where a plugin comes from, in words (`--json` keeps the value itself).
+  static func sourceInWords(_ source: String) -> String {
+    switch source {
+    case "built-in": Message("built-in").render()
+    case "library": Message("library").render()
+    case "executable": Message("executable").render()
+    case "unknown": Message("unknown").render()
+    default: source
     }
   }
 }
@@ -95,16 +126,26 @@ extension Commands {
   /// it was being started) load again, and has a running daemon start it now.
   private static func releasePlugin(_ arguments: Arguments) throws(CLIError) {
     try expect(arguments, atMost: 2, "plugins")
-    guard arguments.positionals.count == 2 else { throw .usage("usage: grow plugins enable ID") }
+    guard arguments.positionals.count == 2 else {
+      throw .usage(
+        Message("usage: grow {command} {synopsis}").render([
+          "command": "plugins", "synopsis": "enable ID",
+        ]))
+    }
     let id = arguments.positionals[1]
     guard PluginQuarantine().release(id) else {
       throw .failed(
-        "plugin '\(shown(id))' is not quarantined; 'grow plugins' lists each one's state")
+        Message("plugin '{id}' is not quarantined; 'grow plugins' lists each one's state")
+          .render(["id": shown(id)]))
     }
     guard let client = try? GrowClient() else {
-      return say("released plugin '\(id)' from quarantine; the daemon loads it when it starts")
+      return say(
+        Message("released plugin '{id}' from quarantine; the daemon loads it when it starts")
+          .render(["id": id]))
     }
-    say("released plugin '\(id)' from quarantine; starting it in the running daemon")
+    say(
+      Message("released plugin '{id}' from quarantine; starting it in the running daemon")
+        .render(["id": id]))
     try restartPlugin(id, client)
   }
 

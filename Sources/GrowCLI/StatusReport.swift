@@ -127,10 +127,25 @@ struct CardReport: Encodable {
 
   var humanText: String {
     let format = { (seconds: Int) in DurationText.format(Double(seconds)) }
+    let values: [String: any CustomStringConvertible] = [
+      "name": name, "focus": format(focus), "short": format(shortBreak),
+      "long": format(longBreak), "count": longBreakAfter, "goal": format(dailyGoal ?? 0),
+    ]
     var line =
-      "\(isDefault ? "*" : " ") \(name): \(format(focus)) focus, \(format(shortBreak)) break, "
-      + "\(format(longBreak)) long break after \(longBreakAfter)"
-    if let dailyGoal { line += ", goal \(format(dailyGoal))/day" }
+      (isDefault ? "* " : "  ")
+      + (dailyGoal == nil
+        ? Message(
+          one: "{name}: {focus} focus, {short} break, {long} long break after {count}",
+          other: "{name}: {focus} focus, {short} break, {long} long break after {count}",
+          countedBy: "count"
+        ).render(values)
+        : Message(
+          one:
+            "{name}: {focus} focus, {short} break, {long} long break after {count}, goal {goal}/day",
+          other:
+            "{name}: {focus} focus, {short} break, {long} long break after {count}, goal {goal}/day",
+          countedBy: "count"
+        ).render(values))
     if let intention { line += " — \(intention)" }
     return line
   }

@@ -3,6 +3,7 @@ import Glibc
 import GrowConfig
 @_spi(GrowHost) import GrowCore
 import GrowLoop
+import GrowMessages
 @_spi(GrowHost) import GrowPluginKit
 
 /// Where plugin libraries are looked for, in order.
@@ -434,7 +435,7 @@ public final class PluginHost {
         self?.set(id, Self.state(of: state, lastError: plugin.lastError))
       }
       loaded[id] = (plugin, context)
-      records[id]?.summary = "runs \(arguments.first ?? "")"
+      records[id]?.summary = Message("runs {program}").render(["program": arguments.first ?? ""])
       plugin.start()
       set(id, Self.state(of: plugin.state, lastError: plugin.lastError))
     case .unknown:

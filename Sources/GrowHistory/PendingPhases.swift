@@ -2,6 +2,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 @_spi(GrowHost) import GrowCore
+import GrowMessages
 import GrowPluginKit
 import Synchronization
 
@@ -764,18 +765,33 @@ public final class PendingPhases {
     for copy in aside {
       found.append(
         (
-          "the phases kept for the history were found damaged and moved aside to "
-            + "\(directory)/\(copy); what could be read of it was kept, and a new journal "
-            + "started",
-          "look at \(directory)/\(copy) if a phase is missing from 'grow history', then "
-            + "delete it"
+          Message(
+            "the phases kept for the history were found damaged and moved aside to {copy}; "
+              + "what could be read of it was kept, and a new journal started"
+          ).render(["copy": "\(directory)/\(copy)"]),
+          Message("look at {copy} if a phase is missing from 'grow history', then delete it")
+            .render(["copy": "\(directory)/\(copy)"])
         ))
     }
+    // The marker holds the daemon's English line (also in its log): its count, worded here.
     if let message = try? String(contentsOfFile: fullMarker(path), encoding: .utf8) {
+      let line = message.split(separator: "\n").first.map(String.init) ?? message
+      let problem = Int(line.prefix { $0.isNumber }).map { count in
+        Message(
+          one: "{count} phase waits for the history in {path}, the most Grow keeps there: "
+            + "phases that end from now on are kept in memory only, and a crash before the "
+            + "history can be written would lose them",
+          other: "{count} phases wait for the history in {path}, the most Grow keeps there: "
+            + "phases that end from now on are kept in memory only, and a crash before the "
+            + "history can be written would lose them",
+          countedBy: "count"
+        ).render(["count": count, "path": path])
+      }
       found.append(
         (
-          message.split(separator: "\n").first.map(String.init) ?? message,
-          "make the history writable again: 'grow doctor' checks its directory"
+          problem ?? line,
+          Message("make the history writable again: 'grow doctor' checks its directory")
+            .render()
         ))
     }
     return found

@@ -21,8 +21,8 @@ public final class BackgroundProcess: @unchecked Sendable {
   private let status = LockedBox<Int32?>(nil)
 
   /// Starts `executable` (a path, or a name on the child's `PATH`) with `args`.
-  /// `environment` is merged over this process's environment, or is the whole environment
-  /// when not `inheritingEnvironment`; `directory` is the child's working directory (nil:
+  /// `environment` is merged over this process's environment, its locale pinned
+  /// (`PinnedLocale`), or is the whole environment when not `inheritingEnvironment`; `directory` is the child's working directory (nil:
   /// ours). Stdin is empty, unless `writableStdin`: then it is a pipe that `writeToStdin`
   /// feeds (as i3bar feeds clicks).
   public init(
@@ -31,7 +31,7 @@ public final class BackgroundProcess: @unchecked Sendable {
   ) throws {
     let childEnvironment =
       inheritingEnvironment
-      ? ProcessInfo.processInfo.environment.merging(environment) { $1 } : environment
+      ? PinnedLocale.childEnvironment(environment) : environment
     commandLine = ([executable] + args).joined(separator: " ")
 
     logDirectory = FileManager.default.temporaryDirectory

@@ -33,8 +33,9 @@ public enum Command {
   ///
   /// - Parameters:
   ///   - executable: a path, or a name looked up on the `PATH` of the child's environment.
-  ///   - environment: merged over this process's environment (pass `bus.environment`), or
-  ///     the whole environment when not `inheritingEnvironment`.
+  ///   - environment: merged over this process's environment (pass `bus.environment`), its
+  ///     locale pinned (`PinnedLocale`), or the whole environment when not
+  ///     `inheritingEnvironment`.
   ///   - directory: the child's working directory (nil: ours).
   ///   - stdin: written to the child's standard input, which is then closed; `nil` gives the
   ///     child an empty stdin (never the test runner's).
@@ -48,7 +49,7 @@ public enum Command {
   ) throws -> (status: Int32, stdout: String, stderr: String) {
     let childEnvironment =
       inheritingEnvironment
-      ? ProcessInfo.processInfo.environment.merging(environment) { $1 } : environment
+      ? PinnedLocale.childEnvironment(environment) : environment
     let display = ([executable] + args).joined(separator: " ")
 
     let path = try resolve(executable, in: childEnvironment).path

@@ -374,8 +374,8 @@ public final class WaylandSession: @unchecked Sendable {
 
   // MARK: - Setting up and tearing down
 
-  /// What the user's programs get of the test process's environment: where programs are and
-  /// the locale; nothing that may name the checkout (PWD, the build's paths).
+  /// What the user's programs get of the test process's environment: where programs are, and
+  /// the pinned locale; nothing that may name the checkout (PWD, the build's paths).
   private static var baseEnvironment: [String: String] {
     let inherited = ProcessInfo.processInfo.environment
     let checkout = RepoPaths.root.path
@@ -384,9 +384,12 @@ public final class WaylandSession: @unchecked Sendable {
       base["PATH"] = path.split(separator: ":").filter { !$0.hasPrefix(checkout) }
         .joined(separator: ":")
     }
-    for name in ["LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM"] {
+    for name in ["TZ", "TERM"] {
       if let value = inherited[name], !value.contains(checkout) { base[name] = value }
     }
+    // The same language on every machine (PinnedLocale), not the test runner's.
+    base["LANG"] = PinnedLocale.locale
+    base["LC_ALL"] = PinnedLocale.locale
     return base
   }
 

@@ -1,5 +1,6 @@
 import FoundationEssentials
 @_spi(GrowHost) import GrowCore
+internal import GrowMessages
 
 /// Why a window pattern cannot be used; the message says how to write it.
 public enum WindowPatternError: Error, Equatable, CustomStringConvertible {
@@ -12,17 +13,27 @@ public enum WindowPatternError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .empty:
-      "an empty pattern; write a name (discord), name:/title regex/, /title regex/ or "
-        + "site:youtube.com"
+      Message(
+        "an empty pattern; write a name (discord), name:/title regex/, /title regex/ or "
+          + "site:youtube.com"
+      ).render()
     case .invalidSite(let text):
-      "'\(text)' is not a site; write site:youtube.com, site:*.reddit.com or "
-        + "site:youtube.com/shorts (a host, then a path if only part of the site counts)"
+      Message(
+        "'{pattern}' is not a site; write site:youtube.com, site:*.reddit.com or "
+          + "site:youtube.com/shorts (a host, then a path if only part of the site counts)"
+      ).render(["pattern": text])
     case .unterminatedRegex(let text):
-      "'\(text)' has no closing '/'; write a title regex as /youtube|reddit/"
+      Message("'{pattern}' has no closing '/'; write a title regex as /youtube|reddit/")
+        .render(["pattern": text])
     case .invalidRegex(let text, let reason):
-      "'\(text)' is not a valid regular expression: \(reason)"
+      Message("'{pattern}' is not a valid regular expression: {reason}").render([
+        "pattern": text, "reason": reason,
+      ])
     case .invalidName(let text):
-      "'\(text)' is not a window name; a name is a WM_CLASS such as firefox, without spaces or '/'"
+      Message(
+        "'{pattern}' is not a window name; a name is a WM_CLASS such as firefox, without "
+          + "spaces or '/'"
+      ).render(["pattern": text])
     }
   }
 }

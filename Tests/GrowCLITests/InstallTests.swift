@@ -292,7 +292,8 @@ import Testing
     // the whole command line beside it (InstallLayout).
     if let pid {
       let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
-      #expect(executable == URL(fileURLWithPath: growPath).deletingLastPathComponent().path + "/grow-cli")
+      let cli = URL(fileURLWithPath: growPath).deletingLastPathComponent().path + "/grow-cli"
+      #expect(executable == cli)
       kill(pid, SIGTERM)
     }
   }

@@ -76,7 +76,8 @@ deps:
 # library product.
 # The built-in plugins' ids, from their one list in Package.swift.
 BUILT_IN_PLUGINS := $(shell scripts/built-in-plugins)
-PRODUCTS := grow $(addprefix grow-plugin-,$(BUILT_IN_PLUGINS))
+# grow is the static front, grow-cli the whole command line it execs (InstallLayout).
+PRODUCTS := grow grow-cli $(addprefix grow-plugin-,$(BUILT_IN_PLUGINS))
 # $(call build_product,CONFIGURATION)
 build_product = for product in $(PRODUCTS); do \
 	  $(SWIFT) build -c $(1) --product $$product || exit 1; done; \
@@ -140,6 +141,7 @@ soak: deps build
 # nothing.
 bench: deps bench-deps
 	$(SWIFT) build -c release --product grow
+	$(SWIFT) build -c release --product grow-cli  # the front execs it for all but `grow status`
 	$(SWIFT) build -c release --product grow-bench
 	$(SWIFT) build -c release --product grow  # grow-bench times `grow stats --year` as a process
 	# compare runs `grow daemon` with the built-in plugins, found next to `grow`

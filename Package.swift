@@ -65,7 +65,8 @@ let builtInPlugins = [
 let package = Package(
   name: "Grow",
   products: [
-    .executable(name: "grow", targets: ["grow"])
+    .executable(name: "grow", targets: ["grow"]),
+    .executable(name: "grow-cli", targets: ["grow-cli"]),
   ]
     + builtInPlugins.map {
       Product.library(name: "grow-plugin-" + $0.id, type: .dynamic, targets: [$0.name])
@@ -114,11 +115,21 @@ let package = Package(
     // App: the daemon (event loop, D-Bus service) and the command line.
     .target(name: "GrowDaemon", dependencies: [kit, "GrowHistory", "GrowSync"]),
     .target(name: "GrowCLI", dependencies: [kit, "GrowDaemon", "GrowHistory", "GrowSync"]),
-    // Installed as PREFIX/bin/grow with libGrowKit.so (and the Swift runtime) in
-    // PREFIX/lib/grow: the RUNPATH finds them there without LD_LIBRARY_PATH.
+    // The whole command line, installed as PREFIX/lib/grow/grow-cli (InstallLayout) beside
+    // libGrowKit.so and the Swift runtime, which the RUNPATH finds there ($ORIGIN) without
+    // LD_LIBRARY_PATH; the `grow` front execs it for every command but `grow status`.
     .executableTarget(
-      name: "grow", dependencies: ["GrowCLI"],
-      linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/grow"])]),
+      name: "grow-cli", dependencies: ["GrowCLI"],
+      linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN"])]),
+    // The `grow` front, installed as PREFIX/bin/grow: `grow status` (and `--json`) in a small
+    // static image (the Swift stdlib static, libdbus and Glibc, GrowBasics for what it prints:
+    // no GrowKit, no Foundation), every other command by `execv` of grow-cli, argv unchanged,
+    // so plugins still load against one runtime and one GrowKit (docs/measurements.md).
+    .systemLibrary(name: "CFrontDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+    .executableTarget(
+      name: "grow",
+      dependencies: ["CFrontDBus", .product(name: "GrowBasics", package: "GrowKit")],
+      linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
 
     // Tools, in Tools/: never part of the product (`make build` and `make install` build only
     // `grow` and the plugins), built by `swift build --build-tests` for their tests.

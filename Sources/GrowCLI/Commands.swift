@@ -473,7 +473,7 @@ enum Commands {
     }
     guard wantsBar else {
       let report = StatusReport(try GrowClient().status())
-      guard !arguments.flag("json") else { return say(jsonText(report)) }
+      guard !arguments.flag("json") else { return say(report.jsonText) }
       // Problems with the phases kept for the history: a person must hear of them once.
       let journal = PendingPhases.path(besideSession: XDGDirectories().sessionFile)
       let warnings = PendingPhases.problems(at: journal).map {

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import GrowBasics
 @_spi(GrowHost) import GrowCore
 
 /// Where `grow install --user` writes, from the XDG base directories of this environment.
@@ -69,12 +70,12 @@ struct UserInstaller {
   let paths: UserInstallPaths
   let executable: String
 
-  /// The running binary, so the files name the grow that was actually run (and a moved or
-  /// reinstalled grow is fixed by running `grow install --user` again).
+  /// The running grow, so the files name the grow that was actually run (and a moved or
+  /// reinstalled grow is fixed by running `grow install --user` again): the front
+  /// (PREFIX/bin/grow) that execs this command line (InstallLayout).
   static func runningExecutable() throws(InstallError) -> String {
-    guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-    else { throw .unknownExecutable }
-    return path
+    guard let directory = InstallLayout.binDirectoryOfRunningGrow else { throw .unknownExecutable }
+    return InstallLayout.joined(directory, "grow")
   }
 
   /// The browser extension's host: a script running this grow, and a manifest for it in

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GrowBasics
 @_spi(GrowHost) import GrowCore
 import GrowDBus
 import GrowMessages
@@ -36,53 +37,27 @@ struct StatusReport: Encodable {
     }.joined(separator: "\n")
   }
 
-  /// Two or three lines for people, each a whole sentence of the message layer (so a
-  /// translation can reorder it), with the state's glyph in front.
-  var humanText: String {
-    var lines: [String] = []
-    let cardName = status.card.isEmpty ? "" : "'\(status.card)'"
-    let clock = { (seconds: TimeInterval) in DurationText.clock(seconds.rounded()) }
-    // The same glyphs as the status bar line's default ones.
-    let mark = StatusSnapshot(status: status).displayState.icon()
-    switch status.state {
-    case .waiting:
-      lines.append(
-        mark + " "
-          + Message("{next} waiting on {card} · 'grow resume' starts it").render([
-            "next": status.next?.inWords ?? "", "card": cardName,
-          ]))
-    case .idle:
-      lines.append(
-        mark + " " + Message("idle · 'grow start [CARD]' begins a focus session").render())
-    case .focus, .shortBreak, .longBreak:
-      var line =
-        mark + " "
-        + Message("{phase} on {card} · {left} left of {length}").render([
-          "phase": status.state.phaseKind?.inWords ?? status.state.rawValue, "card": cardName,
-          "left": clock(status.remaining), "length": clock(status.duration),
-        ])
-      if status.paused { line += " · " + Message("paused").render() }
-      if status.longBreakAfter > 0 {
-        line +=
-          " · "
-          + Message("cycle {cycle}/{of}").render([
-            "cycle": status.cycle, "of": status.longBreakAfter,
-          ])
-      }
-      lines.append(line)
-    }
-    if let intention = status.intention {
-      lines.append("  " + Message("intention: {intention}").render(["intention": intention]))
-    }
-    // The figures of `grow stats`' today line (FocusFigures), in the reader's language.
-    lines.append(
-      "  "
-        + Message("today: {figures}").render([
-          "figures": TodayInWords.figures(
-            completed: status.completedToday, focus: status.focusToday,
-            cutShort: status.cutShortToday, goal: status.dailyGoal)
-        ]))
-    return lines.joined(separator: "\n")
+  /// Two or three lines for people: GrowBasics' `StatusText.human`, which the `grow` front
+  /// prints too.
+  var humanText: String { StatusText.human(StatusFacts(status)) }
+
+  /// `--json`: GrowBasics' `StatusText.json`, as the `grow` front prints it; the same object as
+  /// `TimerStatusJSON` (StatusTextTests compares them).
+  var jsonText: String { StatusText.json(StatusFacts(status)) }
+}
+
+extension StatusFacts {
+  /// The status as `grow status` shows it, without `Date`s.
+  init(_ status: TimerStatus) {
+    self.init(
+      state: status.state.rawValue, paused: status.paused, card: status.card,
+      duration: status.duration, remaining: status.remaining, elapsed: status.elapsed,
+      startedAt: status.startedAt?.timeIntervalSince1970,
+      endsAt: status.endsAt?.timeIntervalSince1970, cycle: status.cycle,
+      longBreakAfter: status.longBreakAfter, next: status.next?.rawValue,
+      nextPhase: status.nextPhase?.rawValue, completedToday: status.completedToday,
+      focusToday: status.focusToday, dailyGoal: status.dailyGoal, intention: status.intention,
+      cutShortToday: status.cutShortToday)
   }
 }
 

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import GrowBasics
 import GrowConfig
 @_spi(GrowHost) import GrowCore
 import GrowLoop
@@ -25,7 +26,8 @@ public struct PluginDirectories: Sendable, Equatable {
     let executable =
       (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
       ?? CommandLine.arguments[0]
-    let binDirectory = PathText.directory(of: executable)
+    // The front's directory (PREFIX/bin) also when this is PREFIX/lib/grow/grow-cli.
+    let binDirectory = InstallLayout.binDirectory(ofExecutable: executable)
     let installed = PathText.normalized(PathText.join(binDirectory, "../lib/grow/plugins"))
     var user = (environment["GROW_PLUGIN_PATH"] ?? "").split(separator: ":").map(String.init)
     user.append(XDGDirectories(environment: environment).growData + "/plugins")

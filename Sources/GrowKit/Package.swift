@@ -24,7 +24,13 @@ let package = Package(
   products: [
     .library(
       name: "GrowKit", type: .dynamic,
-      targets: ["GrowCore", "GrowMessages", "GrowConfig", "GrowLoop", "GrowDBus", "GrowPluginKit"]),
+      targets: [
+        "GrowBasics", "GrowCore", "GrowMessages", "GrowConfig", "GrowLoop", "GrowDBus",
+        "GrowPluginKit",
+      ]),
+    // The same GrowBasics linked statically into the `grow` front (Sources/grow), which links
+    // nothing else of the kit: see GrowBasics.
+    .library(name: "GrowBasics", type: .static, targets: ["GrowBasics"]),
     // The plugin test kit: a manual event loop, a recording timer, an event recorder, log
     // capture and a settings builder, for a plugin's own fast tests.
     .library(name: "GrowPluginTesting", targets: ["GrowPluginTesting"]),
@@ -40,15 +46,24 @@ let package = Package(
     // glibc's gettext, which Swift's Glibc module leaves out; behind GrowMessages.
     .systemLibrary(name: "CGettext", path: "CGettext"),
 
+    // What `grow status` prints and what Grow says (`Message`), without Foundation: in
+    // libGrowKit.so (GrowMessages re-exports it) and, statically, in the `grow` front, so each
+    // process holds one copy. Not part of the promised API: GrowCore and GrowPluginKit import it
+    // `internal`, and its interface is not installed.
+    .target(
+      name: "GrowBasics", dependencies: ["CGettext"], path: "GrowBasics",
+      swiftSettings: resilient),
     // Core: the timer, its events and the typed bus. Foundation only, no C libraries.
-    .target(name: "GrowCore", path: "GrowCore", swiftSettings: resilient),
+    .target(
+      name: "GrowCore", dependencies: ["GrowBasics"], path: "GrowCore", swiftSettings: resilient),
     // What Grow says to people: each message whole, with named placeholders and plural forms,
     // looked up in the "grow" gettext domain (English when no catalogue is installed). The
     // words of the SDK's typed refusals, states and config problems are made here, for the
     // edges: the daemon's replies, the command line, the notifications. Not part of the
     // promised API: the SDK modules import it `internal`, and its interface is not installed.
     .target(
-      name: "GrowMessages", dependencies: ["GrowCore", "CGettext"], path: "GrowMessages",
+      name: "GrowMessages", dependencies: ["GrowCore", "GrowBasics", "CGettext"],
+      path: "GrowMessages",
       swiftSettings: resilient),
     // config.ini, read with libinih.
     .target(
@@ -67,7 +82,9 @@ let package = Package(
     // What a plugin author sees.
     .target(
       name: "GrowPluginKit",
-      dependencies: ["GrowCore", "GrowMessages", "GrowConfig", "GrowLoop", "GrowDBus"],
+      dependencies: [
+        "GrowBasics", "GrowCore", "GrowMessages", "GrowConfig", "GrowLoop", "GrowDBus",
+      ],
       path: "GrowPluginKit", swiftSettings: resilient),
     // Installed with the SDK (its interface beside GrowKit's) so that a plugin's own tests
     // can use it: built with library evolution too.

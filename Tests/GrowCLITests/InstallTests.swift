@@ -288,10 +288,12 @@ import Testing
       Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
     }
     #expect(pid != nil)
-    // The daemon dbus-daemon started is the grow that was installed.
+    // The daemon dbus-daemon started is the grow that was installed: the front, which execs
+    // the whole command line beside it (InstallLayout).
     if let pid {
       let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
-      #expect(executable == growPath)
+      let cli = URL(fileURLWithPath: growPath).deletingLastPathComponent().path + "/grow-cli"
+      #expect(executable == cli)
       kill(pid, SIGTERM)
     }
   }
@@ -364,6 +366,7 @@ import Testing
   static let listedFiles = [
     "usr/bin/grow",
     "usr/lib/grow/browser-host",
+    "usr/lib/grow/grow-cli",
     "usr/lib/grow/install-manifest",
     "usr/lib/grow/libGrowKit.so",
     "usr/lib/grow/libGrowPluginTesting.a",
@@ -443,8 +446,9 @@ import Testing
     #expect(!installed.contains { $0.contains("growtest") })
 
     let grow = stage + "/usr/bin/grow"
-    let runpath = try Command.run("readelf", ["-d", grow]).stdout
-    #expect(runpath.contains("$ORIGIN/../lib/grow"))
+    // The front links no Swift library; grow-cli finds GrowKit and the runtime beside it.
+    let runpath = try Command.run("readelf", ["-d", stage + "/usr/lib/grow/grow-cli"]).stdout
+    #expect(runpath.contains("$ORIGIN"))
     let version = try Command.run(grow, ["--version"], environment: harness.environment)
     #expect(version.stdout == "grow 0.1.0\n")
     let service = try String(

@@ -7,8 +7,10 @@ import Testing
 /// (`lib_FoundationICU`, ~30 MB mapped, ~10 MB resident in the daemon) and cost every
 /// `grow status` a few milliseconds of start-up.
 @Suite struct ShippedBinariesTests {
+  /// The `grow` front links no Swift library at all (FrontTests); grow-cli, which it execs for
+  /// every other command, is the one linked against the kit.
   static let shipped =
-    ["grow", "libGrowKit.so"] + builtInPluginIDs.map { "libgrow-plugin-\($0).so" }
+    ["grow-cli", "libGrowKit.so"] + builtInPluginIDs.map { "libgrow-plugin-\($0).so" }
   static let forbidden = [
     "libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so",
     "libicu",
@@ -35,7 +37,7 @@ import Testing
   /// them with dlopen when it runs: neither `grow`, the kit nor the dnd plugin names them, so a
   /// daemon on another desktop maps them only through a plugin that draws with pango (the
   /// break screen).
-  @Test(arguments: ["grow", "libGrowKit.so", "libgrow-plugin-dnd.so"])
+  @Test(arguments: ["grow", "grow-cli", "libGrowKit.so", "libgrow-plugin-dnd.so"])
   func namesNoGLib(file: String) throws {
     let directory = URL(fileURLWithPath: Binaries.grow).deletingLastPathComponent()
     let loaded = try Command.run("ldd", [directory.appendingPathComponent(file).path])

@@ -28,6 +28,11 @@ struct LeanBenchmark {
     var statusFloorCPUMilliseconds: Double?
     var statusFloorPeakMegabytes: Double?
     var growStatusJSONPeakMegabytes: Double?
+    /// `grow-cli status`: the whole command line (GrowKit, FoundationEssentials, the shared
+    /// runtime), which `grow status` was before the static front; spawned in turn with the rest.
+    var growCLIStatusMilliseconds: Double?
+    var growCLIStatusCPUMilliseconds: Double?
+    var growCLIStatusPeakMegabytes: Double?
     var loadAverage = ""
     var windowSeconds = 0.0
     var followerSecondsPerMinute: Double?
@@ -47,6 +52,7 @@ struct LeanBenchmark {
 
   let quick: Bool
   private var grow: String { Binaries.locate("grow") }
+  private var growCLI: String { Binaries.locate("grow-cli") }
   private var floors: URL { RepoPaths.root.appendingPathComponent(".build/bench-floors") }
   private var tools: CompareBenchmark { CompareBenchmark(seconds: 0, quick: quick) }
 
@@ -68,8 +74,10 @@ struct LeanBenchmark {
     var growTimes: [(wall: Double, cpu: Double)] = []
     var busctlTimes: [(wall: Double, cpu: Double)] = []
     var floorTimes: [(wall: Double, cpu: Double)] = []
+    var cliTimes: [(wall: Double, cpu: Double)] = []
     for _ in 0..<sample.runs {
       growTimes += try timed(grow, ["status"], environment).map { [$0] } ?? []
+      cliTimes += try timed(growCLI, ["status"], environment).map { [$0] } ?? []
       busctlTimes += try timed("busctl", busctl, environment).map { [$0] } ?? []
       if hasStatusFloor {
         floorTimes += try timed(statusFloor, [], environment).map { [$0] } ?? []
@@ -81,6 +89,8 @@ struct LeanBenchmark {
     (sample.growStatusMilliseconds, sample.growStatusCPUMilliseconds) = medians(growTimes)
     (sample.busctlMilliseconds, sample.busctlCPUMilliseconds) = medians(busctlTimes)
     (sample.statusFloorMilliseconds, sample.statusFloorCPUMilliseconds) = medians(floorTimes)
+    (sample.growCLIStatusMilliseconds, sample.growCLIStatusCPUMilliseconds) = medians(cliTimes)
+    sample.growCLIStatusPeakMegabytes = peak(growCLI, ["status"], environment)
     sample.growStatusPeakMegabytes = peak(grow, ["status"], environment)
     sample.growStatusJSONPeakMegabytes = peak(grow, ["status", "--json"], environment)
     sample.busctlPeakMegabytes = peak("busctl", busctl, environment)
@@ -274,6 +284,17 @@ extension LeanBenchmark.Sample {
         + number(statusFloorPeakMegabytes),
       verdict(growStatusPeakMegabytes, atMost: 8, " MB"),
     ])
+    let cliRatio = growCLIStatusCPUMilliseconds.flatMap { cli in
+      busctlCPUMilliseconds.map { cli / $0 }
+    }
+    row([
+      "`grow-cli status` (the whole command line, `grow status` before the front): CPU time "
+        + "(ms; × busctl's), wall (ms), peak RSS (MB)",
+      "",
+      number(growCLIStatusCPUMilliseconds, 2) + " (" + number(cliRatio, 2) + " ×), "
+        + number(growCLIStatusMilliseconds, 2) + " ms, " + number(growCLIStatusPeakMegabytes)
+        + " MB", "", "", "", "", "",
+    ])
     row([
       "`grow status --json`: peak RSS (MB)", "≤ 8", number(growStatusJSONPeakMegabytes), "", "",
       "", "", verdict(growStatusJSONPeakMegabytes, atMost: 8, " MB"),
@@ -333,6 +354,7 @@ extension LeanBenchmark {
         swiftOwned =
           path.contains("/lib/swift/") || path.contains("libGrowKit")
           || path.contains("libgrow-plugin-") || path.hasSuffix("/grow")
+          || path.hasSuffix("/grow-cli")
       } else if first == (swiftOwned ? "Rss:" : "Pss:"), fields.count > 1 {
         kilobytes += Double(fields[1]) ?? 0
       }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+internal import GrowBasics
 
 /// Durations as people write them in config files and on the command line:
 /// `25m`, `90s`, `1h30m`, `2h`. A bare number means minutes, because that is what every
@@ -51,37 +52,10 @@ public enum DurationText {
   }
 
   /// Formats seconds the way `parse` reads them: `25m`, `1h30m`, `45s`.
-  public static func format(_ seconds: TimeInterval) -> String {
-    let total = wholeSeconds(seconds.rounded())
-    if total == 0 { return "0s" }
-    let hours = total / 3600
-    let minutes = total % 3600 / 60
-    let secs = total % 60
-    var text = ""
-    if hours > 0 { text += "\(hours)h" }
-    if minutes > 0 { text += "\(minutes)m" }
-    if secs > 0 { text += "\(secs)s" }
-    return text
-  }
-
-  /// `seconds` as an Int, at least 0. Labels are made from values that come from outside too (a
-  /// history database, another process's clock); NaN, infinity or 1e300 there must not trap in
-  /// `Int(_:)`, so they are clamped (NaN to 0, the rest to 1e15 s, some 30 million years).
-  private static func wholeSeconds(_ seconds: TimeInterval) -> Int {
-    guard !seconds.isNaN else { return 0 }
-    return Int(min(max(seconds, 0), 1e15))
-  }
+  public static func format(_ seconds: TimeInterval) -> String { DurationWords.format(seconds) }
 
   /// A countdown as a clock face: `4:05`, or `1:02:03` past an hour.
-  public static func clock(_ seconds: TimeInterval) -> String {
-    let total = wholeSeconds(seconds.rounded(.up))
-    let hours = total / 3600
-    let minutes = total % 3600 / 60
-    let secs = total % 60
-    let twoDigits = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
-    return hours > 0
-      ? "\(hours):\(twoDigits(minutes)):\(twoDigits(secs))" : "\(minutes):\(twoDigits(secs))"
-  }
+  public static func clock(_ seconds: TimeInterval) -> String { DurationWords.clock(seconds) }
 }
 
 /// Why a duration could not be read.
@@ -126,7 +100,6 @@ public enum DurationText {
 
   /// Whole percent of `goal` reached, rounded down (99.9% is not done).
   public static func percent(_ focus: TimeInterval, of goal: TimeInterval) -> Int {
-    guard goal > 0, focus.isFinite else { return 0 }
-    return Int(min(max(focus.rounded() / goal.rounded() * 100, 0), 1e9).rounded(.down))
+    DurationWords.percent(focus, of: goal)
   }
 }

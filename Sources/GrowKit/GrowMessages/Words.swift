@@ -1,15 +1,10 @@
 import FoundationEssentials
+@_exported import GrowBasics
 @_spi(GrowHost) import GrowCore
 
 extension PhaseKind {
   /// How a person names the phase in a sentence: "short break".
-  public var inWords: String {
-    switch self {
-    case .focus: Message("focus").render()
-    case .shortBreak: Message("short break").render()
-    case .longBreak: Message("long break").render()
-    }
-  }
+  public var inWords: String { PhaseWords.inWords(rawValue) ?? rawValue }
 }
 
 /// Today's figures in the reader's language: `FocusFigures.today`'s English (which GrowCore
@@ -20,21 +15,7 @@ public enum TodayInWords {
   public static func figures(
     completed: Int, focus: TimeInterval, cutShort: TimeInterval, goal: TimeInterval?
   ) -> String {
-    var text =
-      Message(one: "{count} completed", other: "{count} completed", countedBy: "count")
-      .render(["count": completed]) + ", "
-      + Message("{time} focus").render(["time": DurationText.format(focus)])
-    if let goal, goal > 0 {
-      text +=
-        " "
-        + Message("({percent}% of the {goal} goal)").render([
-          "percent": FocusFigures.percent(focus, of: goal), "goal": DurationText.format(goal),
-        ])
-    }
-    if cutShort.rounded() >= 1 {
-      text += ", " + Message("{time} cut short").render(["time": DurationText.format(cutShort)])
-    }
-    return text
+    PhaseWords.today(completed: completed, focus: focus, cutShort: cutShort, goal: goal)
   }
 }
 

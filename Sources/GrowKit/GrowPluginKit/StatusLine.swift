@@ -1,4 +1,5 @@
 import FoundationEssentials
+internal import GrowBasics
 @_spi(GrowHost) import GrowCore
 
 // What `grow status` and the statusbar plugin show, made once for both: the built-in
@@ -66,42 +67,7 @@ import FoundationEssentials
 
   /// The state's glyph in `set`, for `{icon}`. Every set gives each state its own.
   public func icon(in set: IconSet = .unicode) -> String {
-    switch set {
-    case .unicode:
-      // All in DejaVu Sans and DejaVu Sans Mono (fonts-dejavu-core, on every Debian desktop;
-      // polybar draws only from the fonts it is given), and none an emoji by default, which
-      // would take a colour font's height. Not ⏸ (U+23F8): DejaVu lacks it.
-      switch self {
-      case .focus: "●"
-      case .shortBreak, .longBreak: "☼"
-      case .paused: "‖"
-      case .waiting: "◌"
-      case .idle: "○"
-      case .distracted: "⚠"
-      case .off: "⊘"
-      }
-    case .ascii:
-      switch self {
-      case .focus: "*"
-      case .shortBreak, .longBreak: "~"
-      case .paused: "||"
-      case .waiting: ".."
-      case .idle: "-"
-      case .distracted: "!"
-      case .off: "x"
-      }
-    case .nerd:
-      // Font Awesome 4 glyphs, which every Nerd Font carries at these code points.
-      switch self {
-      case .focus: "\u{F017}"  // nf-fa-clock_o
-      case .shortBreak, .longBreak: "\u{F0F4}"  // nf-fa-coffee
-      case .paused: "\u{F04C}"  // nf-fa-pause
-      case .waiting: "\u{F254}"  // nf-fa-hourglass
-      case .idle: "\u{F10C}"  // nf-fa-circle_o
-      case .distracted: "\u{F071}"  // nf-fa-warning
-      case .off: "\u{F011}"  // nf-fa-power_off
-      }
-    }
+    PhaseWords.icon(state: rawValue, set: set.rawValue)
   }
 }
 

@@ -1,5 +1,4 @@
 internal import CGettext
-import FoundationEssentials
 import Glibc
 
 /// One thing Grow says to a person: its English text, which is also its key in a gettext
@@ -91,14 +90,12 @@ public enum MessageCatalogue {
 
   /// Where the catalogues are looked for.
   public static var directory: String {
-    if let given = ProcessInfo.processInfo.environment["TEXTDOMAINDIR"], !given.isEmpty {
+    if let given = getenv("TEXTDOMAINDIR").map({ String(cString: $0) }), !given.isEmpty {
       return given
     }
-    // PREFIX/bin/grow → PREFIX/share/locale.
-    guard let executable = realpath("/proc/self/exe", nil) else { return "/usr/share/locale" }
-    defer { free(executable) }
-    return URL(fileURLWithPath: String(cString: executable)).deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("share/locale").path
+    // PREFIX/bin/grow (or PREFIX/lib/grow/grow-cli, InstallLayout) → PREFIX/share/locale.
+    guard let prefix = InstallLayout.prefixOfRunningGrow else { return "/usr/share/locale" }
+    return InstallLayout.joined(prefix, "share/locale")
   }
 
   static func translated(_ message: Message, count: Int) -> String {

@@ -1,0 +1,5 @@
+import FoundationEssentials
+import Glibc
+import GrowCLI
+
+exit(MainActor.assumeIsolated { runGrow(Array(CommandLine.arguments.dropFirst())) })

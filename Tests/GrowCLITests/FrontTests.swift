@@ -1,0 +1,110 @@
+import Foundation
+import GrowTestSupport
+import Testing
+
+/// The `grow` front (Sources/grow): `grow status` and `--json` in a static image, every other
+/// command exec'ed in grow-cli. Its output must be grow-cli's, byte for byte, in every state
+/// and language, since both print with GrowBasics' `StatusText`.
+@Suite struct FrontTests {
+  /// What the front and grow-cli print for `arguments` in `environment`: each run until two
+  /// runs in a row agree (a running countdown can cross a second between the two), at most 5.
+  private func bothPrint(
+    _ arguments: [String], _ harness: DaemonHarness, language: [String: String] = [:]
+  ) throws -> (front: String, cli: String) {
+    let environment = harness.environment.merging(language) { $1 }
+    var last: (front: String, cli: String) = ("", "")
+    for _ in 0..<5 {
+      let front = try Command.run(Binaries.grow, arguments, environment: environment)
+      let cli = try Command.run(Binaries.locate("grow-cli"), arguments, environment: environment)
+      last = (
+        "\(front.status)|\(front.stdout)|\(front.stderr)",
+        "\(cli.status)|\(cli.stdout)|\(cli.stderr)"
+      )
+      if last.front == last.cli { break }
+    }
+    return last
+  }
+
+  /// po/de.po compiled into a TEXTDOMAINDIR of its own, with the environment that reads it.
+  private func german() throws -> (directory: URL, environment: [String: String]) {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("grow-front-\(UUID().uuidString)")
+    let messages = directory.appendingPathComponent("de/LC_MESSAGES")
+    try FileManager.default.createDirectory(at: messages, withIntermediateDirectories: true)
+    let compiled = try Command.run(
+      "msgfmt",
+      [
+        "-o", messages.appendingPathComponent("grow.mo").path,
+        RepoPaths.root.appendingPathComponent("po/de.po").path,
+      ])
+    try #require(compiled.status == 0, "msgfmt: \(compiled.stderr)")
+    return (
+      directory,
+      ["LC_ALL": "C.UTF-8", "LANGUAGE": "de", "TEXTDOMAINDIR": directory.path]
+    )
+  }
+
+  @Test func theFrontPrintsWhatGrowCLIPrintsInEveryStateAndInGerman() throws {
+    let harness = try DaemonHarness(config: "[card.work]\ndaily-goal = 2h\n")
+    let (directory, deutsch) = try german()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let steps: [(String, [String])] = [
+      ("idle", []), ("running", ["start", "--intention", "Kapitel \"3\" / \\ é 😀"]),
+      ("paused", ["pause"]), ("break", ["skip"]), ("waiting", ["skip"]),
+    ]
+    var germanDiffers = false
+    for (state, command) in steps {
+      if !command.isEmpty {
+        let done = try harness.run(Binaries.locate("grow-cli"), command)
+        try #require(done.status == 0, "\(command): \(done.stderr)")
+      }
+      for arguments in [["status"], ["status", "--json"]] {
+        let english = try bothPrint(arguments, harness)
+        #expect(english.front == english.cli, "\(state) \(arguments)")
+        #expect(english.front.hasPrefix("0|"), "\(state) \(arguments): \(english.front)")
+        let translated = try bothPrint(arguments, harness, language: deutsch)
+        #expect(translated.front == translated.cli, "\(state) \(arguments), German")
+        if arguments == ["status"], translated.front != english.front { germanDiffers = true }
+      }
+    }
+    #expect(germanDiffers, "the German catalogue changed what grow status says")
+  }
+
+  /// No daemon: the front leaves the words to grow-cli, so they and the exit status are its.
+  @Test func withoutADaemonTheFrontSaysWhatGrowCLISays() throws {
+    let harness = try DaemonHarness(startDaemon: false)
+    for arguments in [["status"], ["status", "--json"]] {
+      let both = try bothPrint(arguments, harness)
+      #expect(both.front == both.cli)
+      #expect(both.front.hasPrefix("3||grow: the grow daemon is not running"))
+    }
+  }
+
+  /// Every other command is grow-cli's, argv unchanged.
+  @Test func everyOtherCommandIsGrowCLIs() throws {
+    let harness = try DaemonHarness()
+    for arguments in [
+      ["--version"], ["help", "status"], ["status", "--format", "waybar"], ["status", "--nope"],
+      ["cards", "--json"], ["nonsense"],
+    ] {
+      let both = try bothPrint(arguments, harness)
+      #expect(both.front == both.cli, "\(arguments)")
+    }
+  }
+
+  /// The front links neither the Swift runtime's shared libraries nor Foundation nor GrowKit:
+  /// only libdbus and the C library; grow-cli links GrowKit.
+  @Test func theFrontIsStaticallyLinkedAgainstSwift() throws {
+    let front = try Command.run("readelf", ["-d", Binaries.grow])
+    try #require(front.status == 0)
+    let needed = front.stdout.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+    #expect(!needed.isEmpty)
+    for line in needed {
+      #expect(
+        !line.contains("swift") && !line.contains("Foundation") && !line.contains("GrowKit"),
+        "grow needs \(line)")
+    }
+    let cli = try Command.run("readelf", ["-d", Binaries.locate("grow-cli")])
+    #expect(cli.stdout.contains("[libGrowKit.so]"))
+  }
+}

@@ -62,11 +62,41 @@ let builtInPlugins = [
     testDependencies: ["GrowTestSupport"]),
 ]
 
+// The daemon image (docs/how-it-is-built.md, "Two daemon images"): with
+// GROW_DAEMON_IMAGE=static (scripts/build-daemon-image, in a scratch path of its own) GrowKit
+// is linked in instead of being a shared library, and `grow-daemon` is one executable holding
+// the daemon, the built-in plugins below (registered by their entry points, not dlopen'd) and
+// the Swift runtime (-static-stdlib, no PIE). It can load no plugin library: `grow daemon`
+// runs it only when no enabled plugin is one (DaemonImage).
+let staticDaemonImage = Context.environment["GROW_DAEMON_IMAGE"] == "static"
+/// The built-in plugins linked into the static image: all but those whose C libraries would
+/// be mapped at every start (sound: libcanberra and PulseAudio; breakscreen: cairo, pango,
+/// GLib). DaemonImage.linkedIn in GrowDaemon names the same ids (DaemonImageTests checks).
+let linkedIntoDaemonImage = [
+  "notify", "dnd", "x11", "wayland", "statusbar", "tray", "gnome-pomodoro", "browser",
+]
+let daemonImage: [Target] =
+  staticDaemonImage
+  ? [
+    .executableTarget(
+      name: "grow-daemon",
+      dependencies: ["GrowDaemon"]
+        + builtInPlugins.filter { linkedIntoDaemonImage.contains($0.id) }.map {
+          .target(name: $0.name)
+        },
+      linkerSettings: [
+        .unsafeFlags(["-static-stdlib", "-Xlinker", "-no-pie"]),
+        // FoundationEssentials's archive needs these after it; its autolink entries do not name them.
+        .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims"),
+      ])
+  ] : []
+
 let package = Package(
   name: "Grow",
   products: [
     .executable(name: "grow", targets: ["grow"])
   ]
+    + (staticDaemonImage ? [.executable(name: "grow-daemon", targets: ["grow-daemon"])] : [])
     + builtInPlugins.map {
       Product.library(name: "grow-plugin-" + $0.id, type: .dynamic, targets: [$0.name])
     },
@@ -167,6 +197,7 @@ let package = Package(
     .testTarget(
       name: "GrowSyncTests", dependencies: [kit, "GrowHistory", "GrowSync", "GrowTestSupport"]),
   ]
+    + daemonImage
     // Built-in plugins, in Plugins/ (run-time plugins, not SwiftPM package plugins).
     + builtInPlugins.map {
       Target.target(

@@ -580,6 +580,13 @@ enum Commands {
       .error(error.description)
       throw error
     }
+    // The static image when it can run every enabled plugin (DaemonImage); this daemon else.
+    let image = DaemonImage.choose(config: config)
+    log.info(image.logLine)
+    if case .linkedIn(let path) = image {
+      let code = DaemonImage.exec(path, configPath: configPath)
+      log.error("cannot run \(path): \(String(cString: strerror(code))); running this one")
+    }
     let daemon = Daemon(
       config: config, log: log,
       reloadConfig: { @Sendable () throws in try GrowConfig.load(path: configPath) })

@@ -46,7 +46,7 @@ let builtInPlugins = [
     "wayland", "WaylandPlugin", dependencies: ["CWaylandProtocols"],
     testDependencies: ["GrowTestSupport"]),
   builtIn("statusbar", "StatusBarPlugin"),
-  builtIn("sound", "SoundPlugin", dependencies: ["CCanberra"]),
+  builtIn("sound", "SoundPlugin", dependencies: ["CCanberraLoader"]),
   builtIn("tray", "TrayPlugin"),
   // GNOME Pomodoro's D-Bus API (org.gnome.Pomodoro) on the daemon's bus connection, for the
   // scripts and bar modules written for it; tested against the real one in GrowDaemonTests.
@@ -69,11 +69,11 @@ let builtInPlugins = [
 // the Swift runtime (-static-stdlib, no PIE). It can load no plugin library: `grow daemon`
 // runs it only when no enabled plugin is one (DaemonImage).
 let staticDaemonImage = Context.environment["GROW_DAEMON_IMAGE"] == "static"
-/// The built-in plugins linked into the static image: all but those whose C libraries would
-/// be mapped at every start (sound: libcanberra and PulseAudio; breakscreen: cairo, pango,
-/// GLib). DaemonImage.linkedIn in GrowDaemon names the same ids (DaemonImageTests checks).
+/// The built-in plugins linked into the static image: all but the break screen, whose C
+/// libraries (cairo, pango, GLib) would be mapped at every start. DaemonImage.linkedIn in
+/// GrowDaemon names the same ids (DaemonImageTests checks).
 let linkedIntoDaemonImage = [
-  "notify", "dnd", "x11", "wayland", "statusbar", "tray", "gnome-pomodoro", "browser",
+  "notify", "dnd", "x11", "wayland", "statusbar", "sound", "tray", "gnome-pomodoro", "browser",
 ]
 let daemonImage: [Target] =
   staticDaemonImage
@@ -110,9 +110,10 @@ let package = Package(
     // backend runs: the plugin does not link GLib, so other desktops never map it. The notify
     // plugin speaks the notification protocol over the daemon's own bus connection instead.
     .target(name: "CGioLoader", linkerSettings: [.linkedLibrary("dl")]),
-    // libcanberra, for the sound plugin's event sounds (Plugins/SoundPlugin/Canberra.swift).
-    .systemLibrary(
-      name: "CCanberra", pkgConfig: "libcanberra", providers: [.apt(["libcanberra-dev"])]),
+    // libcanberra, for the sound plugin's event sounds (Plugins/SoundPlugin/Canberra.swift),
+    // opened with dlopen at the first sound: the plugin does not link it, so a daemon that
+    // plays none does not map it, and the static daemon image can hold the plugin.
+    .target(name: "CCanberraLoader", linkerSettings: [.linkedLibrary("dl")]),
     // The phase history (SQLite), its statistics, the garden and the SVG report.
     .target(name: "GrowHistory", dependencies: [kit, "CSQLite"]),
     // One history over several machines: the journals of a synced folder (docs/sync.md).

@@ -23,7 +23,8 @@ public enum DaemonImage {
   /// The built-in plugins linked into the static image (`linkedIntoDaemonImage` in
   /// Package.swift; Sources/grow-daemon registers their types).
   public static let linkedIn: Set<String> = [
-    "notify", "dnd", "x11", "wayland", "statusbar", "tray", "gnome-pomodoro", "browser",
+    "notify", "dnd", "x11", "wayland", "statusbar", "sound", "tray", "gnome-pomodoro",
+    "browser",
   ]
 
   /// Which daemon to run, and why.

@@ -9,6 +9,7 @@ import GnomePomodoroPlugin
 import GrowDaemon
 import GrowPluginKit
 import NotifyPlugin
+import SoundPlugin
 import StatusBarPlugin
 import TrayPlugin
 import WaylandPlugin
@@ -16,7 +17,7 @@ import X11Plugin
 
 let linkedIn: [any GrowPlugin.Type] = [
   NotifyPlugin.self, DoNotDisturbPlugin.self, X11Plugin.self, WaylandPlugin.self,
-  StatusBarPlugin.self, TrayPlugin.self, GnomePomodoroPlugin.self, BrowserPlugin.self,
+  StatusBarPlugin.self, SoundPlugin.self, TrayPlugin.self, GnomePomodoroPlugin.self, BrowserPlugin.self,
 ]
 exit(
   MainActor.assumeIsolated {

@@ -85,7 +85,12 @@ let daemonImage: [Target] =
           .target(name: $0.name)
         },
       linkerSettings: [
-        .unsafeFlags(["-static-stdlib", "-Xlinker", "-no-pie"]),
+        .unsafeFlags([
+          "-static-stdlib", "-Xlinker", "-no-pie",
+          // static-stdlib-args.lnk exports every symbol (for libraries that would link against
+          // this runtime; none do), which keeps each one from --gc-sections.
+          "-Xlinker", "--no-export-dynamic",
+        ]),
         // FoundationEssentials's archive needs these after it; its autolink entries do not name them.
         .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims"),
       ])

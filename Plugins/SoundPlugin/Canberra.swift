@@ -225,7 +225,9 @@ final class CanberraThread: @unchecked Sendable {
     }
   }
 
-  private static func reason(_ code: Int) -> String { String(cString: grow_ca_strerror(Int32(code))) }
+  private static func reason(_ code: Int) -> String {
+    String(cString: grow_ca_strerror(Int32(code)))
+  }
 }
 
 /// CLOCK_MONOTONIC in seconds, the clock the daemon's loop reports (`monotonicNow`).

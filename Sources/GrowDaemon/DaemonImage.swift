@@ -110,7 +110,7 @@ public enum DaemonImageError: Error, Equatable, CustomStringConvertible {
     switch self {
     case .notLinkedIn(let id, let path):
       "plugin '\(id)' (\(path)) is not linked into the static daemon image, which loads no "
-        + "plugin library; 'grow daemon' runs the daemon that does when it is enabled"
+        + "plugin library; restart the daemon: 'grow daemon' then runs the one that loads it"
     }
   }
 }
@@ -164,8 +164,10 @@ public func runLinkedInDaemon(_ arguments: [String], linkedIn: [any GrowPlugin.T
 /// Says why the image stops, on stderr as `grow` says it (`grow: ` on each line) and in the log.
 @MainActor
 private func refuse(_ message: String, status: Int32, log: Logger) -> Int32 {
-  Logger(label: "daemon", destination: LogDestination(standardError: false, file: log.destination.file))
-    .error(message)
+  Logger(
+    label: "daemon", destination: LogDestination(standardError: false, file: log.destination.file)
+  )
+  .error(message)
   let text =
     message.split(separator: "\n", omittingEmptySubsequences: false)
     .map { $0.isEmpty ? "" : "grow: \($0)" }.joined(separator: "\n") + "\n"

@@ -17,7 +17,8 @@ import X11Plugin
 
 let linkedIn: [any GrowPlugin.Type] = [
   NotifyPlugin.self, DoNotDisturbPlugin.self, X11Plugin.self, WaylandPlugin.self,
-  StatusBarPlugin.self, SoundPlugin.self, TrayPlugin.self, GnomePomodoroPlugin.self, BrowserPlugin.self,
+  StatusBarPlugin.self, SoundPlugin.self, TrayPlugin.self, GnomePomodoroPlugin.self,
+  BrowserPlugin.self,
 ]
 exit(
   MainActor.assumeIsolated {

@@ -81,7 +81,11 @@ PRODUCTS := grow grow-cli $(addprefix grow-plugin-,$(BUILT_IN_PLUGINS))
 # $(call build_product,CONFIGURATION)
 build_product = for product in $(PRODUCTS); do \
 	  $(SWIFT) build -c $(1) --product $$product || exit 1; done; \
-	  $(SWIFT) build -c $(1) --target GrowPluginTesting
+	  $(SWIFT) build -c $(1) --target GrowPluginTesting; \
+	  $(DAEMON_IMAGE) $(1) >/dev/null
+# The static daemon image, grow-daemon, beside grow (a scratch path of its own: the kit linked
+# in, not shared); `grow daemon` runs it when no plugin library is enabled.
+DAEMON_IMAGE := scripts/build-daemon-image
 
 # Debug build of the product.
 build:
@@ -108,6 +112,7 @@ run: deps build
 # tier's tests and seconds; make fails with the first failing tier's status.
 test: deps deb-check
 	$(SWIFT) build --build-tests
+	$(DAEMON_IMAGE) debug >/dev/null
 	GROW_TEST_FIXTURES=$$(scripts/build-test-fixtures) && export GROW_TEST_FIXTURES && \
 	  GROW_TEST_DEB=$$(scripts/build-deb $(DEB_DIR)) && export GROW_TEST_DEB && \
 	  scripts/with-desktop --private scripts/test-tiers all
@@ -148,6 +153,7 @@ bench: deps bench-deps
 	for plugin in $(BUILT_IN_PLUGINS); do \
 	  $(SWIFT) build -c release --product grow-plugin-$$plugin || exit 1; \
 	done
+	$(DAEMON_IMAGE) release >/dev/null
 	# The floors the lean section measures Grow against (bench/floors).
 	mkdir -p .build/bench-floors
 	swiftc -O bench/floors/GlibcOnly.swift -o .build/bench-floors/glibc-only

@@ -46,7 +46,7 @@ let builtInPlugins = [
     "wayland", "WaylandPlugin", dependencies: ["CWaylandProtocols"],
     testDependencies: ["GrowTestSupport"]),
   builtIn("statusbar", "StatusBarPlugin"),
-  builtIn("sound", "SoundPlugin", dependencies: ["CCanberra"]),
+  builtIn("sound", "SoundPlugin", dependencies: ["CCanberraLoader"]),
   builtIn("tray", "TrayPlugin"),
   // GNOME Pomodoro's D-Bus API (org.gnome.Pomodoro) on the daemon's bus connection, for the
   // scripts and bar modules written for it; tested against the real one in GrowDaemonTests.
@@ -62,12 +62,47 @@ let builtInPlugins = [
     testDependencies: ["GrowTestSupport"]),
 ]
 
+// The daemon image (docs/how-it-is-built.md, "Two daemon images"): with
+// GROW_DAEMON_IMAGE=static (scripts/build-daemon-image, in a scratch path of its own) GrowKit
+// is linked in instead of being a shared library, and `grow-daemon` is one executable holding
+// the daemon, the built-in plugins below (registered by their entry points, not dlopen'd) and
+// the Swift runtime (-static-stdlib, no PIE). It can load no plugin library: `grow daemon`
+// runs it only when no enabled plugin is one (DaemonImage).
+let staticDaemonImage = Context.environment["GROW_DAEMON_IMAGE"] == "static"
+/// The built-in plugins linked into the static image: all but the break screen, whose C
+/// libraries (cairo, pango, GLib) would be mapped at every start. DaemonImage.linkedIn in
+/// GrowDaemon names the same ids (DaemonImageTests checks).
+let linkedIntoDaemonImage = [
+  "notify", "dnd", "x11", "wayland", "statusbar", "sound", "tray", "gnome-pomodoro", "browser",
+]
+let daemonImage: [Target] =
+  staticDaemonImage
+  ? [
+    .executableTarget(
+      name: "grow-daemon",
+      dependencies: ["GrowDaemon"]
+        + builtInPlugins.filter { linkedIntoDaemonImage.contains($0.id) }.map {
+          .target(name: $0.name)
+        },
+      linkerSettings: [
+        .unsafeFlags([
+          "-static-stdlib", "-Xlinker", "-no-pie",
+          // static-stdlib-args.lnk exports every symbol (for libraries that would link against
+          // this runtime; none do), which keeps each one from --gc-sections.
+          "-Xlinker", "--no-export-dynamic",
+        ]),
+        // FoundationEssentials's archive needs these after it; its autolink entries do not name them.
+        .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims"),
+      ])
+  ] : []
+
 let package = Package(
   name: "Grow",
   products: [
     .executable(name: "grow", targets: ["grow"]),
     .executable(name: "grow-cli", targets: ["grow-cli"]),
   ]
+    + (staticDaemonImage ? [.executable(name: "grow-daemon", targets: ["grow-daemon"])] : [])
     + builtInPlugins.map {
       Product.library(name: "grow-plugin-" + $0.id, type: .dynamic, targets: [$0.name])
     },
@@ -81,9 +116,10 @@ let package = Package(
     // backend runs: the plugin does not link GLib, so other desktops never map it. The notify
     // plugin speaks the notification protocol over the daemon's own bus connection instead.
     .target(name: "CGioLoader", linkerSettings: [.linkedLibrary("dl")]),
-    // libcanberra, for the sound plugin's event sounds (Plugins/SoundPlugin/Canberra.swift).
-    .systemLibrary(
-      name: "CCanberra", pkgConfig: "libcanberra", providers: [.apt(["libcanberra-dev"])]),
+    // libcanberra, for the sound plugin's event sounds (Plugins/SoundPlugin/Canberra.swift),
+    // opened with dlopen at the first sound: the plugin does not link it, so a daemon that
+    // plays none does not map it, and the static daemon image can hold the plugin.
+    .target(name: "CCanberraLoader", linkerSettings: [.linkedLibrary("dl")]),
     // The phase history (SQLite), its statistics, the garden and the SVG report.
     .target(name: "GrowHistory", dependencies: [kit, "CSQLite"]),
     // One history over several machines: the journals of a synced folder (docs/sync.md).
@@ -178,6 +214,7 @@ let package = Package(
     .testTarget(
       name: "GrowSyncTests", dependencies: [kit, "GrowHistory", "GrowSync", "GrowTestSupport"]),
   ]
+    + daemonImage
     // Built-in plugins, in Plugins/ (run-time plugins, not SwiftPM package plugins).
     + builtInPlugins.map {
       Target.target(

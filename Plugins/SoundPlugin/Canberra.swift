@@ -1,4 +1,4 @@
-import CCanberra
+import CCanberraLoader
 import Dispatch
 import Glibc
 import GrowLoop
@@ -177,7 +177,7 @@ final class CanberraThread: @unchecked Sendable {
       var byte: UInt8 = 1
       _ = write(wakeLoop, &byte, 1)
     }
-    if let context { ca_context_destroy(context) }
+    if let context { grow_ca_context_destroy(context) }
     close(wakeLoop)
     close(wakeRead)
   }
@@ -187,14 +187,14 @@ final class CanberraThread: @unchecked Sendable {
     guard monotonicSeconds() - queuedAt <= Self.staleAfter else { return late }
     if context == nil {
       var created: OpaquePointer?
-      let code = Int(ca_context_create(&created))
+      let code = Int(grow_ca_context_create(&created))
       guard code == CA_SUCCESS, let created else { return .noServer(Self.reason(code)) }
       // PulseAudio's protocol (PipeWire serves it too): without a sound server canberra would
       // fall back to ALSA's default device, which on a desktop is the same server or nothing.
-      _ = ca_context_set_driver(created, "pulse")
-      let opened = Int(ca_context_open(created))
+      _ = grow_ca_context_set_driver(created, "pulse")
+      let opened = Int(grow_ca_context_open(created))
       guard opened == CA_SUCCESS else {
-        ca_context_destroy(created)
+        grow_ca_context_destroy(created)
         return .noServer("no sound server (\(Self.reason(opened)))")
       }
       context = created
@@ -202,30 +202,32 @@ final class CanberraThread: @unchecked Sendable {
       guard monotonicSeconds() - queuedAt <= Self.staleAfter else { return late }
     }
     var properties: OpaquePointer?
-    guard Int(ca_proplist_create(&properties)) == CA_SUCCESS, let properties else {
+    guard Int(grow_ca_proplist_create(&properties)) == CA_SUCCESS, let properties else {
       return .failed("out of memory")
     }
-    defer { ca_proplist_destroy(properties) }
-    _ = ca_proplist_sets(properties, CA_PROP_APPLICATION_NAME, applicationName)
-    if let id = sound.eventID { _ = ca_proplist_sets(properties, CA_PROP_EVENT_ID, id) }
-    if let file = sound.file { _ = ca_proplist_sets(properties, CA_PROP_MEDIA_FILENAME, file) }
-    _ = ca_proplist_sets(properties, CA_PROP_EVENT_DESCRIPTION, sound.description)
-    _ = ca_proplist_sets(properties, CA_PROP_CANBERRA_VOLUME, String(sound.decibels))
+    defer { grow_ca_proplist_destroy(properties) }
+    _ = grow_ca_proplist_sets(properties, CA_PROP_APPLICATION_NAME, applicationName)
+    if let id = sound.eventID { _ = grow_ca_proplist_sets(properties, CA_PROP_EVENT_ID, id) }
+    if let file = sound.file { _ = grow_ca_proplist_sets(properties, CA_PROP_MEDIA_FILENAME, file) }
+    _ = grow_ca_proplist_sets(properties, CA_PROP_EVENT_DESCRIPTION, sound.description)
+    _ = grow_ca_proplist_sets(properties, CA_PROP_CANBERRA_VOLUME, String(sound.decibels))
     // Not cached: a sound that changed on disk (a file of the person's) plays as it is now.
-    _ = ca_proplist_sets(properties, CA_PROP_CANBERRA_CACHE_CONTROL, "never")
-    let code = Int(ca_context_play_full(context, 0, properties, nil, nil))
+    _ = grow_ca_proplist_sets(properties, CA_PROP_CANBERRA_CACHE_CONTROL, "never")
+    let code = Int(grow_ca_context_play_full(context, 0, properties, nil, nil))
     switch code {
     case CA_SUCCESS: return .played
     case CA_ERROR_DISCONNECTED, CA_ERROR_NODRIVER:
       // The server went away: a new context next time.
-      ca_context_destroy(context)
+      grow_ca_context_destroy(context)
       context = nil
       return .noServer("the sound server went away (\(Self.reason(code)))")
     default: return .failed(Self.reason(code))
     }
   }
 
-  private static func reason(_ code: Int) -> String { String(cString: ca_strerror(Int32(code))) }
+  private static func reason(_ code: Int) -> String {
+    String(cString: grow_ca_strerror(Int32(code)))
+  }
 }
 
 /// CLOCK_MONOTONIC in seconds, the clock the daemon's loop reports (`monotonicNow`).

@@ -567,6 +567,15 @@ enum Commands {
     try expect(arguments, atMost: 0, "daemon")
     let log = Logger(label: "daemon", destination: .forDaemon())
     let configPath = arguments.value("config")
+    // The static image checks the config itself, with the same words: it is chosen from the
+    // file alone, before any plugin library is opened to check its settings (DaemonImage).
+    if let plain = try? GrowConfig.load(path: configPath),
+      case .linkedIn(let path) = DaemonImage.choose(config: plain)
+    {
+      log.info(DaemonImage.Choice.linkedIn(path: path).logLine)
+      let code = DaemonImage.exec(path, configPath: configPath)
+      log.error("cannot run \(path): \(String(cString: strerror(code))); running this one")
+    }
     let config: GrowConfig
     do {
       config = try loadConfigurationOrExplain(configPath)
@@ -580,6 +589,9 @@ enum Commands {
       .error(error.description)
       throw error
     }
+    // Why this daemon runs, not the static image.
+    let image = DaemonImage.choose(config: config)
+    if case .dynamic = image { log.info(image.logLine) }
     let daemon = Daemon(
       config: config, log: log,
       reloadConfig: { @Sendable () throws in try GrowConfig.load(path: configPath) })

@@ -31,7 +31,9 @@ public struct PluginDirectories: Sendable, Equatable {
     let installed = PathText.normalized(PathText.join(binDirectory, "../lib/grow/plugins"))
     var user = (environment["GROW_PLUGIN_PATH"] ?? "").split(separator: ":").map(String.init)
     user.append(XDGDirectories(environment: environment).growData + "/plugins")
-    return PluginDirectories(builtIn: [binDirectory, installed], user: user)
+    // PREFIX/lib/grow/plugins for an executable in PREFIX/lib/grow (the static daemon image).
+    let beside = PathText.join(binDirectory, "plugins")
+    return PluginDirectories(builtIn: [binDirectory, installed, beside], user: user)
   }
 }
 
@@ -109,6 +111,12 @@ public final class PluginHost {
   public static let builtInIDs = builtInPluginIDs
   /// Built-in plugins that run only when the config asks for them.
   public static let offByDefault = builtInPluginsOffByDefault
+
+  /// The built-in plugins linked into this executable, by id, when it is the static daemon
+  /// image (`grow-daemon`, DaemonImage): they start from these types instead of their
+  /// libraries, and no library is opened, since a library brings libGrowKit.so and the shared
+  /// Swift runtime, a second copy of both in this process. nil in `grow`, which opens them.
+  public static var linkedIn: [String: any GrowPlugin.Type]? = nil
 
   /// Called whenever a record changes (for PropertiesChanged-style announcements).
   public var onChange: (() -> Void)?
@@ -383,7 +391,7 @@ public final class PluginHost {
         return
       }
       do {
-        let type = try starting(id) { try PluginLibrary.load(path: path, expectedID: id) }
+        let type = try starting(id) { try Self.pluginType(id, path: path) }
         records[id]?.summary = type.summary
         let context = makeContext(id, section)
         context.onDisable = { [weak self] error in self?.disabledItself(id, error: error) }
@@ -443,6 +451,15 @@ public final class PluginHost {
     case .unknown:
       break
     }
+  }
+
+  /// Plugin `id`'s type: linked into this image, or from its library at `path`.
+  static func pluginType(_ id: String, path: String) throws -> any GrowPlugin.Type {
+    guard let linkedIn = Self.linkedIn else {
+      return try PluginLibrary.load(path: path, expectedID: id)
+    }
+    guard let type = linkedIn[id] else { throw DaemonImageError.notLinkedIn(id, path: path) }
+    return type
   }
 
   /// Opening or setting up library `id`, with the quarantine's marker on disk meanwhile.
@@ -529,7 +546,7 @@ public final class PluginHost {
     switch discover(in: directories)[id] {
     case .builtIn(let path), .library(let path):
       // A plugin that declares nothing keeps its section unchecked (GrowPlugin.settings).
-      (try? PluginLibrary.load(path: path, expectedID: id)).flatMap {
+      (try? pluginType(id, path: path)).flatMap {
         $0.settings.isEmpty ? nil : $0.settings
       }
     case .executable, .unknown, nil: nil
@@ -669,6 +686,10 @@ public final class PluginHost {
         found[id] =
           builtIn && Self.builtInIDs.contains(id) ? .builtIn(path: path) : .library(path: path)
       }
+    }
+    if let linkedIn = Self.linkedIn {
+      let image = DaemonImage.runningExecutable()
+      for id in linkedIn.keys { found[id] = .builtIn(path: image) }
     }
     for directory in directories.builtIn { scan(directory, true) }
     for directory in directories.user { scan(directory, false) }

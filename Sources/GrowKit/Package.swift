@@ -12,18 +12,26 @@ import PackageDescription
 // debug build the tests install is the same kind of library as a release install. The module
 // GrowConfig has a type GrowConfig, so the interface must alias module names to stay
 // parseable.
-let resilient: [SwiftSetting] = [
-  .unsafeFlags([
-    "-enable-library-evolution", "-emit-module-interface",
-    "-Xfrontend", "-alias-module-names-in-module-interface",
-  ])
-]
+let resilient: [SwiftSetting] =
+  Context.environment["GROW_DAEMON_IMAGE"] == "static"
+  ? []
+  : [
+    .unsafeFlags([
+      "-enable-library-evolution", "-emit-module-interface",
+      "-Xfrontend", "-alias-module-names-in-module-interface",
+    ])
+  ]
+
+// The static daemon image (GROW_DAEMON_IMAGE=static, see the root Package.swift): the same
+// modules linked into the executable, without library evolution (no plugin is built against
+// that image).
+let staticDaemonImage = Context.environment["GROW_DAEMON_IMAGE"] == "static"
 
 let package = Package(
   name: "GrowKit",
   products: [
     .library(
-      name: "GrowKit", type: .dynamic,
+      name: "GrowKit", type: staticDaemonImage ? nil : .dynamic,
       targets: [
         "GrowBasics", "GrowCore", "GrowMessages", "GrowConfig", "GrowLoop", "GrowDBus",
         "GrowPluginKit",

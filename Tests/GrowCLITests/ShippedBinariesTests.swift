@@ -46,4 +46,17 @@ import Testing
       #expect(!loaded.stdout.contains(library), "\(file) loads \(library):\n\(loaded.stdout)")
     }
   }
+
+  /// libcanberra and the PulseAudio client (about 2.4 MB resident) are opened with dlopen at
+  /// the first sound (CCanberraLoader): the sound plugin names neither, so the static daemon
+  /// image can link it in without mapping them at every start.
+  @Test func theSoundPluginNamesNoCanberra() throws {
+    let directory = URL(fileURLWithPath: Binaries.grow).deletingLastPathComponent()
+    let loaded = try Command.run(
+      "ldd", [directory.appendingPathComponent("libgrow-plugin-sound.so").path])
+    #expect(loaded.status == 0, "\(loaded.stderr)")
+    for library in ["libcanberra", "libpulse"] {
+      #expect(!loaded.stdout.contains(library), "the sound plugin loads \(library)")
+    }
+  }
 }

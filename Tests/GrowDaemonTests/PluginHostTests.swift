@@ -5,8 +5,11 @@ import Testing
 
 /// Loading plugins at run time, and keeping the daemon alive when they fail.
 @Suite struct PluginHostTests {
+  /// The daemon with plugin libraries (`grow` itself, not the static image, which has the
+  /// built-ins linked in: DaemonImageTests).
   @Test func theBuiltInsLoadFromTheirOwnLibraries() throws {
-    let harness = try DaemonHarness(environment: ["DISPLAY": ":99", "WAYLAND_DISPLAY": ""])
+    let harness = try DaemonHarness(
+      environment: ["DISPLAY": ":99", "WAYLAND_DISPLAY": "", "GROW_DAEMON_IMAGE": "dynamic"])
     let plugins = try harness.plugins()
     #expect(
       Set(plugins.keys) == [
@@ -66,7 +69,7 @@ import Testing
 
         [plugin.x11]
         enabled = false
-        """)
+        """, environment: ["GROW_DAEMON_IMAGE": "dynamic"])
     let plugins = try harness.plugins()
     #expect(plugins["statusbar"]?["state"] == "running")
     for id in ["notify", "dnd", "x11"] {

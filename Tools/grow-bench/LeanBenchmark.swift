@@ -355,6 +355,7 @@ extension LeanBenchmark {
           path.contains("/lib/swift/") || path.contains("libGrowKit")
           || path.contains("libgrow-plugin-") || path.hasSuffix("/grow")
           || path.hasSuffix("/grow-cli")
+          || path.hasSuffix("/grow-daemon")
       } else if first == (swiftOwned ? "Rss:" : "Pss:"), fields.count > 1 {
         kilobytes += Double(fields[1]) ?? 0
       }

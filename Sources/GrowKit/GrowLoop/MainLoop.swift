@@ -56,6 +56,7 @@ public final class MainLoop: EventLoop {
       // "On the next turn": a queued block, not a timer source, since readers that yield the
       // rest of a turn to others (an external plugin's pipe) ask for this many times a second.
       let alarm = QueuedAlarm()
+      if NextTurn.queue(alarm, box) { return alarm }
       DispatchQueue.main.async {
         MainActor.assumeIsolated { if !alarm.isCancelled { box.action() } }
       }
@@ -94,8 +95,11 @@ public final class MainLoop: EventLoop {
       pollfd(fd: epoll, events: Int16(POLLIN), revents: 0),
       pollfd(fd: queue, events: Int16(POLLIN), revents: 0),
     ]
+    NextTurn.thread = pthread_self()
     while true {
-      let count = poll(&ready, 2, -1)
+      // Work queued for the next turn runs after whatever is ready now (a look without
+      // waiting), as a block on the main queue would, without waking the queue's eventfd.
+      let count = poll(&ready, 2, NextTurn.isEmpty ? -1 : 0)
       if count < 0 {
         guard errno == EINTR else {
           preconditionFailure("poll on the loop failed: \(String(cString: strerror(errno)))")
@@ -110,6 +114,37 @@ public final class MainLoop: EventLoop {
         _dispatch_main_queue_callback_4CF(nil)
       }
       if ready[0].revents != 0 { FileWatcher.shared.dispatchReadyDescriptors() }
+      NextTurn.run()
+    }
+  }
+}
+
+/// "On the next turn" (`after(seconds: 0)`) while the main thread runs the loop
+/// (`runOnMainThread`): a list that thread runs between its polls, instead of a block on the
+/// main queue, whose eventfd write, wake-up and read cost each D-Bus call (its turn is queued
+/// so) three system calls more.
+private enum NextTurn {
+  /// The thread running `runOnMainThread`; nil until it runs.
+  nonisolated(unsafe) static var thread: pthread_t?
+  nonisolated(unsafe) private static var waiting: [(QueuedAlarm, UncheckedAction)] = []
+
+  static var isEmpty: Bool { waiting.isEmpty }
+
+  /// Queues `action` when called on the loop's thread while it runs the loop; false otherwise
+  /// (the caller queues it on the main queue).
+  static func queue(_ alarm: QueuedAlarm, _ action: UncheckedAction) -> Bool {
+    guard let thread, pthread_equal(thread, pthread_self()) != 0 else { return false }
+    waiting.append((alarm, action))
+    return true
+  }
+
+  /// Runs what was queued before this call; what these queue waits for the next turn.
+  static func run() {
+    guard !waiting.isEmpty else { return }
+    let now = waiting
+    waiting.removeAll(keepingCapacity: true)
+    for (alarm, action) in now where !alarm.isCancelled {
+      MainActor.assumeIsolated { action.action() }
     }
   }
 }

@@ -74,6 +74,18 @@ struct GrowClient {
     return reply.arguments.first?.boolValue ?? false
   }
 
+  /// The unique name of the daemon that owns Grow's name now (`:1.42`); nil when none does.
+  func daemonOwner() -> String? {
+    guard
+      let message = try? BusMessage.methodCall(
+        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+        interface: "org.freedesktop.DBus", member: "GetNameOwner",
+        arguments: [.string(GrowBusAPI.busName)]),
+      let reply = try? connection.call(message, timeout: 2000)
+    else { return nil }
+    return reply.arguments.first?.stringValue
+  }
+
   /// The timer's status (`GetStatus`, read through `TimerStatus.fields`).
   func status() throws(CLIError) -> TimerStatus {
     TimerStatus(busValues: try call("GetStatus").first?.vardictEntries ?? [:])

@@ -580,6 +580,14 @@ enum Commands {
     do {
       config = try loadConfigurationOrExplain(configPath)
     } catch {
+      // Handed over by the static image for a plugin library whose settings are wrong: go
+      // back to the image, which keeps running without it, rather than leave no daemon.
+      if let image = ProcessInfo.processInfo.environment[DaemonImage.handedOverVariable] {
+        unsetenv(DaemonImage.handedOverVariable)
+        unsetenv("GROW_DAEMON_IMAGE")
+        log.error("\(error.description); going back to the static image \(image)")
+        _ = DaemonImage.exec(image, configPath: configPath)
+      }
       // Started by D-Bus activation, this stderr is the bus daemon's: the log is where
       // 'grow logs' (and a person) finds why. A terminal gets it once, from main.
       Logger(
@@ -611,6 +619,7 @@ enum Commands {
 
   /// Has the daemon read config.ini again; returns what changed, or throws the file's problems.
   static func reloadConfiguration(_ client: GrowClient) throws(CLIError) -> [String] {
+    let owner = client.daemonOwner()
     let answer: [BusValue]
     do {
       answer = try client.call(
@@ -624,7 +633,28 @@ enum Commands {
     guard case .array(_, let lines)? = answer.first else {
       throw .failed("the daemon gave no answer to Reload")
     }
-    return lines.compactMap(\.stringValue)
+    let changes = lines.compactMap(\.stringValue)
+    if changes.first?.hasPrefix(DaemonImage.handOverReport) == true, let old = owner {
+      try awaitNewDaemon(replacing: old, client)
+    }
+    return changes
+  }
+
+  /// Waits until the daemon a hand-over starts owns Grow's name and has started its plugins
+  /// (it answers `List` once they are loaded), so what the caller asks next reaches it.
+  private static func awaitNewDaemon(replacing old: String, _ client: GrowClient)
+    throws(CLIError)
+  {
+    for _ in 0..<Int(reloadWait / 0.05) {
+      if let owner = client.daemonOwner(), owner != old {
+        _ = try? client.call("List", interface: GrowBusAPI.pluginsInterface)
+        return
+      }
+      usleep(50_000)
+    }
+    throw .failed(
+      "the daemon did not come back within \(DurationText.format(reloadWait)) after handing "
+        + "over; 'grow logs' says why")
   }
 
   /// How long `grow reload` waits for the daemon to read the file.

@@ -63,6 +63,7 @@ extension Commands {
       }
       let done = changes.contains {
         $0.hasPrefix("restarted plugin '\(id)'") || $0.hasPrefix("started plugin '\(id)'")
+          || $0.hasPrefix(DaemonImage.handOverReport)
       }
       if !done { try restartPlugin(id, client) }
     } else {
@@ -424,8 +425,10 @@ extension Commands {
     report.daemonRunning = true
     let id = installation.id
     report.daemonChanges = try reloadConfiguration(client)
+    // A hand-over (DaemonImage) starts every plugin anew in the daemon that took over.
     let restarted = report.daemonChanges.contains {
       $0.hasPrefix("started plugin '\(id)'") || $0.hasPrefix("restarted plugin '\(id)'")
+        || $0.hasPrefix(DaemonImage.handOverReport)
     }
     if !restarted {
       try restartPlugin(id, client)

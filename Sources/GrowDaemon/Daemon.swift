@@ -76,6 +76,9 @@ public final class Daemon {
   /// reload with its number (or a later one) is applied.
   private var reloadsRequested = 0
   private var reloadCallers: [(request: Int, reply: PendingReply)] = []
+  /// In the static image (DaemonImage): replaces the process with the daemon that loads
+  /// plugin libraries, for a reloaded config that enables one; returns only when it failed.
+  public var handOver: (@MainActor () -> Void)?
   /// Set once the session bus is gone: from then on the daemon only leaves, keeping the session.
   private var busLost = false
 
@@ -507,6 +510,11 @@ public final class Daemon {
 
   private func apply(_ read: Result<GrowConfig, any Error>, upTo requested: Int) {
     reloading = false
+    if handOver != nil, case .success(let newConfig) = read,
+      case .dynamic(let reason) = DaemonImage.choose(config: newConfig, image: DaemonImage.fileName)
+    {
+      return handOverForLibraries(reason, upTo: requested)
+    }
     // Plugin sections against what the plugins to start declare: on the loop, as opening a
     // library must be (mostly loaded already; a section holds a few keys).
     let result = read.flatMap { config -> Result<GrowConfig, any Error> in
@@ -571,6 +579,28 @@ public final class Daemon {
 }
 
 extension Daemon {
+  /// The static image cannot load a plugin library (a second GrowKit and Swift runtime): the
+  /// reload is answered with `DaemonImage.handOverReport`, the session is saved as for a lost
+  /// bus, the plugins stop, and the process becomes `grow daemon`, which takes the session up
+  /// with the same deadline and loads the library. Costs what a daemon start costs; nothing is
+  /// recorded as cut short.
+  private func handOverForLibraries(_ reason: String, upTo requested: Int) {
+    let line = DaemonImage.handOverReport + ": " + reason
+    log.info("config reloaded: " + line)
+    let answered = reloadCallers.filter { $0.request <= requested }
+    reloadCallers.removeAll()
+    for caller in answered { caller.reply.send([.array(element: "s", [.string(line)])]) }
+    busLost = true  // from here on, leaving keeps the session, as after a lost bus
+    save()
+    history?.finishWriting(within: 1)
+    plugins.stopAll { [weak self] in
+      guard let self else { return }
+      self.connection?.close()
+      self.handOver?()
+      self.leave(status: 1)
+    }
+  }
+
   /// `org.grow.Grow1.Config`: `grow reload`. The config is read off the loop; `Reload` is
   /// answered once it has been applied and the plugins it restarted are up, with what changed.
   private func installConfigInterface(on object: BusObject) {

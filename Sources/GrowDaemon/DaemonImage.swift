@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import GrowConfig
 @_spi(GrowHost) import GrowCore
+import GrowMessages
 @_spi(GrowHost) import GrowPluginKit
 
 /// The two executables that can be the daemon, and which one `grow daemon` runs.
@@ -80,7 +81,7 @@ public enum DaemonImage {
       case .library:
         return .dynamic(
           reason: "plugin '\(item.id)' is a library built against libGrowKit.so, which only "
-            + "this daemon can load")
+            + "the daemon with plugin libraries (grow) can load")
       case .builtIn where !linkedIn.contains(item.id):
         return .dynamic(
           reason: "built-in plugin '\(item.id)' is not linked into the static image")
@@ -90,10 +91,31 @@ public enum DaemonImage {
     return .linkedIn(path: image)
   }
 
+  /// The first words of the answer to `grow reload` when the static image hands over to the
+  /// daemon that loads plugin libraries (`Daemon.handOver`): `grow` waits for that daemon.
+  public static let handOverReport = "handing over to the daemon that loads plugin libraries"
+
+  /// Set for the daemon a hand-over starts: the image it came from, to go back to when the
+  /// new config cannot be loaded there either (so a typo never leaves no daemon at all).
+  public static let handedOverVariable = "GROW_HANDED_OVER_FROM"
+
+  /// Replaces the static image (running at `image`) with `grow daemon` of the full command
+  /// line beside it, asked for the daemon that loads plugin libraries; returns the errno when
+  /// it could not.
+  public static func execDynamic(image: String, configPath: String?) -> Int32 {
+    let cli = PathText.join(PathText.directory(of: image), InstallLayout.cliName)
+    setenv("GROW_DAEMON_IMAGE", "dynamic", 1)
+    setenv(handedOverVariable, image, 1)
+    return execute(cli, [cli, "daemon"] + (configPath.map { ["--config", $0] } ?? []))
+  }
+
   /// Replaces this process with the static image at `path`, given `--config PATH` when
   /// `configPath` is set; returns the errno when it could not.
   public static func exec(_ path: String, configPath: String?) -> Int32 {
-    let words = [path] + (configPath.map { ["--config", $0] } ?? [])
+    execute(path, [path] + (configPath.map { ["--config", $0] } ?? []))
+  }
+
+  private static func execute(_ path: String, _ words: [String]) -> Int32 {
     var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
     execv(path, &argv)
     let code = errno
@@ -154,6 +176,11 @@ public func runLinkedInDaemon(_ arguments: [String], linkedIn: [any GrowPlugin.T
   let daemon = Daemon(
     config: config, log: log,
     reloadConfig: { @Sendable () throws in try GrowConfig.load(path: path) })
+  daemon.handOver = {
+    let code = DaemonImage.execDynamic(
+      image: DaemonImage.runningExecutable(), configPath: path)
+    log.error("cannot run grow daemon: \(String(cString: strerror(code)))")
+  }
   do {
     try daemon.run()
   } catch {

@@ -28,12 +28,16 @@ public struct PluginDirectories: Sendable, Equatable {
       ?? CommandLine.arguments[0]
     // The front's directory (PREFIX/bin) also when this is PREFIX/lib/grow/grow-cli.
     let binDirectory = InstallLayout.binDirectory(ofExecutable: executable)
-    let installed = PathText.normalized(PathText.join(binDirectory, "../lib/grow/plugins"))
+    // PREFIX/lib/grow/plugins: beside an executable in PREFIX/lib/grow (grow-cli, the static
+    // daemon image), else from the front's PREFIX/bin.
+    let directory = PathText.directory(of: executable)
+    let installed =
+      directory.hasSuffix("/lib/grow")
+      ? PathText.join(directory, "plugins")
+      : PathText.normalized(PathText.join(binDirectory, "../lib/grow/plugins"))
     var user = (environment["GROW_PLUGIN_PATH"] ?? "").split(separator: ":").map(String.init)
     user.append(XDGDirectories(environment: environment).growData + "/plugins")
-    // PREFIX/lib/grow/plugins for an executable in PREFIX/lib/grow (the static daemon image).
-    let beside = PathText.join(binDirectory, "plugins")
-    return PluginDirectories(builtIn: [binDirectory, installed, beside], user: user)
+    return PluginDirectories(builtIn: [binDirectory, installed], user: user)
   }
 }
 

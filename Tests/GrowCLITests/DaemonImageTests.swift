@@ -92,16 +92,43 @@ import Testing
     let harness = try DaemonHarness(startDaemon: false)
     try harness.installPlugin(library: "libgrowtest-throws-in-handler.so", as: "throws-in-handler")
     try harness.start()
-    #expect(Self.realPath(try Self.executable(of: harness)) == Self.realPath(Binaries.grow))
+    #expect(
+      Self.realPath(try Self.executable(of: harness)) == Self.realPath(Binaries.locate("grow-cli")))
     #expect(
       harness.daemon?.stderr.contains(
         "plugin 'throws-in-handler' is a library built against libGrowKit.so") == true)
     #expect(try harness.plugins()["throws-in-handler"]?["state"] == "running")
   }
 
+  /// A plugin library installed while the image runs: `grow reload` hands over, in the same
+  /// process, to the daemon that loads it; the running focus goes on with its deadline, and
+  /// nothing is recorded as cut short.
+  @Test func aLibraryInstalledWhileTheImageRunsIsLoadedByAHandOver() throws {
+    let harness = try DaemonHarness()
+    #expect(Self.realPath(try Self.executable(of: harness)) == Self.realPath(Self.image))
+    #expect(try harness.grow("start").status == 0)
+    let before = try harness.status()
+    try harness.installPlugin(library: "libgrowtest-throws-in-handler.so", as: "throws-in-handler")
+    let reload = try harness.grow("reload")
+    #expect(reload.status == 0, "\(reload)")
+    #expect(
+      reload.stdout.hasPrefix(
+        DaemonImage.handOverReport + ": plugin 'throws-in-handler' is a library"),
+      "\(reload.stdout)")
+    #expect(
+      Self.realPath(try Self.executable(of: harness)) == Self.realPath(Binaries.locate("grow-cli")))
+    #expect(try harness.plugins()["throws-in-handler"]?["state"] == "running")
+    let after = try harness.status()
+    #expect(after["state"] as? String == "focus", "\(after)")
+    #expect(after["ends_at"] as? String == before["ends_at"] as? String, "\(before) \(after)")
+    let history = try harness.grow("history", "--json")
+    #expect(!history.stdout.contains("\"stopped\""), "\(history.stdout)")
+  }
+
   @Test func growDaemonImageDynamicAsksForTheDaemonWithPluginLibraries() throws {
     let harness = try DaemonHarness(environment: ["GROW_DAEMON_IMAGE": "dynamic"])
-    #expect(Self.realPath(try Self.executable(of: harness)) == Self.realPath(Binaries.grow))
+    #expect(
+      Self.realPath(try Self.executable(of: harness)) == Self.realPath(Binaries.locate("grow-cli")))
     #expect(try harness.plugins()["notify"]?["state"] == "running")
   }
 }

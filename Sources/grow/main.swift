@@ -24,8 +24,10 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments == ["status"] || arguments == ["status", "--json"] else { runWholeCommandLine() }
 let wantsJSON = arguments.count == 2
 
-/// `grow status` warns about phases the daemon could not yet put in the history; grow-cli reads
-/// that journal and words it. Where GrowHistory's `PendingPhases` keeps it (XDGDirectories).
+/// `grow status` warns about phases the daemon could not yet put in the history, a journal of
+/// them moved aside as damaged, or one full; grow-cli reads those files and words them. Where
+/// GrowHistory's `PendingPhases` keeps them (XDGDirectories): `pending-history.json` and files
+/// named after it.
 func pendingJournalExists() -> Bool {
   let environment = { (name: String) in getenv(name).map { String(cString: $0) } }
   var stateHome: String
@@ -39,7 +41,16 @@ func pendingJournalExists() -> Bool {
     stateHome = InstallLayout.joined(home, ".local/state")
   }
   while stateHome.count > 1, stateHome.hasSuffix("/") { stateHome.removeLast() }
-  return access(stateHome + "/grow/pending-history.json", F_OK) == 0
+  guard let directory = opendir(stateHome + "/grow") else { return false }
+  defer { closedir(directory) }
+  let journal = Array("pending-history.json".utf8)
+  while let entry = readdir(directory) {
+    let named = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+      bytes.starts(with: journal)
+    }
+    if named { return true }
+  }
+  return false
 }
 if !wantsJSON, pendingJournalExists() { runWholeCommandLine() }
 

@@ -4,11 +4,20 @@ import Testing
 
 /// `grow doctor` in a healthy headless desktop and in a broken one.
 @Suite struct DoctorTests {
-  /// The built-in plugin libraries, as the doctor names them.
+  /// A built-in plugin's library, as the doctor names it when it checks it loads (no daemon).
   func pluginPath(_ id: String) -> String {
     let directory = URL(fileURLWithPath: Binaries.grow).resolvingSymlinksInPath()
       .deletingLastPathComponent().path
     return "\(directory)/libgrow-plugin-\(id).so"
+  }
+
+  /// Where a running built-in plugin runs from: the static daemon image that links it in when
+  /// the build has one (DaemonImage; `make test` builds it), else its library.
+  func runningPluginPath(_ id: String) -> String {
+    let directory = URL(fileURLWithPath: Binaries.grow).resolvingSymlinksInPath()
+      .deletingLastPathComponent().path
+    let image = "\(directory)/grow-daemon"
+    return FileManager.default.isExecutableFile(atPath: image) ? image : pluginPath(id)
   }
 
   static let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
@@ -74,7 +83,7 @@ import Testing
       "✔ plugin wayland: stands down: not a Wayland session (WAYLAND_DISPLAY is not set); "
       + "the x11 plugin watches X sessions"
     let running: (String) -> String = { id in
-      "✔ plugin \(id): running (built-in \(pluginPath(id)))" + (id == "x11" ? x11 : "")
+      "✔ plugin \(id): running (built-in \(runningPluginPath(id)))" + (id == "x11" ? x11 : "")
     }
     let off: (String) -> String = { id in
       "✔ plugin \(id): off unless asked for; [plugin.\(id)] enabled = true turns it on"

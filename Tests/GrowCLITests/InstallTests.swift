@@ -293,7 +293,9 @@ import Testing
     if let pid {
       let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
       let cli = URL(fileURLWithPath: growPath).deletingLastPathComponent().path + "/grow-cli"
-      #expect(executable == cli)
+      // ...whose `grow daemon` runs the static image beside it when there is one (DaemonImage).
+      let image = URL(fileURLWithPath: cli).deletingLastPathComponent().path + "/grow-daemon"
+      #expect(executable == (FileManager.default.isExecutableFile(atPath: image) ? image : cli))
       kill(pid, SIGTERM)
     }
   }
@@ -357,8 +359,13 @@ import Testing
 /// `make install` into a DESTDIR staging root, and `make uninstall` from it.
 @Suite struct MakeInstallTests {
   /// What `make install` puts in place: the files below and a catalogue for each po/LL.po.
+  /// The static daemon image is installed when the build has it (`make test` builds it).
+  static let hasDaemonImage = FileManager.default.isExecutableFile(
+    atPath: URL(fileURLWithPath: Binaries.grow).resolvingSymlinksInPath()
+      .deletingLastPathComponent().path + "/grow-daemon")
+
   static let expectedFiles =
-    (listedFiles
+    (listedFiles + (hasDaemonImage ? ["usr/lib/grow/grow-daemon"] : [])
     + ((try? Catalogues.shippedLanguages()) ?? []).map {
       "usr/share/locale/\($0)/LC_MESSAGES/grow.mo"
     }).sorted()
@@ -482,7 +489,11 @@ import Testing
       try JSONSerialization.jsonObject(with: Data(plugins.stdout.utf8)) as? [[String: String]]
     let locations = Dictionary(uniqueKeysWithValues: (list ?? []).map { ($0["id"] ?? "", $0) })
     for id in ["notify", "dnd", "statusbar", "x11", "wayland", "sound", "tray", "gnome-pomodoro"] {
-      #expect(locations[id]?["location"] == "\(stage)/usr/lib/grow/plugins/libgrow-plugin-\(id).so")
+      #expect(
+        locations[id]?["location"]
+          == (Self.hasDaemonImage
+            ? "\(stage)/usr/lib/grow/grow-daemon"
+            : "\(stage)/usr/lib/grow/plugins/libgrow-plugin-\(id).so"))
     }
     #expect(locations["statusbar"]?["state"] == "running")
     daemon.terminate()

@@ -207,7 +207,9 @@ public final class WaylandSession: @unchecked Sendable {
   /// Puts a program of this build (`Binaries.grow`, say) where the session's user can run it,
   /// and returns its path there: the checkout may be out of the user's reach. The shared
   /// libraries beside it (libGrowKit.so, which it finds through its `$ORIGIN` run path) come
-  /// along; the Swift runtime's are in the toolchain's directory, open to everyone.
+  /// along, and so do the programs the `grow` front runs (`grow-cli`, InstallLayout) and the
+  /// static daemon image (`grow-daemon`, DaemonImage); the Swift runtime's are in the
+  /// toolchain's directory, open to everyone.
   /// Hard links where the file system allows (no copying), copies elsewhere.
   public func install(_ executable: String) throws -> String {
     let source = URL(fileURLWithPath: executable)
@@ -216,7 +218,9 @@ public final class WaylandSession: @unchecked Sendable {
       at: bin, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
     let beside = try FileManager.default.contentsOfDirectory(
       atPath: source.deletingLastPathComponent().path)
-    let names = [source.lastPathComponent] + beside.filter { $0.hasSuffix(".so") }
+    let names =
+      [source.lastPathComponent]
+      + beside.filter { $0.hasSuffix(".so") || $0 == "grow-cli" || $0 == "grow-daemon" }
     for name in names {
       let from = source.deletingLastPathComponent().appendingPathComponent(name)
       let to = bin.appendingPathComponent(name)

@@ -88,11 +88,13 @@ struct DebianPackageTests {
     #expect(!BuiltPackage.growIsInstalled)
   }
 
-  /// The files where Debian Policy puts them, and the installed grow loading its Swift
-  /// runtime from /usr/lib/grow only.
+  /// The files where Debian Policy puts them, and the installed command line loading its
+  /// Swift runtime from /usr/lib/grow only (the `grow` front has it linked in).
   func checkInstalledFiles() throws {
     let environment = ["PATH": Self.path]
-    let ldd = try Command.run("ldd", ["/usr/bin/grow"], environment: environment)
+    let front = try Command.run("ldd", ["/usr/bin/grow"], environment: environment)
+    #expect(!front.stdout.contains("libswiftCore"), "\(front.stdout)")
+    let ldd = try Command.run("ldd", ["/usr/lib/grow/grow-cli"], environment: environment)
     #expect(ldd.status == 0)
     #expect(ldd.stdout.contains("/usr/lib/grow/libswiftCore.so"), "\(ldd.stdout)")
     #expect(!ldd.stdout.contains("not found") && !ldd.stdout.contains("/opt/"), "\(ldd.stdout)")
@@ -192,11 +194,10 @@ struct DebianPackageTests {
       inheritingEnvironment: false, timeout: 120)
     #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
     #expect(run.stdout.contains("\"state\":\"focus\""), "\(run.stdout)")
-    #expect(run.stdout.contains("exe=/usr/bin/grow\n"), "\(run.stdout)")
+    // D-Bus activation ran grow daemon, which runs the static daemon image (DaemonImage).
+    #expect(run.stdout.contains("exe=/usr/lib/grow/grow-daemon\n"), "\(run.stdout)")
     #expect(run.stdout.contains("✔ daemon: running"), "\(run.stdout)")
-    #expect(
-      run.stdout.contains("(built-in /usr/lib/grow/plugins/libgrow-plugin-notify.so)"),
-      "\(run.stdout)")
+    #expect(run.stdout.contains("(built-in /usr/lib/grow/grow-daemon)"), "\(run.stdout)")
   }
 }
 

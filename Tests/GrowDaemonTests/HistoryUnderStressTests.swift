@@ -90,7 +90,8 @@ import Testing
     let harness = try DaemonHarness(config: DaemonHarness.oneSecondCycle, startDaemon: false)
     let directory = (historyPath(harness) as NSString).deletingLastPathComponent
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    let mounted = try Command.run("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", directory])
+    // 1 MiB: a new history with every migration needs more than 256 kB of WAL to be made.
+    let mounted = try Command.run("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", directory])
     try #require(mounted.status == 0, "cannot mount a tmpfs (root needed): \(mounted.stderr)")
     defer { _ = try? Command.run("umount", ["-l", directory]) }
     let filler = directory + "/filler"

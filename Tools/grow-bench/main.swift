@@ -178,12 +178,13 @@ func printTables(_ report: Report) {
   }
   if let direct = report.directCallsPerSecondFourHandlers {
     print("Event bus, in process (\(bus.events) events × \(bus.runs) runs, median)")
-    print("subscribers  events/s     deliveries/s  ns/event")
+    print("subscribers  events/s     deliveries/s  ns/event  events/CPU-s")
     for sample in report.bus {
       print(
         String(format: "%11d  ", sample.subscribers) + column(millions(sample.eventsPerSecond), 11)
           + "  " + column(millions(sample.deliveriesPerSecond), 12)
-          + String(format: "  %8.0f", sample.nanosecondsPerEvent))
+          + String(format: "  %8.0f", sample.nanosecondsPerEvent) + "  "
+          + millions(sample.eventsPerCPUSecond))
     }
     let four = report.bus.first { $0.subscribers == 4 }?.eventsPerSecond ?? 0
     print(

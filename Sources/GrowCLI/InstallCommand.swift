@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import GrowBasics
 @_spi(GrowHost) import GrowCore
+import GrowMessages
 
 /// Where `grow install --user` writes, from the XDG base directories of this environment.
 struct UserInstallPaths {
@@ -52,12 +53,16 @@ enum InstallError: Error, CustomStringConvertible {
   var description: String {
     switch self {
     case .cannotWrite(let path, let reason):
-      "cannot write \(path): \(reason); check that you own its directory"
+      Message("cannot write {path}: {reason}; check that you own its directory").render([
+        "path": path, "reason": reason,
+      ])
     case .cannotRemove(let path, let reason):
-      "cannot remove \(path): \(reason)"
+      Message("cannot remove {path}: {reason}").render(["path": path, "reason": reason])
     case .unknownExecutable:
-      "cannot tell where this grow binary is (/proc/self/exe is unreadable); run it by its full "
-        + "path"
+      Message(
+        "cannot tell where this grow binary is (/proc/self/exe is unreadable); run it by its "
+          + "full path"
+      ).render()
     }
   }
 }
@@ -88,13 +93,27 @@ struct UserInstaller {
         BrowserFiles.manifest(script: paths.browserHostScript, firefox: manifest.firefox),
         to: manifest.path)
     }
-    say("  Chromium, Chrome and Firefox can now start 'grow browser-host' for Grow's extension.")
+    say(
+      "  "
+        + Message(
+          "Chromium, Chrome and Firefox can now start 'grow browser-host' for Grow's extension."
+        )
+        .render())
     let folder =
-      BrowserFiles.installedExtension(executable: executable) ?? "browser/ in Grow's sources"
-    say("  Add the extension from \(folder):")
-    say("    Chromium, Chrome: chrome://extensions → Developer mode → Load unpacked → that folder")
-    say("    Firefox: about:debugging → This Firefox → Load Temporary Add-on → its manifest.json")
-    say("  docs/browser.md has the details.")
+      BrowserFiles.installedExtension(executable: executable)
+      ?? Message("browser/ in Grow's sources").render()
+    say("  " + Message("Add the extension from {folder}:").render(["folder": folder]))
+    say(
+      "    "
+        + Message(
+          "Chromium, Chrome: chrome://extensions → Developer mode → Load unpacked → that folder"
+        ).render())
+    say(
+      "    "
+        + Message(
+          "Firefox: about:debugging → This Firefox → Load Temporary Add-on → its manifest.json"
+        ).render())
+    say("  " + Message("docs/browser.md has the details.").render())
   }
 
   func install(_ choice: LoginStart?, gnomePomodoro: Bool = false) throws(InstallError) {
@@ -103,62 +122,88 @@ struct UserInstaller {
       start = choice
       say(
         choice == .systemd
-          ? "Starting at login with a systemd user unit (--systemd)."
-          : "Starting at login with an XDG autostart entry (--autostart).")
+          ? Message("Starting at login with a systemd user unit (--systemd).").render()
+          : Message("Starting at login with an XDG autostart entry (--autostart).").render())
     } else if paths.userSystemdIsRunning {
       start = .systemd
       say(
-        "Starting at login with a systemd user unit: a user systemd instance is running "
-          + "(\(paths.userSystemdSocket ?? "")). Use --autostart for an autostart entry instead.")
+        Message(
+          "Starting at login with a systemd user unit: a user systemd instance is running "
+            + "({socket}). Use --autostart for an autostart entry instead."
+        ).render(["socket": paths.userSystemdSocket ?? ""]))
     } else {
       start = .autostart
       say(
-        "Starting at login with an XDG autostart entry: no user systemd instance is running "
-          + "(no \(paths.userSystemdSocket ?? "$XDG_RUNTIME_DIR/systemd/private")). Desktops "
-          + "like GNOME, KDE and Xfce start these entries; use --systemd for a unit instead.")
+        Message(
+          "Starting at login with an XDG autostart entry: no user systemd instance is running "
+            + "(no {socket}). Desktops like GNOME, KDE and Xfce start these entries; use "
+            + "--systemd for a unit instead."
+        ).render(["socket": paths.userSystemdSocket ?? "$XDG_RUNTIME_DIR/systemd/private"]))
     }
     let marker = DesktopFiles.userMarker
     try write(
       DesktopFiles.dbusService(executable: executable, systemd: start == .systemd, marker: marker),
       to: paths.dbusService)
     say(
-      "  D-Bus activation: the first 'grow start', or any app calling org.grow.Grow1, starts "
-        + "the daemon" + (start == .systemd ? " through grow.service." : "."))
+      "  "
+        + (start == .systemd
+        ? Message(
+          "D-Bus activation: the first 'grow start', or any app calling org.grow.Grow1, "
+            + "starts the daemon through grow.service.")
+        : Message(
+          "D-Bus activation: the first 'grow start', or any app calling org.grow.Grow1, "
+            + "starts the daemon.")).render())
     if gnomePomodoro {
       try write(
         DesktopFiles.gnomePomodoroService(
           executable: executable, systemd: start == .systemd, marker: marker),
         to: paths.gnomePomodoroService)
       say(
-        "  A script or bar module calling org.gnome.Pomodoro starts Grow, whose gnome-pomodoro "
-          + "plugin serves it: turn the plugin on with [plugin.gnome-pomodoro] enabled = true. "
-          + "This file comes before GNOME Pomodoro's own; remove it to get GNOME Pomodoro back.")
+        "  "
+          + Message(
+            "A script or bar module calling org.gnome.Pomodoro starts Grow, whose "
+              + "gnome-pomodoro plugin serves it: turn the plugin on with "
+              + "[plugin.gnome-pomodoro] enabled = true. This file comes before GNOME "
+              + "Pomodoro's own; remove it to get GNOME Pomodoro back."
+          ).render())
     }
     switch start {
     case .systemd:
       try write(
         DesktopFiles.systemdUnit(executable: executable, marker: marker), to: paths.systemdUnit)
-      say("  The unit starts with your graphical session and restarts the daemon if it fails.")
-      try removeOurs(paths.autostartEntry, because: "the unit replaces it")
-      say("Enable it (grow does not run systemctl for you):")
+      say(
+        "  "
+          + Message(
+            "The unit starts with your graphical session and restarts the daemon if it fails."
+          ).render())
+      try removeOurs(paths.autostartEntry, because: Message("the unit replaces it").render())
+      say(Message("Enable it (grow does not run systemctl for you):").render())
       say("  systemctl --user daemon-reload && systemctl --user enable --now grow.service")
     case .autostart:
       try write(
         DesktopFiles.autostartEntry(executable: executable, marker: marker),
         to: paths.autostartEntry)
-      say("  Your desktop starts it at login; set Hidden=true in it to switch it off.")
-      try removeOurs(paths.systemdUnit, because: "the autostart entry replaces it")
+      say(
+        "  "
+          + Message("Your desktop starts it at login; set Hidden=true in it to switch it off.")
+          .render())
+      try removeOurs(
+        paths.systemdUnit, because: Message("the autostart entry replaces it").render())
     }
     say(
-      "i3 does not start autostart entries or graphical-session.target; add to ~/.config/i3/config:"
-    )
+      Message(
+        "i3 does not start autostart entries or graphical-session.target; add to "
+          + "~/.config/i3/config:"
+      ).render())
     say("  exec --no-startup-id dbus-update-activation-environment --systemd DISPLAY XAUTHORITY")
     switch start {
     case .systemd: say("  exec --no-startup-id systemctl --user start grow.service")
     case .autostart: say("  exec --no-startup-id \(DesktopFiles.quotedForExec(executable)) daemon")
     }
-    say("The first line gives a daemon started by D-Bus or systemd your DISPLAY.")
-    say("Check the result with 'grow doctor'; undo it with 'grow install --user --remove'.")
+    say(Message("The first line gives a daemon started by D-Bus or systemd your DISPLAY.").render())
+    say(
+      Message("Check the result with 'grow doctor'; undo it with 'grow install --user --remove'.")
+        .render())
   }
 
   func remove() throws(InstallError) {
@@ -172,10 +217,15 @@ struct UserInstaller {
       removed += 1
       if path == paths.systemdUnit { removedUnit = true }
     }
-    if removed == 0 { say("Nothing to remove: grow install --user has written nothing here.") }
+    if removed == 0 {
+      say(Message("Nothing to remove: grow install --user has written nothing here.").render())
+    }
     // Only a unit can have been enabled; after an autostart entry there is nothing to disable.
     if removedUnit {
-      say("A unit you enabled stays enabled until: systemctl --user disable --now grow.service")
+      say(
+        Message(
+          "A unit you enabled stays enabled until: systemctl --user disable --now grow.service"
+        ).render())
     }
   }
 
@@ -187,7 +237,7 @@ struct UserInstaller {
     } catch {
       throw .cannotWrite(path: path, reason: error.reason)
     }
-    say("wrote \(path)")
+    say(Message("wrote {path}").render(["path": path]))
   }
 
   /// Removes `path` if `grow install --user` wrote it; says what it did. Returns whether it
@@ -198,7 +248,7 @@ struct UserInstaller {
     // The marker leads our unit and desktop files; a script has it after its #! line, a
     // browser's host manifest (JSON) in its description.
     guard text.hasPrefix(DesktopFiles.userMarker) || text.contains(BrowserFiles.marker) else {
-      say("left \(path) alone: grow install --user did not write it")
+      say(Message("left {path} alone: grow install --user did not write it").render(["path": path]))
       return false
     }
     do {
@@ -206,7 +256,9 @@ struct UserInstaller {
     } catch {
       throw .cannotRemove(path: path, reason: failureReason(error))
     }
-    say("removed \(path)" + (reason.map { " (\($0))" } ?? ""))
+    say(
+      reason.map { Message("removed {path} ({reason})").render(["path": path, "reason": $0]) }
+        ?? Message("removed {path}").render(["path": path]))
     return true
   }
 }
@@ -219,11 +271,13 @@ extension Commands {
     try expect(arguments, atMost: 0, "install")
     guard arguments.flag("user") else {
       throw .usage(
-        "grow install sets up your user account only: run 'grow install --user' (to install "
-          + "grow itself, run 'make install' from the source tree)")
+        Message(
+          "grow install sets up your user account only: run 'grow install --user' (to install "
+            + "grow itself, run 'make install' from the source tree)"
+        ).render())
     }
     if arguments.flag("autostart"), arguments.flag("systemd") {
-      throw .usage("grow install: choose one of --autostart and --systemd")
+      throw .usage(Message("grow install: choose one of --autostart and --systemd").render())
     }
     do {
       if arguments.flag("remove") {
@@ -231,8 +285,10 @@ extension Commands {
           || arguments.flag("gnome-pomodoro") || arguments.flag("browser")
         {
           throw CLIError.usage(
-            "grow install --remove removes everything it wrote; drop "
-              + "--autostart/--systemd/--gnome-pomodoro/--browser")
+            Message(
+              "grow install --remove removes everything it wrote; drop "
+                + "--autostart/--systemd/--gnome-pomodoro/--browser"
+            ).render())
         }
         try UserInstaller(paths: UserInstallPaths(), executable: "").remove()
         return

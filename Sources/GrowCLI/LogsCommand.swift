@@ -3,6 +3,7 @@ import Glibc
 @_spi(GrowHost) import GrowCore
 import GrowDaemon
 @_spi(GrowHost) import GrowLoop
+import GrowMessages
 @_spi(GrowHost) import GrowPluginKit
 
 /// `grow logs`: the daemon's log, wherever it went. A daemon that systemd runs logs to the
@@ -22,8 +23,10 @@ enum LogsCommand {
     }
     guard FileManager.default.fileExists(atPath: file.path) else {
       throw .failed(
-        "no log yet: \(file.path) does not exist; the daemon writes it when it runs "
-          + "(under systemd the journal has it: journalctl --user -u grow.service)")
+        Message(
+          "no log yet: {path} does not exist; the daemon writes it when it runs "
+            + "(under systemd the journal has it: journalctl --user -u grow.service)"
+        ).render(["path": file.path]))
     }
     let keep = options.lines ?? (options.follow ? 10 : nil)
     var shown: [Substring] = []
@@ -81,7 +84,10 @@ enum LogsCommand {
     if let plugin = options.plugin { arguments.append("--grep=grow\\[\(plugin)\\] ") }
     let cArguments = arguments.map { strdup($0) } + [nil]
     execvp("journalctl", cArguments)
-    throw .failed("cannot run journalctl: \(String(cString: strerror(errno)))")
+    throw .failed(
+      Message("cannot run journalctl: {reason}").render([
+        "reason": String(cString: strerror(errno))
+      ]))
   }
 }
 
@@ -100,7 +106,10 @@ extension Commands {
     options.plugin = arguments.value("plugin")
     if let lines = arguments.value("lines") {
       guard let count = Int(lines), count >= 0 else {
-        throw .usage("grow logs: --lines takes a whole number, not '\(lines)'")
+        throw .usage(
+          Message("grow logs: --lines takes a whole number, not '{value}'").render([
+            "value": shown(lines)
+          ]))
       }
       options.lines = count
     }

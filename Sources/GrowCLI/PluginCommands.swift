@@ -202,7 +202,8 @@ extension Commands {
     let arguments = try parse(
       words, flags: Set(["json"] + PluginLanguage.allCases.map(\.rawValue)), usage: "plugin")
     guard let action = arguments.positionals.first else {
-      throw .usage("grow plugin needs an action: grow plugin new NAME | install PATH")
+      throw .usage(
+        Message("grow plugin needs an action: grow plugin new NAME | install PATH").render())
     }
     switch action {
     case "new": try newPlugin(arguments)
@@ -210,7 +211,8 @@ extension Commands {
     case checkLibraryAction: checkLibrary(arguments)
     default:
       throw .usage(
-        "grow plugin: no action '\(shown(action))'; usage: grow plugin new NAME | install PATH")
+        Message("grow plugin: no action '{action}'; usage: grow plugin new NAME | install PATH")
+          .render(["action": shown(action)]))
     }
   }
 
@@ -229,7 +231,7 @@ extension Commands {
     }
     let chosen = PluginLanguage.allCases.filter { arguments.flag($0.rawValue) }
     guard chosen.count <= 1 else {
-      throw .usage("grow plugin new: pick one of --swift, --python, --shell")
+      throw .usage(Message("grow plugin new: pick one of --swift, --python, --shell").render())
     }
     let language = chosen.first ?? .swift
     let name = arguments.positionals[1]
@@ -260,12 +262,15 @@ extension Commands {
           ScaffoldReport(
             id: id, language: language.rawValue, directory: name, files: files, next: next)))
     }
-    let kind =
-      language == .swift
-      ? "a Swift plugin against the SDK in \(sdk)" : "a \(language.rawValue) program"
-    say("wrote \(name)/, the plugin '\(id)' (\(kind)):")
+    let values = ["directory": name, "id": id, "sdk": sdk, "language": language.rawValue]
+    say(
+      (language == .swift
+        ? Message(
+          "wrote {directory}/, the plugin '{id}' (a Swift plugin against the SDK in {sdk}):")
+        : Message("wrote {directory}/, the plugin '{id}' (a {language} program):"))
+        .render(values))
     for file in files { say("  \(name)/\(file)") }
-    say("next:")
+    say(Message("next:").render())
     for command in next { say("  \(command)") }
   }
 
@@ -281,11 +286,16 @@ extension Commands {
       installation = try PluginInstaller.install(
         arguments.positionals[1], into: directory, checkLibrary: checkLibraryInChild)
     } catch {
-      throw .failed("grow plugin install: \(error.description); nothing was installed")
+      throw .failed(
+        Message("grow plugin install: {problem}; nothing was installed").render([
+          "problem": error.description
+        ]))
     }
     let id = installation.id
     // A new version: whatever took the daemon down before gets its chance again.
-    if PluginQuarantine().release(id) { say("released plugin '\(id)' from quarantine") }
+    if PluginQuarantine().release(id) {
+      say(Message("released plugin '{id}' from quarantine").render(["id": id]))
+    }
     let (configText, configChanged) = enable(id)
     var report = InstallReport(
       id: id, kind: installation.kind.rawValue, source: installation.source,
@@ -294,17 +304,28 @@ extension Commands {
       configChanged: configChanged, daemonRunning: false, daemonChanges: [])
     try tellDaemon(about: installation, report: &report)
     if arguments.flag("json") { return say(jsonText(report)) }
+    let values = [
+      "id": id, "kind": installation.kind.rawValue, "path": installation.destination,
+      "source": installation.source,
+    ]
     say(
-      "\(installation.replaced ? "replaced" : "installed") plugin '\(id)' "
-        + "(\(installation.kind.rawValue)): \(installation.destination)")
-    say("  from \(installation.source)")
+      (installation.replaced
+        ? Message("replaced plugin '{id}' ({kind}): {path}")
+        : Message("installed plugin '{id}' ({kind}): {path}")).render(values))
+    say("  " + Message("from {source}").render(values))
     if let other = installation.replacedOther {
-      let otherKind = installation.kind == .library ? "program" : "library"
-      say("  replacing the \(otherKind) plugin '\(id)' it removed: \(other)")
+      say(
+        "  "
+          + (installation.kind == .library
+          ? Message("replacing the program plugin '{id}' it removed: {other}")
+          : Message("replacing the library plugin '{id}' it removed: {other}"))
+          .render(["id": id, "other": other]))
     }
-    say("config: \(configText)")
+    say(Message("config: {text}").render(["text": configText]))
     guard report.daemonRunning else {
-      return say("daemon: not running; it starts '\(id)' when it starts ('grow start' starts it)")
+      return say(
+        Message("daemon: not running; it starts '{id}' when it starts ('grow start' starts it)")
+          .render(["id": id]))
     }
     for change in report.daemonChanges { say("daemon: \(change)") }
     say(

@@ -133,6 +133,12 @@ import Testing
         ["history", "delete", "--from", "2020-01-01", "--to", "2020-01-02"],
         ["history", "delete", "--from", "2020-01-01", "--to", "2020-01-02", "--yes"],
         ["history", "delete", "first"], ["history", "delete", "1"],
+        // Set-up in the harness's own HOME and XDG directories, then undone.
+        ["install"], ["install", "--user", "--autostart", "--systemd"],
+        ["install", "--user", "--remove", "--browser"], ["install", "--user", "--remove"],
+        ["install", "--user", "--autostart", "--browser"], ["install", "--user", "--remove"],
+        ["logs", "--lines", "many"], ["plugin"], ["plugin", "frobnicate"],
+        ["plugin", "new", "mine", "--swift", "--shell"],
       ] + Self.commandNames.map { ["help", $0] }
     var untranslated: [String] = []
     var lines = 0
@@ -153,6 +159,10 @@ import Testing
         lines += 1
         // A command's synopsis is its words and options, the same in every language.
         if command.first == "help", line.hasPrefix("‹usage: grow ›") { continue }
+        // Lines `grow install` gives to be typed or pasted: commands, not sentences.
+        if command.first == "install", line.hasPrefix("  exec ") || line.hasPrefix("  systemctl ") {
+          continue
+        }
         // Not yet: what the plugins say of themselves (their notes and the reasons one does not
         // run) is the plugins' English; the listing's own words are checked.
         if command == ["plugins"],
@@ -161,7 +171,9 @@ import Testing
           continue
         }
         // A plugin's id and location (a path); the outcomes and doctor's JSON keys are values.
-        let line = line.split(separator: " ", omittingEmptySubsequences: false)
+        let line = line.replacingOccurrences(
+          of: "›/[^ ‹]*", with: "›", options: .regularExpression
+        ).split(separator: " ", omittingEmptySubsequences: false)
           .filter { !$0.hasPrefix("/") }.joined(separator: " ")
         let values = [
           "gnome-pomodoro", "completed, skipped, stopped, abandoned",

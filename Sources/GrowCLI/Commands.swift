@@ -469,7 +469,9 @@ enum Commands {
       || arguments.value("template") != nil || arguments.value("icons") != nil
     if arguments.flag("json"), wantsBar {
       throw .usage(
-        "grow status: --json cannot be combined with --format, --template, --icons or --follow")
+        Message(
+          "grow status: --json cannot be combined with --format, --template, --icons or --follow"
+        ).render())
     }
     guard wantsBar else {
       let report = StatusReport(try GrowClient().status())
@@ -492,7 +494,9 @@ enum Commands {
     let formatName = arguments.value("format") ?? StatusBarFormat.plain.rawValue
     guard let format = StatusBarFormat(rawValue: formatName) else {
       throw .usage(
-        "grow status: unknown format '\(shown(formatName))'; formats: \(StatusBarFormat.names)")
+        Message("grow status: unknown format '{format}'; formats: {formats}").render([
+          "format": shown(formatName), "formats": StatusBarFormat.names,
+        ]))
     }
     var template: StatusTemplate
     do {
@@ -501,11 +505,14 @@ enum Commands {
           try StatusTemplate(source)
         } ?? .standard
     } catch {
-      throw .usage("grow status: \(error.description)")
+      throw .usage(Message("grow status: {problem}").render(["problem": error.description]))
     }
     if let name = arguments.value("icons") {
       guard let icons = IconSet(rawValue: name) else {
-        throw .usage("grow status: unknown icon set '\(name)'; icon sets: \(IconSet.names)")
+        throw .usage(
+          Message("grow status: unknown icon set '{name}'; icon sets: {sets}").render([
+            "name": shown(name), "sets": IconSet.names,
+          ]))
       }
       template.icons = icons
     }
@@ -627,11 +634,12 @@ enum Commands {
         timeout: Int32(reloadWait * 1000))
     } catch .bus(let error) where error.name == BusError.noReply {
       throw .failed(
-        "the daemon did not finish reloading within \(DurationText.format(reloadWait)); "
-          + "'grow logs' says what it is doing")
+        Message(
+          "the daemon did not finish reloading within {time}; 'grow logs' says what it is doing"
+        ).render(["time": DurationText.format(reloadWait)]))
     }
     guard case .array(_, let lines)? = answer.first else {
-      throw .failed("the daemon gave no answer to Reload")
+      throw .failed(Message("the daemon gave no answer to Reload").render())
     }
     let changes = lines.compactMap(\.stringValue)
     if changes.first?.hasPrefix(DaemonImage.handOverReport) == true, let old = owner {
@@ -653,8 +661,9 @@ enum Commands {
       usleep(50_000)
     }
     throw .failed(
-      "the daemon did not come back within \(DurationText.format(reloadWait)) after handing "
-        + "over; 'grow logs' says why")
+      Message(
+        "the daemon did not come back within {time} after handing over; 'grow logs' says why"
+      ).render(["time": DurationText.format(reloadWait)]))
   }
 
   /// How long `grow reload` waits for the daemon to read the file.

@@ -143,13 +143,14 @@ extension Commands {
       do {
         let seconds = try DurationText.parse(text)
         guard seconds > 0, seconds <= 60 else {
-          throw CLIError.usage("--timeout must be between 1s and 60s")
+          throw CLIError.usage(Message("--timeout must be between 1s and 60s").render())
         }
         timeout = Int32(seconds * 1000)
       } catch let error as CLIError {
         throw error
       } catch {
-        throw .usage("--timeout: \(error)")
+        throw .usage(
+          Message("{name}: {problem}").render(["name": "--timeout", "problem": "\(error)"]))
       }
     }
     let restorer = DoNotDisturbRestorer(
@@ -159,28 +160,36 @@ extension Commands {
     if case .record = restorer.file.read(), (try? GrowClient())?.daemonIsRunning() == true {
       return try reportRestore(
         json: json, outcome: "daemon-running", backend: nil, path: path, succeeded: false,
-        message: "the grow daemon is running and puts Do-Not-Disturb back itself when focus "
-          + "ends; 'grow dnd off' ends it now")
+        message: Message(
+          "the grow daemon is running and puts Do-Not-Disturb back itself when focus ends; "
+            + "'grow dnd off' ends it now"
+        ).render())
     }
     let outcome = restorer.run { try BusConnection.sessionBusAddress() }
     switch outcome {
     case .nothingToRestore:
       try reportRestore(
         json: json, outcome: "nothing-to-restore", backend: nil, path: path, succeeded: true,
-        message: "nothing to restore: Grow left no Do-Not-Disturb on (no \(path))")
+        message: Message("nothing to restore: Grow left no Do-Not-Disturb on (no {path})")
+          .render(["path": path]))
     case .restored(let backend):
       try reportRestore(
         json: json, outcome: "restored", backend: backend, path: path, succeeded: true,
-        message: "put \(backend)'s Do-Not-Disturb back as it was before Grow changed it")
+        message: Message(
+          "put {server}'s Do-Not-Disturb back as it was before Grow changed it"
+        ).render(["server": backend]))
     case .alreadyBack(let backend):
       try reportRestore(
         json: json, outcome: "already-back", backend: backend, path: path, succeeded: true,
-        message: "\(backend)'s Do-Not-Disturb was already changed back (by hand, or the server "
-          + "restarted); nothing to switch")
+        message: Message(
+          "{server}'s Do-Not-Disturb was already changed back (by hand, or the server "
+            + "restarted); nothing to switch"
+        ).render(["server": backend]))
     case .releasedWithConnection(let backend):
       try reportRestore(
         json: json, outcome: "released", backend: backend, path: path, succeeded: true,
-        message: "\(backend) ended Grow's inhibition when the daemon's connection closed")
+        message: Message("{server} ended Grow's inhibition when the daemon's connection closed")
+          .render(["server": backend]))
     case .damaged(let why):
       try reportRestore(
         json: json, outcome: "damaged", backend: nil, path: path, succeeded: false, message: why)
@@ -205,7 +214,9 @@ extension Commands {
       if !succeeded { throw .silentFailure }
       return
     }
-    guard succeeded else { throw .failed("grow dnd restore: " + message) }
+    guard succeeded else {
+      throw .failed(Message("grow dnd restore: {problem}").render(["problem": message]))
+    }
     say(message)
   }
 
@@ -222,7 +233,7 @@ extension Commands {
     } catch let error as CLIError {
       throw error
     } catch {
-      throw .usage("--for: \(error)")
+      throw .usage(Message("{name}: {problem}").render(["name": "--for", "problem": "\(error)"]))
     }
   }
 

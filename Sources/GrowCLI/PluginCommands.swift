@@ -262,13 +262,17 @@ extension Commands {
           ScaffoldReport(
             id: id, language: language.rawValue, directory: name, files: files, next: next)))
     }
-    let values = ["directory": name, "id": id, "sdk": sdk, "language": language.rawValue]
-    say(
-      (language == .swift
-        ? Message(
-          "wrote {directory}/, the plugin '{id}' (a Swift plugin against the SDK in {sdk}):")
-        : Message("wrote {directory}/, the plugin '{id}' (a {language} program):"))
-        .render(values))
+    if language == .swift {
+      say(
+        Message(
+          "wrote {directory}/, the plugin '{id}' (a Swift plugin against the SDK in {sdk}):"
+        ).render(["directory": name, "id": id, "sdk": sdk]))
+    } else {
+      say(
+        Message("wrote {directory}/, the plugin '{id}' (a {language} program):").render([
+          "directory": name, "id": id, "language": language.rawValue,
+        ]))
+    }
     for file in files { say("  \(name)/\(file)") }
     say(Message("next:").render())
     for command in next { say("  \(command)") }
@@ -304,22 +308,27 @@ extension Commands {
       configChanged: configChanged, daemonRunning: false, daemonChanges: [])
     try tellDaemon(about: installation, report: &report)
     if arguments.flag("json") { return say(jsonText(report)) }
-    let values = [
-      "id": id, "kind": installation.kind.rawValue, "path": installation.destination,
-      "source": installation.source,
-    ]
+    let kind = installation.kind.rawValue
+    let path = installation.destination
     say(
-      (installation.replaced
-        ? Message("replaced plugin '{id}' ({kind}): {path}")
-        : Message("installed plugin '{id}' ({kind}): {path}")).render(values))
-    say("  " + Message("from {source}").render(values))
+      installation.replaced
+        ? Message("replaced plugin '{id}' ({kind}): {path}").render([
+          "id": id, "kind": kind, "path": path,
+        ])
+        : Message("installed plugin '{id}' ({kind}): {path}").render([
+          "id": id, "kind": kind, "path": path,
+        ]))
+    say("  " + Message("from {source}").render(["source": installation.source]))
     if let other = installation.replacedOther {
       say(
         "  "
           + (installation.kind == .library
-          ? Message("replacing the program plugin '{id}' it removed: {other}")
-          : Message("replacing the library plugin '{id}' it removed: {other}"))
-          .render(["id": id, "other": other]))
+            ? Message("replacing the program plugin '{id}' it removed: {other}").render([
+              "id": id, "other": other,
+            ])
+            : Message("replacing the library plugin '{id}' it removed: {other}").render([
+              "id": id, "other": other,
+            ])))
     }
     say(Message("config: {text}").render(["text": configText]))
     guard report.daemonRunning else {

@@ -205,16 +205,24 @@ struct SyncStatusReport {
         ).render())
     }
     for machine in report.machines {
+      let line = Message(
+        one: "{name} ({id}): {phases} phase, latest ended {last}",
+        other: "{name} ({id}): {phases} phases, latest ended {last}", countedBy: "phases"
+      ).render([
+        "name": machine.name, "id": machine.id, "phases": machine.phases,
+        "last": machine.lastRecordAt ?? Message("never").render(),
+      ])
       lines.append(
-        Message("{name} ({id}): {phases} phases, latest ended {last}{absent}").render([
-          "name": machine.name, "id": machine.id, "phases": machine.phases,
-          "last": machine.lastRecordAt ?? "never",
-          "absent": machine.journalInFolder ? "" : " (its journal is not in the folder now)",
-        ]))
+        machine.journalInFolder
+          ? line
+          : Message("{machine}; its journal is not in the folder now").render(["machine": line]))
     }
     let syncthing = report.syncthing.summary
     lines.append(
-      (syncthing.ok ? "" : "! ") + syncthing.text + (syncthing.fix.map { "; fix: \($0)" } ?? ""))
+      (syncthing.ok ? "" : "! ")
+        + (syncthing.fix.map {
+          Message("{problem}; fix: {fix}").render(["problem": syncthing.text, "fix": $0])
+        } ?? syncthing.text))
     for problem in report.problems { lines.append("! \(problem)") }
     return lines
   }

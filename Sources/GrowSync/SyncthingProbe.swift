@@ -81,13 +81,19 @@ public struct SyncthingReport: Sendable, Equatable, Encodable {
     case .shared:
       return (
         true,
+        // Two counts, so two clauses, each with its own plural.
         Message(
-          "Syncthing shares folder '{folder}' with {devices} other device(s), {connected} "
-            + "connected now; {state}, {need} file(s) to fetch"
-        ).render([
-          "folder": folderID ?? "", "devices": devices, "connected": connectedDevices,
-          "state": state ?? "unknown", "need": needFiles ?? 0,
-        ]), nil
+          one: "Syncthing shares folder '{folder}' with {devices} other device, {connected} "
+            + "connected now",
+          other: "Syncthing shares folder '{folder}' with {devices} other devices, {connected} "
+            + "connected now", countedBy: "devices"
+        ).render(["folder": folderID ?? "", "devices": devices, "connected": connectedDevices])
+          + "; "
+          + Message(
+            one: "{state}, {need} file to fetch", other: "{state}, {need} files to fetch",
+            countedBy: "need"
+          ).render(["state": state ?? Message("unknown").render(), "need": needFiles ?? 0]),
+        nil
       )
     }
   }

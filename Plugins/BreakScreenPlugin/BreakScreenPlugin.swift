@@ -80,7 +80,9 @@ public final class BreakScreenPlugin: GrowPlugin {
       let name = context.environment["DISPLAY"] ?? ""
       guard !name.isEmpty else {
         throw PluginError.unavailable(
-          "neither WAYLAND_DISPLAY nor DISPLAY is set; the break screen needs a desktop session")
+          Message(
+            "neither WAYLAND_DISPLAY nor DISPLAY is set; the break screen needs a desktop session"
+          ).render())
       }
       displayName = name
       serverName = "the X server on \(name)"
@@ -377,7 +379,11 @@ public final class BreakScreenPlugin: GrowPlugin {
         // The screen is refused at each break (`ShowRefusal.noLayerShell`); a notification
         // stands in for it then.
         context.log.warning(reason)
-        context.setUnavailable(reason)
+        context.setUnavailable(
+          Message(
+            "the Wayland compositor offers no layer shell (zwlr_layer_shell_v1; GNOME has none), "
+              + "so nothing can cover its outputs; a critical notification stands in at each break"
+          ).render(), limit: .compositorWithholds)
       }
       guard self.display === display else { return }
     }

@@ -47,7 +47,8 @@ public final class BrowserPlugin: GrowPlugin {
       recordURLs: try context.config.bool("record-urls", default: false))
     watch.onBlockingChange = { [weak self] in self?.announce() }
     exportInterface()
-    context.setNote("waiting for the browser extension (grow install --user --browser)")
+    context.setNote(
+      Message("waiting for the browser extension (grow install --user --browser)").render())
   }
 
   public func stop() {
@@ -63,7 +64,7 @@ public final class BrowserPlugin: GrowPlugin {
   private func noteConnected(_ browser: String) {
     guard browser != connectedBrowser else { return }
     connectedBrowser = browser
-    context.setNote("a browser is connected (\(browser))")
+    context.setNote(Message("a browser is connected ({browser})").render(["browser": browser]))
   }
 
   /// PropertiesChanged when the lists changed, so each browser updates its rules.

@@ -95,7 +95,9 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
   private var switchCallers: [(reply: PendingReply, values: [BusValue], wait: any Alarm)] = []
 
   public convenience init(context: PluginContext) throws {
-    guard let bus = context.sessionBus else { throw PluginError.unavailable("no session bus") }
+    guard let bus = context.sessionBus else {
+      throw PluginError.unavailable(Message("no session bus").render())
+    }
     try self.init(context: context, servers: BusDndServerLookup(bus: bus, context: context))
   }
 

@@ -34,8 +34,13 @@ public final class GnomePomodoroPlugin: GrowPlugin {
   static let notSupported = "org.freedesktop.DBus.Error.NotSupported"
   /// Why the plugin waits: who owns the name, as far as the bus and /proc tell.
   static func waitingForName(owner: String?) -> String {
-    "org.gnome.Pomodoro is owned by \(owner ?? "another program"); Grow serves it when that "
-      + "one quits"
+    guard let owner else {
+      return Message(
+        "org.gnome.Pomodoro is owned by another program; Grow serves it when that one quits"
+      ).render()
+    }
+    return Message("org.gnome.Pomodoro is owned by {owner}; Grow serves it when that one quits")
+      .render(["owner": owner])
   }
 
   private let context: PluginContext
@@ -48,7 +53,8 @@ public final class GnomePomodoroPlugin: GrowPlugin {
 
   public init(context: PluginContext) throws {
     guard let bus = context.sessionBus else {
-      throw PluginError.unavailable("no session bus to serve org.gnome.Pomodoro on")
+      throw PluginError.unavailable(
+        Message("no session bus to serve org.gnome.Pomodoro on").render())
     }
     self.context = context
     self.bus = bus
@@ -128,7 +134,7 @@ public final class GnomePomodoroPlugin: GrowPlugin {
       guard let self, !stopped, object == nil,
         case .success(let reply) = result, case .uint32(let pid)? = reply.arguments.first
       else { return }
-      context.setUnavailable(Self.waitingForName(owner: Self.program(pid) + " (pid \(pid))"))
+      context.setUnavailable(Self.waitingForName(owner: "\(Self.program(pid)) (pid \(pid))"))
     }
   }
 

@@ -93,7 +93,8 @@ public final class NotifyPlugin: GrowPlugin {
 
   public convenience init(context: PluginContext) throws {
     guard let bus = context.sessionBus else {
-      throw PluginError.unavailable("no session bus to reach a notification server on")
+      throw PluginError.unavailable(
+        Message("no session bus to reach a notification server on").render())
     }
     let server: FreedesktopNotifications
     do {

@@ -45,7 +45,8 @@ public final class StatusBarPlugin: GrowPlugin {
 
   public init(context: PluginContext) throws {
     guard let runtime = XDGDirectories(environment: context.environment).runtimeDirectory else {
-      throw PluginError.unavailable("XDG_RUNTIME_DIR is not set; there is nowhere to keep the file")
+      throw PluginError.unavailable(
+        Message("XDG_RUNTIME_DIR is not set; there is nowhere to keep the file").render())
     }
     try context.config.check(against: Self.settings, cards: [])
     let iconsName = context.config.string("icons", default: IconSet.unicode.rawValue)
@@ -63,7 +64,10 @@ public final class StatusBarPlugin: GrowPlugin {
     do {
       try PrivateFiles.makeDirectory(directory.path)
     } catch {
-      throw PluginError.unavailable("cannot create \(error.path): \(error.reason)")
+      throw PluginError.unavailable(
+        Message("cannot create {path}: {reason}").render([
+          "path": error.path, "reason": error.reason,
+        ]))
     }
     self.directory = directory
     log = context.log

@@ -45,7 +45,7 @@ public final class TrayPlugin: GrowPlugin {
 
   public init(context: PluginContext) throws {
     guard let bus = context.sessionBus else {
-      throw PluginError.unavailable("no session bus to reach a tray on")
+      throw PluginError.unavailable(Message("no session bus to reach a tray on").render())
     }
     self.context = context
     self.bus = bus
@@ -92,7 +92,9 @@ public final class TrayPlugin: GrowPlugin {
     menuObject.withdraw()
   }
 
-  static let noWatcher = "no StatusNotifierWatcher (is a tray running?)"
+  static var noWatcher: String {
+    Message("no StatusNotifierWatcher (is a tray running?)").render()
+  }
 
   // MARK: The watcher
 
@@ -110,7 +112,10 @@ public final class TrayPlugin: GrowPlugin {
       case .failure(let error):
         context.setUnavailable(
           error.name == "org.freedesktop.DBus.Error.ServiceUnknown"
-            ? Self.noWatcher : "the tray did not take the icon: \(error.message)")
+            ? Self.noWatcher
+            : Message("the tray did not take the icon: {error}").render([
+              "error": error.message
+            ]))
       }
     }
   }

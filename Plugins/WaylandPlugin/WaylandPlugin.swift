@@ -37,14 +37,19 @@ public final class WaylandPlugin: GrowPlugin {
   /// What the last `block` could not do, shown after the facts until a later block works.
   private var blockProblem: String?
   private var windowTrouble: String?
+  /// Whether the compositor withholds something the monitor needs (the active window, idle):
+  /// the note's kind, `PluginLimit.compositorWithholds`, for `grow doctor`.
+  private var withheld = false
 
   public init(context: PluginContext) throws {
     self.context = context
     try context.config.check(against: Self.settings, cards: [])
     let environment = context.environment
     guard let display = environment["WAYLAND_DISPLAY"], !display.isEmpty else {
-      throw PluginError.unavailable(
-        "not a Wayland session (WAYLAND_DISPLAY is not set); the x11 plugin watches X sessions")
+      throw PluginError.limited(
+        Message(
+          "not a Wayland session (WAYLAND_DISPLAY is not set); the x11 plugin watches X sessions"
+        ).render(), .otherSession)
     }
     let session = CompositorSession(environment: environment)
     watch = try DistractionWatch(context: context) { [weak self] window, action in
@@ -74,6 +79,7 @@ public final class WaylandPlugin: GrowPlugin {
       toplevelSource = true
     case .none(let why):
       facts.append(why)
+      withheld = true
     }
     if let windows {
       facts.append("active window from \(windows.name)")
@@ -116,11 +122,13 @@ public final class WaylandPlugin: GrowPlugin {
         loop: context.loop)
     } catch {
       if toplevelSource { facts.append("no window source: \(error)") }
+      withheld = true
       return addFact("\(error): away detection is off")
     }
     self.display = display
     display.onReady = { [weak self] idleProtocol, toplevels in
       guard let self else { return }
+      if !toplevels && toplevelSource || idleProtocol == nil { withheld = true }
       if toplevelSource {
         facts +=
           toplevels
@@ -181,6 +189,7 @@ public final class WaylandPlugin: GrowPlugin {
   }
 
   private func showNote() {
+    watch.sessionLimit = withheld ? .compositorWithholds : nil
     watch.sessionFacts = facts + (blockProblem.map { [$0] } ?? [])
   }
 
@@ -188,12 +197,14 @@ public final class WaylandPlugin: GrowPlugin {
   /// protocol came to Mutter only in 47).
   private func startMutterIdle() {
     guard let bus = context.sessionBus else {
+      withheld = true
       return addFact("no session bus for \(MutterIdle.service): away detection is off")
     }
     let idle = MutterIdle(
       bus: bus, milliseconds: UInt64(watch.idlePause * 1000), context: context)
     mutterIdle = idle
     idle.onReady = { [weak self] problem in
+      if problem != nil { self?.withheld = true }
       self?.addFact(
         problem.map { "\($0): away detection is off" } ?? "idle from \(MutterIdle.service)")
     }

@@ -95,13 +95,16 @@ public final class X11Plugin: GrowPlugin {
     // Xwayland is no view of a Wayland session: _NET_ACTIVE_WINDOW is 0 whenever a native
     // window has focus, and its idle counter climbs while the person types into one.
     if let wayland = context.environment["WAYLAND_DISPLAY"], !wayland.isEmpty {
-      throw PluginError.unavailable(
-        "this is a Wayland session (WAYLAND_DISPLAY=\(wayland)): the wayland plugin watches it; "
-          + "Xwayland sees neither native windows nor their input")
+      throw PluginError.limited(
+        Message(
+          "this is a Wayland session (WAYLAND_DISPLAY={display}): the wayland plugin watches it; "
+            + "Xwayland sees neither native windows nor their input"
+        ).render(["display": wayland]), .otherSession)
     }
     let name = context.environment["DISPLAY"] ?? ""
     guard !name.isEmpty else {
-      throw PluginError.unavailable("DISPLAY is not set; the X11 monitor needs an X session")
+      throw PluginError.unavailable(
+        Message("DISPLAY is not set; the X11 monitor needs an X session").render())
     }
     displayName = name
     let display: any X11Connection
@@ -160,7 +163,9 @@ public final class X11Plugin: GrowPlugin {
         "the X server on \(displayName) has not answered for "
           + "\(DurationText.format(X11Display.replyDeadline)); waiting for it")
       context.setUnavailable(
-        "X server not answering (\(displayName)); the monitor goes on when it answers")
+        Message("X server not answering ({display}); the monitor goes on when it answers").render([
+          "display": displayName
+        ]))
     }
   }
 
@@ -205,6 +210,9 @@ public final class X11Plugin: GrowPlugin {
     windowManagerTakesClose = session.takesCloseRequests
     if windowManager != previous { blockProblem = nil }
     sessionFacts = facts
+    // No _NET_ACTIVE_WINDOW or no idle alarms: another window manager or X server has them.
+    watch.sessionLimit =
+      session.publishesActiveWindow && display.hasIdleAlarms ? nil : .desktopLacks
     showNote()
     if isI3, i3Socket == nil, windowManager != previous {
       context.log.warning(
@@ -281,10 +289,12 @@ public final class X11Plugin: GrowPlugin {
   /// display, and inotify says so; the plugin stays loaded, shown as unavailable meanwhile.
   private func serverGone() {
     disconnect()
-    let gone = "the X server on \(displayName) went away"
     guard let socket = X11Socket.path(forDisplay: displayName) else {
       stop()
-      return context.disable(because: .unavailable("\(gone); 'grow plugins reload x11' reconnects"))
+      return context.disable(
+        because: .unavailable(
+          Message("the X server on {display} went away; 'grow plugins reload x11' reconnects")
+            .render(["display": displayName])))
     }
     do {
       serverWatch = try DirectoryWatch(directory: socket.directory) { [weak self] name in
@@ -293,9 +303,15 @@ public final class X11Plugin: GrowPlugin {
     } catch {
       stop()
       return context.disable(
-        because: .unavailable("\(gone) and \(error); 'grow plugins reload x11' reconnects"))
+        because: .unavailable(
+          Message(
+            "the X server on {display} went away, and its socket cannot be watched ({error}); "
+              + "'grow plugins reload x11' reconnects"
+          ).render(["display": displayName, "error": "\(error)"])))
     }
-    context.setUnavailable("\(gone); the monitor reconnects when it is back")
+    context.setUnavailable(
+      Message("the X server on {display} went away; the monitor reconnects when it is back")
+        .render(["display": displayName]))
     // It may be back already (or only our connection was closed, by xkill say).
     reconnect(retries: 0)
   }

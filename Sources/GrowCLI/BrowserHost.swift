@@ -3,6 +3,7 @@ import Glibc
 @_spi(GrowHost) import GrowCore
 import GrowDBus
 @_spi(GrowHost) import GrowLoop
+import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// The browser's native messaging framing: each message is a 4-byte length in the machine's
@@ -119,7 +120,10 @@ final class BrowserHost {
         }
       }
     } catch {
-      writeAll("grow browser-host: cannot follow the daemon: \(error.message)\n", to: 2)
+      writeAll(
+        "grow browser-host: "
+          + Message("cannot follow the daemon: {error}").render(["error": error.message]) + "\n",
+        to: 2)
     }
     let watch = loop.watch(STDIN_FILENO, for: .readable) { [weak self] _ in
       var chunk = [UInt8](repeating: 0, count: 16 * 1024)
@@ -140,11 +144,19 @@ final class BrowserHost {
       switch item {
       case .tooLong(let length):
         report(
-          "a message of \(length) bytes is over the limit of \(NativeMessageReader.limit); "
-            + "skipped")
+          Message(
+            one: "a message of {count} byte is over the limit of {limit}; skipped",
+            other: "a message of {count} bytes is over the limit of {limit}; skipped",
+            countedBy: "count"
+          ).render(["count": length, "limit": NativeMessageReader.limit]))
       case .message(let body):
         guard case .object(let message)? = JSONValue.parse(body) else {
-          report("a message that is not a JSON object (\(body.count) bytes); skipped")
+          report(
+            Message(
+              one: "a message that is not a JSON object ({count} byte); skipped",
+              other: "a message that is not a JSON object ({count} bytes); skipped",
+              countedBy: "count"
+            ).render(["count": body.count]))
           continue
         }
         handle(message)
@@ -156,12 +168,12 @@ final class BrowserHost {
     switch message["type"] {
     case .string("site"):
       guard case .string(let url)? = message["url"] else {
-        return report("a site message without a url; skipped")
+        return report(Message("a site message without a url; skipped").render())
       }
       visit(tab: message["tab"] ?? .null, url: url)
     case .string("allow"):
       guard case .string(let url)? = message["url"] else {
-        return report("an allow message without a url; skipped")
+        return report(Message("an allow message without a url; skipped").render())
       }
       let minutes = message["minutes"].flatMap { if case .number(let n) = $0 { n } else { nil } }
       let seconds = UInt32(max(1, min(60, minutes ?? 5)) * 60)
@@ -174,7 +186,13 @@ final class BrowserHost {
     case .string("state"):
       sendState()
     default:
-      report("a message of unknown type \(message["type"]?.text.prefix(40) ?? "none"); skipped")
+      guard let type = message["type"] else {
+        return report(Message("a message without a type; skipped").render())
+      }
+      report(
+        Message("a message of unknown type {type}; skipped").render([
+          "type": String(type.text.prefix(40))
+        ]))
     }
   }
 
@@ -214,12 +232,16 @@ final class BrowserHost {
       unreported += 1
       return
     }
-    let more = unreported > 0 ? " (and \(unreported) more since the last report)" : ""
+    let text =
+      unreported > 0
+      ? Message(
+        one: "{problem} (and {count} more since the last report)",
+        other: "{problem} (and {count} more since the last report)", countedBy: "count"
+      ).render(["problem": problem, "count": unreported])
+      : problem
     unreported = 0
-    writeAll("grow browser-host: \(problem)\(more)\n", to: STDERR_FILENO)
-    client.send(
-      GrowBusAPI.browserInterface, "Report", [.string(browser), .string(problem + more)]
-    ) { _ in }
+    writeAll("grow browser-host: \(text)\n", to: STDERR_FILENO)
+    client.send(GrowBusAPI.browserInterface, "Report", [.string(browser), .string(text)]) { _ in }
   }
 
   // MARK: To the browser

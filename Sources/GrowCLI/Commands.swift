@@ -20,9 +20,10 @@ struct Command {
   /// Longer help: options and behaviour; `grow help COMMAND` says it in the reader's
   /// language, the man page in English.
   let details: Message?
-  /// What follows the details in every language: machine output's keys (the JSON schema of
-  /// `grow status --json`, its words the fields' own docs).
-  var appendix = ""
+  /// What follows the details: machine output's keys (the JSON schema of `grow status --json`,
+  /// its words the fields' own docs), in English (true: the man page and completions) or in
+  /// the reader's language (false: `grow help`); the keys themselves stay as they are.
+  var appendix: (_ english: Bool) -> String = { _ in "" }
   /// Plumbing for `make install` (man pages, generated files): runs, but is not listed by
   /// `grow help`, the man page or the completions.
   var hidden = false
@@ -98,8 +99,10 @@ enum Commands {
         phase always keeps its last minute, so a stray scroll never ends one).
         The template's fields, then the keys of --json:
         """),
-      appendix: "\n  {icon} {remaining} {state} {card} {remaining_min} {progress} {cycle} {today}"
-        + " {goal} {dnd} {distraction} {intention}\n" + StatusReport.jsonSchema,
+      appendix: { english in
+        "\n  {icon} {remaining} {state} {card} {remaining_min} {progress} {cycle} {today}"
+          + " {goal} {dnd} {distraction} {intention}\n" + StatusReport.jsonSchema(english: english)
+      },
       run: runStatus),
     Command(
       name: "cards", synopsis: "[--json]",
@@ -679,7 +682,7 @@ enum Commands {
       Message("usage: grow {command} {synopsis}").render([
         "command": command.name, "synopsis": command.synopsis,
       ]) + "\n\n" + command.summary.render())
-    if let details = command.details { say("\n" + details.render() + command.appendix) }
+    if let details = command.details { say("\n" + details.render() + command.appendix(false)) }
   }
 
   static var usageText: String {

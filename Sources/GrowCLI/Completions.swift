@@ -10,7 +10,7 @@ extension Command {
   var optionNames: [String] {
     var seen: [String] = []
     // The English details: the options are the same words in every language.
-    let english = (details?.english ?? "") + appendix
+    let english = (details?.english ?? "") + appendix(true)
     for word in (synopsis + " " + english).split(whereSeparator: { " [|]/,()'=\n".contains($0) })
     where word.hasPrefix("--") && word.count > 2 {
       let name = String(word.prefix { $0 == "-" || $0.isLetter })

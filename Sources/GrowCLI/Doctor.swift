@@ -730,6 +730,7 @@ struct Doctor {
     return items.compactMap(\.vardictEntries).map(PluginReport.init).map { plugin in
       let check = "plugin \(plugin.id)"
       let reason = plugin.error ?? Message("no reason given").render()
+      let limit = plugin.limit.flatMap(PluginLimit.init(rawValue:))
       switch plugin.state {
       case "running":
         let detail =
@@ -741,8 +742,9 @@ struct Doctor {
           ?? Message("running ({source} {location})").render([
             "source": plugin.source, "location": plugin.location,
           ])
-        // The x11 plugin's note says what the X session lacks in capitals ("NO XSync …").
-        if plugin.id == "x11", plugin.note?.contains("NO ") == true {
+        // What the plugin says it works around (the X session lacks the SYNC extension, or
+        // the compositor does not tell which windows are which), by its kind, not its words.
+        if limit == .desktopLacks {
           return .warning(
             check, detail,
             fix: Message(
@@ -750,12 +752,7 @@ struct Doctor {
                 + "and an X server with the SYNC extension"
             ).render())
         }
-        // On GNOME and KDE, or a compositor without an idle protocol, the wayland plugin's note
-        // says what it cannot do there.
-        if plugin.id == "wayland",
-          let note = plugin.note,
-          note.contains("are not flagged") || note.contains("away detection is off")
-        {
+        if limit == .compositorWithholds {
           return .warning(
             check, detail,
             fix: Message(
@@ -766,12 +763,10 @@ struct Doctor {
         return .ok(check, detail)
       case "disabled": return .ok(check, Self.offText(plugin.id))
       // The x11 and wayland plugins each stand down in the other kind of session: as it should.
-      case "unavailable"
-      where (plugin.id == "x11" && reason.hasPrefix("this is a Wayland session"))
-        || (plugin.id == "wayland" && reason.hasPrefix("not a Wayland session")):
+      case "unavailable" where limit == .otherSession:
         return .ok(check, Message("stands down: {reason}").render(["reason": reason]))
       // GNOME: no layer shell, so no break screen; the plugin notifies instead.
-      case "unavailable" where plugin.id == "breakscreen" && reason.contains("no layer shell"):
+      case "unavailable" where limit == .compositorWithholds && plugin.id == "breakscreen":
         return .warning(
           check, Message("unavailable: {reason}").render(["reason": reason]),
           fix: Message(

@@ -33,7 +33,7 @@ enum ManPages {
       lines.append("\\fBgrow \(escape(command.name))\\fR\(synopsis)")
       lines.append(text(command.summary.english))
       if let details = command.details {
-        let detailLines = (details.english + command.appendix).split(
+        let detailLines = (details.english + command.appendix(true)).split(
           separator: "\n", omittingEmptySubsequences: false)
         lines += [".RS", ".nf"] + detailLines.map { escape(String($0)) } + [".fi", ".RE"]
       }

@@ -16,11 +16,14 @@ struct PluginReport: Encodable {
   var error: String?
   var summary: String?
   var note: String?
+  /// The kind of the note or of the reason it is unavailable (`PluginLimit`'s raw value), when
+  /// the plugin gave one.
+  var limit: String?
   /// An external plugin's last lines on stderr.
   var lastOutput: [String]?
 
   enum CodingKeys: String, CodingKey {
-    case id, source, location, state, error, summary, note
+    case id, source, location, state, error, summary, note, limit
     case lastOutput = "last_output"
   }
 
@@ -33,6 +36,7 @@ struct PluginReport: Encodable {
     error = text("Error").isEmpty ? nil : text("Error")
     summary = text("Summary").isEmpty ? nil : text("Summary")
     note = text("Note").isEmpty ? nil : text("Note")
+    limit = text("Limit").isEmpty ? nil : text("Limit")
     if case .array(_, let lines)? = values["LastOutput"], !lines.isEmpty {
       lastOutput = lines.compactMap(\.stringValue)
     }

@@ -16,7 +16,7 @@ struct StatusReport: Encodable {
 
   /// The keys of `--json` and what each holds, as `grow help status` lists them: made from
   /// `TimerStatus.fields`, so a field added there is documented here.
-  static var jsonSchema: String {
+  static func jsonSchema(english: Bool) -> String {
     let keyColumn = String(repeating: " ", count: 22)
     let textColumn = String(repeating: " ", count: 40)
     return TimerStatus.fields.map { field in
@@ -24,7 +24,8 @@ struct StatusReport: Encodable {
       var line = keyColumn + field.jsonKey
       line += String(repeating: " ", count: textColumn.count - line.count)
       var lineHasWords = false
-      for word in field.schema.split(separator: " ") {
+      let schema = english ? field.schema : field.schemaInReadersLanguage
+      for word in schema.split(separator: " ") {
         if lineHasWords, line.count + 1 + word.count > 86 {
           lines.append(line)
           line = textColumn

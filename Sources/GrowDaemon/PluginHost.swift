@@ -107,6 +107,9 @@ public final class PluginHost {
     public var summary: String
     /// A running plugin's remark about a limitation (a window manager that ignored a minimise request, say).
     public var note: String? = nil
+    /// The kind of the note (while running) or of the reason it is unavailable, when the plugin
+    /// gave one (`PluginLimit`): what `grow doctor` advises on.
+    public var limit: PluginLimit? = nil
     /// An external plugin's last lines on stderr: what it said before it exited.
     public var lastOutput: [String] = []
   }
@@ -356,22 +359,37 @@ public final class PluginHost {
     guard loaded[id] != nil else { return }
     log.error("plugin '\(id)' disabled itself: \(error)")
     unload(id)
-    if case .unavailable(let reason) = error {
+    if let (reason, limit) = Self.unavailability(error) {
+      records[id]?.limit = limit
       set(id, .unavailable(reason))
     } else {
       set(id, .failed(error.description))
     }
   }
 
+  /// The reason a plugin is unavailable, and its kind when it gave one; nil for an error that
+  /// is a failure.
+  private static func unavailability(_ error: PluginError) -> (String, PluginLimit?)? {
+    switch error {
+    case .unavailable(let reason): (reason, nil)
+    case .limited(let reason, let limit): (reason, limit)
+    default: nil
+    }
+  }
+
   /// A loaded plugin lost what it needs and waits for it (`PluginContext.setUnavailable`), or
   /// has it back.
-  private func availabilityChanged(_ id: String, unavailableBecause reason: String?) {
+  private func availabilityChanged(
+    _ id: String, unavailableBecause reason: String?, limit: PluginLimit?
+  ) {
     guard loaded[id] != nil else { return }
     if let reason {
       log.warning("plugin '\(id)' unavailable: \(reason)")
+      records[id]?.limit = limit
       set(id, .unavailable(reason))
     } else if records[id]?.state != .running {
       log.info("plugin '\(id)' running again")
+      records[id]?.limit = nil
       set(id, .running)
     }
   }
@@ -399,12 +417,15 @@ public final class PluginHost {
         records[id]?.summary = type.summary
         let context = makeContext(id, section)
         context.onDisable = { [weak self] error in self?.disabledItself(id, error: error) }
+        var limit: PluginLimit? = nil
+        context.onLimit = { limit = $0 }
         context.onNote = { [weak self] note in
           self?.records[id]?.note = note
+          self?.records[id]?.limit = note == nil ? nil : limit
           self?.onChange?()
         }
         context.onAvailability = { [weak self] reason in
-          self?.availabilityChanged(id, unavailableBecause: reason)
+          self?.availabilityChanged(id, unavailableBecause: reason, limit: limit)
         }
         context.onEmergencyAction = { [emergencyActions] action in
           emergencyActions.set(id, action)
@@ -428,7 +449,8 @@ public final class PluginHost {
         log.info("plugin '\(id)' running (\(record.source.kind): \(path))")
       } catch let error as PluginError {
         emergencyActions.set(id, nil)
-        if case .unavailable(let reason) = error {
+        if let (reason, limit) = Self.unavailability(error) {
+          records[id]?.limit = limit
           set(id, .unavailable(reason))
           log.warning("plugin '\(id)' unavailable: \(reason)")
         } else {
@@ -479,6 +501,7 @@ public final class PluginHost {
     let unloaded = loaded.removeValue(forKey: id)
     unloaded?.context.endSignalSubscriptions()
     records[id]?.note = nil
+    records[id]?.limit = nil
     // A stop asked for after a start that waits cancels that start.
     startAfterStop.remove(id)
     let stopped = { [weak self] in

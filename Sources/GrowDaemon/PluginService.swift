@@ -39,6 +39,7 @@ struct PluginService {
       "Error": .string(record.state.reason ?? ""),
       "Summary": .string(record.summary),
       "Note": .string(record.note ?? ""),
+      "Limit": .string(record.limit?.rawValue ?? ""),
       "LastOutput": .array(element: "s", record.lastOutput.map(BusValue.string)),
     ])
   }

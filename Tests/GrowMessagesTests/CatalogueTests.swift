@@ -149,10 +149,20 @@ import Testing
       let run = try Command.run(Binaries.grow, command, environment: harness.environment)
       var output = (run.stdout + run.stderr).split(separator: "\n").map(String.init)
       // After `grow help status`'s details: the template's fields and the JSON keys, machine
-      // output's names (and the fields' own docs).
+      // output's names; what each key holds is prose, wrapped over lines, so it is checked as
+      // one text without the keys.
       if command == ["help", "status"],
         let fields = output.firstIndex(where: { $0.hasPrefix("  {icon} {remaining}") })
       {
+        let keyColumn = String(repeating: " ", count: 22)
+        let schema = output[(fields + 1)...].map { line in
+          line.hasPrefix(keyColumn) && line.dropFirst(22).first != " "
+            ? String(line.drop { $0 == " " }.drop { $0 != " " }) : line
+        }.joined(separator: " ")
+        #expect(schema.contains("‹"), "\(schema)")
+        if Self.englishOutsideMarks(schema) {
+          untranslated.append("grow help status (the keys of --json): \(schema)")
+        }
         output.removeSubrange(fields...)
       }
       for line in output {
@@ -183,6 +193,18 @@ import Testing
           untranslated.append("grow \(command.joined(separator: " ")): \(line)")
         }
       }
+    }
+    // grow browser-host: what it says of the browser's messages (a message that is no JSON
+    // object, one of a type it does not know), before the browser closes its end.
+    let frame = { (body: String) in String(UnicodeScalar(UInt8(body.utf8.count))) + "\0\0\0" + body
+    }
+    let host = try Command.run(
+      Binaries.grow, ["browser-host"], environment: harness.environment,
+      stdin: frame("nope!") + frame(#"{"type":"frobnicate"}"#), timeout: 60)
+    #expect(host.stderr.contains("‹"), "\(host.stderr)")
+    for line in host.stderr.split(separator: "\n").map(String.init)
+    where Self.englishOutsideMarks(Self.withoutData(line, data + ["browser-host", "frobnicate"])) {
+      untranslated.append("grow browser-host: \(line)")
     }
     // The report's words are its <text> elements.
     let picture = try String(contentsOfFile: svg, encoding: .utf8)

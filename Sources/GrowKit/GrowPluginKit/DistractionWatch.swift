@@ -126,6 +126,11 @@ import GrowDBus
   public var sessionFacts: [String]? {
     didSet { showNote() }
   }
+  /// What kind of limit the facts report, if any (the X session lacks the SYNC extension, the
+  /// compositor gives no active window): the note's `PluginLimit`, which `grow doctor` reads.
+  public var sessionLimit: PluginLimit? {
+    didSet { if sessionLimit != oldValue { showNote() } }
+  }
 
   /// Reads the shared settings from the plugin's section (checked against `settings` plus
   /// the plugin's own `extraSettings`), exports the attention property and follows the timer.
@@ -284,7 +289,12 @@ import GrowDBus
   private func showNote() {
     guard let sessionFacts else { return }
     let switchedOff = rules.keys.sorted().flatMap { rules[$0]?.switchedOff ?? [] }
-    context.setNote((sessionFacts + switchedOff).joined(separator: "; "))
+    let note = (sessionFacts + switchedOff).joined(separator: "; ")
+    if let sessionLimit {
+      context.setNote(note, limit: sessionLimit)
+    } else {
+      context.setNote(note)
+    }
   }
 
   // `GrowBusAPI.attentionInterface` on Grow's object: what distracts the person right now,

@@ -77,14 +77,32 @@ public enum PluginError: Error, Equatable, CustomStringConvertible {
   case misconfigured(String)
   /// Anything else.
   case failed(String)
+  /// Unavailable, as `unavailable`, for a reason of a known kind (`PluginLimit`): `grow doctor`
+  /// advises on the kind, since the words may be in any language.
+  case limited(String, PluginLimit)
 
   public var description: String {
     switch self {
-    case .unavailable(let reason): "unavailable: \(reason)"
+    case .unavailable(let reason), .limited(let reason, _): "unavailable: \(reason)"
     case .misconfigured(let reason): reason
     case .failed(let reason): reason
     }
   }
+}
+
+/// What kind of limit a plugin's note or unavailability is (`PluginContext.setNote(_:limit:)`,
+/// `setUnavailable(_:limit:)`, `PluginError.limited`), so that `grow doctor` tells what to do
+/// without reading the words, which are in the reader's language.
+public enum PluginLimit: String, Sendable, Equatable, CaseIterable {
+  /// The plugin is for another kind of session (the X11 monitor in a Wayland session): it
+  /// stands down, as it should, and there is nothing to fix.
+  case otherSession = "other-session"
+  /// The desktop lacks something the plugin uses, which another window manager or server has
+  /// (an X server without the SYNC extension).
+  case desktopLacks = "desktop-lacks"
+  /// The compositor does not give a plain client what the plugin needs (no layer shell, no
+  /// idle protocol): nothing to fix in Grow.
+  case compositorWithholds = "compositor-withholds"
 }
 
 /// The version of the plugin API that this GrowPluginKit provides. A plugin records the

@@ -40,6 +40,9 @@ public final class PluginContext {
   /// Set by the host: shows the plugin as unavailable for the reason given, or running again
   /// for nil, while it stays loaded.
   @_spi(GrowHost) public var onAvailability: ((String?) -> Void)?
+  /// Set by the host: the kind of the note or unavailability that `onNote` or `onAvailability`
+  /// is called with right after (nil: none given).
+  @_spi(GrowHost) public var onLimit: ((PluginLimit?) -> Void)?
 
   private let events: EventBus
   /// What `onSignal` subscribed, ended when the plugin stops (`endSignalSubscriptions`).
@@ -119,6 +122,13 @@ public final class PluginContext {
   /// unavailable with `reason` until `setAvailable()`. Unlike `disable(because:)`, nothing is
   /// unsubscribed or stopped.
   public func setUnavailable(_ reason: String) {
+    onLimit?(nil)
+    onAvailability?(reason)
+  }
+
+  /// As `setUnavailable(_:)`, for a reason of a known kind, which `grow doctor` advises on.
+  public func setUnavailable(_ reason: String, limit: PluginLimit) {
+    onLimit?(limit)
     onAvailability?(reason)
   }
 
@@ -130,6 +140,13 @@ public final class PluginContext {
   /// A remark `grow plugins` shows under a running plugin (a limitation it works around), or
   /// nil to clear it.
   public func setNote(_ note: String?) {
+    onLimit?(nil)
+    onNote?(note)
+  }
+
+  /// As `setNote(_:)`, for a limitation of a known kind, which `grow doctor` advises on.
+  public func setNote(_ note: String, limit: PluginLimit) {
+    onLimit?(limit)
     onNote?(note)
   }
 

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import GrowCore
 import GrowDBus
+internal import GrowMessages
 
 /// One field of the timer's status: its D-Bus name and type, whether `PropertiesChanged`
 /// announces it, its docs, its `grow status --json` key, and how to read it from a
@@ -61,8 +62,11 @@ import GrowDBus
   public let served: Served
   /// The property's doc (`org.gtk.GDBus.DocString`).
   public let doc: String
-  /// What `grow help status` says of the JSON key: its type first.
-  public let schema: String
+  /// What `grow help status` says of the JSON key, its type first, in English (the man page).
+  public var schema: String { schemaWords.english }
+  /// The same in the reader's language (`grow help status`).
+  public var schemaInReadersLanguage: String { schemaWords.render() }
+  let schemaWords: Message
   let read: @Sendable (TimerStatus) -> Value
   /// nil for a field worked out from the others.
   let write: (@Sendable (inout TimerStatus, Value) -> Void)?
@@ -91,7 +95,7 @@ import GrowDBus
   /// the others); `kind` says how it travels when the Swift type alone does not.
   init<T: StatusFieldValue>(
     _ name: String, json: String, _ served: Served, kind: Kind? = nil, doc: String,
-    schema: String, get: @escaping @Sendable (TimerStatus) -> T,
+    schema: Message, get: @escaping @Sendable (TimerStatus) -> T,
     set: (@Sendable (inout TimerStatus, T) -> Void)? = nil
   ) {
     self.name = name
@@ -99,7 +103,7 @@ import GrowDBus
     self.kind = kind ?? T.kind
     self.served = served
     self.doc = doc
-    self.schema = schema
+    self.schemaWords = schema
     read = { get($0).fieldValue }
     guard let set else {
       write = nil
@@ -113,7 +117,7 @@ import GrowDBus
   /// A field stored as it travels.
   init<T: StatusFieldValue>(
     _ name: String, json: String, _ served: Served, kind: Kind? = nil, doc: String,
-    schema: String, _ path: WritableKeyPath<TimerStatus, T> & Sendable
+    schema: Message, _ path: WritableKeyPath<TimerStatus, T> & Sendable
   ) {
     self.init(
       name, json: json, served, kind: kind, doc: doc, schema: schema,
@@ -130,85 +134,88 @@ extension TimerStatus {
       "State", json: "state", .announced,
       doc: "idle, waiting (a phase waits for Resume; Next names it), focus, short-break or "
         + "long-break.",
-      schema: "string: idle, waiting, focus, short-break, long-break",
+      schema: Message("string: idle, waiting, focus, short-break, long-break"),
       get: { $0.state.rawValue }, set: { $0.state = State(rawValue: $1) ?? .idle }),
     TimerStatusField(
       "Paused", json: "paused", .announced, doc: "The running phase is paused.",
-      schema: "boolean", \.paused),
+      schema: Message("boolean"), \.paused),
     TimerStatusField(
       "Card", json: "card", .announced, doc: "The session's card; empty when idle.",
-      schema: "string, null when idle", \.card),
+      schema: Message("string, null when idle"), \.card),
     TimerStatusField(
       "Duration", json: "duration", .announced,
       doc: "Planned seconds of the phase, extensions included.",
-      schema: "integer seconds planned (0 without a phase)",
+      schema: Message("integer seconds planned (0 without a phase)"),
       \.duration),
     TimerStatusField(
       "Remaining", json: "remaining", .silent, kind: .countdown,
       doc: "Seconds left; changes every second without a signal: count down from EndsAt.",
-      schema: "integer seconds left, rounded up as the countdown shows them (0 without a phase)",
+      schema: Message(
+        "integer seconds left, rounded up as the countdown shows them (0 without a phase)"),
       \.remaining),
     TimerStatusField(
       "Elapsed", json: "elapsed", .silent,
       doc: "Seconds of the phase so far, pauses excluded; changes without a signal.",
-      schema: "integer seconds run, pauses excluded",
+      schema: Message("integer seconds run, pauses excluded"),
       \.elapsed),
     TimerStatusField(
       "StartedAt", json: "started_at", .announced,
       doc: "When the phase started (µs since 1970); 0 without one.",
-      schema: "string ISO 8601 UTC, null without a phase",
+      schema: Message("string ISO 8601 UTC, null without a phase"),
       \.startedAt),
     TimerStatusField(
       "EndsAt", json: "ends_at", .announced,
       doc: "When the phase ends (µs since 1970); 0 while paused or idle.",
-      schema: "string ISO 8601 UTC, null while paused or without a phase",
+      schema: Message("string ISO 8601 UTC, null while paused or without a phase"),
       \.endsAt),
     TimerStatusField(
       "Cycle", json: "cycle", .announced,
       doc: "The focus number within the set before a long break.",
-      schema: "integer focus number in the set (0 idle)", \.cycle),
+      schema: Message("integer focus number in the set (0 idle)"), \.cycle),
     TimerStatusField(
       "CompletedToday", json: "completed_today", .silent,
       doc: "Focus phases completed today; goes back to 0 at midnight without a signal.",
-      schema: "integer focus phases completed today",
+      schema: Message("integer focus phases completed today"),
       \.completedToday),
     TimerStatusField(
       "FocusToday", json: "focus_today", .silent,
       doc: "Seconds of focus time today, toward the daily goal: focus phases completed "
         + "today (a running one counts once it completes); back to 0 at midnight without a "
         + "signal.",
-      schema: "integer seconds of focus time today: focus phases completed today (what the "
-        + "goal counts; a running focus counts once done)",
+      schema: Message(
+        "integer seconds of focus time today: focus phases completed today (what the "
+          + "goal counts; a running focus counts once done)"),
       \.focusToday),
     TimerStatusField(
       "CutShortToday", json: "cut_short_today", .silent,
       doc: "Seconds of focus today in phases skipped, stopped or abandoned; not toward the "
         + "goal. Goes back to 0 at midnight without a signal.",
-      schema: "integer seconds of focus today skipped, stopped or abandoned",
+      schema: Message("integer seconds of focus today skipped, stopped or abandoned"),
       \.cutShortToday),
     TimerStatusField(
       "Next", json: "next", .announced,
       doc: "The phase waiting for Resume (state waiting); empty otherwise.",
-      schema: "string, the phase waiting for grow resume; null unless state is waiting",
+      schema: Message("string, the phase waiting for grow resume; null unless state is waiting"),
       get: { $0.next?.rawValue ?? "" }, set: { $0.next = PhaseKind(rawValue: $1) }),
     TimerStatusField(
       "NextPhase", json: "next_phase", .announced,
       doc: "The phase that comes next: the one waiting for Resume, or the one that follows the "
         + "running phase when it runs its course (focus, short-break or long-break); empty "
         + "when idle.",
-      schema: "string, the phase that comes next: the waiting one, or the one after the "
-        + "running phase if it runs its course; null when idle",
+      schema: Message(
+        "string, the phase that comes next: the waiting one, or the one after the "
+          + "running phase if it runs its course; null when idle"),
       get: { $0.nextPhase?.rawValue ?? "" }),
     TimerStatusField(
       "Intention", json: "intention", .announced, doc: "What the session is for; empty for none.",
-      schema: "string, null without one",
+      schema: Message("string, null without one"),
       get: { $0.intention ?? "" }, set: { $0.intention = $1.isEmpty ? nil : $1 }),
     TimerStatusField(
       "LongBreakAfter", json: "long_break_after", .getStatusOnly, doc: "",
-      schema: "integer (0 idle)", \.longBreakAfter),
+      schema: Message("integer (0 idle)"), \.longBreakAfter),
     TimerStatusField(
       "DailyGoal", json: "daily_goal", .getStatusOnly, kind: .optionalSeconds, doc: "",
-      schema: "integer seconds, null without a goal",
+      schema: Message("integer seconds, null without a goal"),
       get: { $0.dailyGoal ?? 0 }, set: { $0.dailyGoal = $1 > 0 ? $1 : nil }),
   ]
 }

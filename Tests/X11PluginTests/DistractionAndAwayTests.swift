@@ -175,9 +175,9 @@ import Testing
     let context = try bed.context(
       "x11", environment: ["DISPLAY": ":99", "WAYLAND_DISPLAY": "wayland-1"], timer: timer)
     #expect(
-      throws: PluginError.unavailable(
+      throws: PluginError.limited(
         "this is a Wayland session (WAYLAND_DISPLAY=wayland-1): the wayland plugin watches it; "
-          + "Xwayland sees neither native windows nor their input")
+          + "Xwayland sees neither native windows nor their input", .otherSession)
     ) {
       _ = try X11Plugin(context: context) { [display] _, _ in
         opened = true

@@ -2,6 +2,7 @@ import CCanberraLoader
 import Dispatch
 import Glibc
 import GrowLoop
+import GrowMessages
 import Synchronization
 
 /// What the sound server said to one sound.
@@ -195,7 +196,8 @@ final class CanberraThread: @unchecked Sendable {
       let opened = Int(grow_ca_context_open(created))
       guard opened == CA_SUCCESS else {
         grow_ca_context_destroy(created)
-        return .noServer("no sound server (\(Self.reason(opened)))")
+        return .noServer(
+          Message("no sound server ({reason})").render(["reason": Self.reason(opened)]))
       }
       context = created
       // Connecting can take as long as a stopped server stays stopped.

@@ -63,7 +63,7 @@ guard let connection = dbus_bus_get_private(DBUS_BUS_SESSION, &error) else {
 dbus_connection_set_exit_on_disconnect(connection, 0)
 guard
   let call = dbus_message_new_method_call(
-    "org.grow.Grow1", "/org/grow/Grow1", "org.grow.Grow1.Timer", "GetStatus"),
+    BusNames.busName, BusNames.objectPath, BusNames.timerInterface, BusNames.getStatus),
   let reply = dbus_connection_send_with_reply_and_block(connection, call, 5000, &error)
 else { runWholeCommandLine() }
 

@@ -2,7 +2,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 @_spi(GrowHost) import GrowCore
-import GrowDBus
+@_spi(GrowHost) import GrowDBus
 import GrowHistory
 import GrowLoop
 import GrowMessages
@@ -89,6 +89,12 @@ final class TimerService {
     }
     // Changes at local midnight, or every second during focus, with no signal.
     let silent = BusInterface.Property.ChangeSignal.silent
+    let status = StatusReply(timer: timer)
+    let getStatus = BusInterface.Method(
+      "GetStatus", outputs: [Arg("status", "a{sv}")],
+      doc: "Every property at this instant, plus LongBreakAfter and DailyGoal (u, seconds; "
+        + "0 for none) from the card.",
+      reply: { call throws(BusError) in try status.reply(call) })
     return BusInterface(
       name: GrowBusAPI.timerInterface,
       methods: [
@@ -151,13 +157,7 @@ final class TimerService {
           try Self.translate { () throws(TimerError) in try timer.shorten(by: seconds) }
           return []
         },
-        .init(
-          "GetStatus", outputs: [Arg("status", "a{sv}")],
-          doc: "Every property at this instant, plus LongBreakAfter and DailyGoal (u, seconds; "
-            + "0 for none) from the card."
-        ) { [timer] _, _ in
-          [.vardict(timer.status.busValues)]
-        },
+        getStatus,
         .init(
           "ListCards", outputs: [Arg("cards", "aa{sv}")],
           doc: "The cards: Name, Default, Focus, ShortBreak, LongBreak (u, seconds), "
@@ -262,6 +262,28 @@ final class TimerService {
         }
       throw BusError(name: name, message: error.message)
     }
+  }
+}
+
+/// `GetStatus`'s reply: the status read at each call, its body encoded again only when what
+/// it carries differs from the last one encoded (`TimerStatus.busKey`: a state change, a
+/// countdown second passing, today's figures or a card changing), else copied.
+///
+/// Nothing needs to invalidate it: every call reads the timer's status and compares it, so a
+/// reply is never older than the call it answers.
+@MainActor
+final class StatusReply {
+  private let timer: FocusTimer
+  private var encoded: (key: TimerStatus, body: BusMessage)?
+
+  init(timer: FocusTimer) { self.timer = timer }
+
+  func reply(_ call: BusMessage) throws(BusError) -> BusMessage {
+    let key = timer.status.busKey
+    if let encoded, encoded.key == key { return try call.reply(copying: encoded.body) }
+    let body = try BusMessage.replyTemplate([.vardict(key.busValues)])
+    encoded = (key, body)
+    return try call.reply(copying: body)
   }
 }
 

@@ -33,6 +33,11 @@ public struct BusInterface {
     public let answer: ((_ call: BusMessage, _ reply: PendingReply) -> Void)?
     /// How long a reply given to `answer` waits before it expires (`PendingReply`).
     public let replyTimeout: TimeInterval
+    /// For a method that builds its reply message itself (the third initializer): then
+    /// neither `handler` nor `answer` is used.
+    let replier: ((_ call: BusMessage) throws(BusError) -> BusMessage)?
+    /// The inputs' signatures joined: what a call must carry.
+    let inputSignature: String
 
     /// A method whose reply can take time: `answer` gets the call (its signature checked) and
     /// a `PendingReply` to answer once, now or later. Other calls are answered meanwhile. After
@@ -45,11 +50,30 @@ public struct BusInterface {
     ) {
       self.name = name
       self.inputs = inputs
+      self.inputSignature = inputs.map(\.signature).joined()
       self.outputs = outputs
       self.doc = doc
       self.handler = { _, _ in [] }
       self.answer = answer
       self.replyTimeout = replyTimeout
+      self.replier = nil
+    }
+
+    /// A method that answers at once with a reply message it builds for the call, e.g. with
+    /// `call.reply(copying:)` from a body encoded ahead (GetStatus between state changes).
+    @_spi(GrowHost) public init(
+      _ name: String, inputs: [Argument] = [], outputs: [Argument] = [], doc: String = "",
+      reply: @escaping (_ call: BusMessage) throws(BusError) -> BusMessage
+    ) {
+      self.name = name
+      self.inputs = inputs
+      self.inputSignature = inputs.map(\.signature).joined()
+      self.outputs = outputs
+      self.doc = doc
+      self.handler = { _, _ in [] }
+      self.answer = nil
+      self.replyTimeout = PendingReply.defaultTimeout
+      self.replier = reply
     }
 
     public init(
@@ -59,11 +83,13 @@ public struct BusInterface {
     ) {
       self.name = name
       self.inputs = inputs
+      self.inputSignature = inputs.map(\.signature).joined()
       self.outputs = outputs
       self.doc = doc
       self.handler = handler
       self.answer = nil
       self.replyTimeout = PendingReply.defaultTimeout
+      self.replier = nil
     }
   }
 
@@ -315,41 +341,53 @@ public final class BusObject {
 
   private func handle(_ call: BusMessage) {
     guard call.kind == .methodCall, let member = call.member else { return }
-    let result: Result<[BusValue], BusError>
+    let result: Result<Answer, BusError>
     do {
-      // nil: a method that replies itself (`Method.answer`) took the call.
-      guard let values = try answer(call, member: member) else { return }
-      result = .success(values)
+      result = .success(try answer(call, member: member))
     } catch {
       result = .failure(error)
     }
     guard !call.noReplyExpected else { return }
     let reply: BusMessage?
     switch result {
-    case .success(let values):
+    case .success(.values(let values)):
       reply =
         (try? call.reply(values))
         ?? call.errorReply(
           BusError(name: BusError.failed, message: "could not encode the reply"))
+    case .success(.message(let message)):
+      reply = message
+    case .success(.later):
+      // A method that replies itself (`Method.answer`) took the call.
+      return
     case .failure(let error):
       reply = call.errorReply(error)
     }
     if let reply { connection.send(reply) }
   }
 
-  private func answer(_ call: BusMessage, member: String) throws(BusError) -> [BusValue]? {
-    let arguments = call.arguments
+  /// What a call is answered with.
+  private enum Answer {
+    /// The reply's arguments, encoded here.
+    case values([BusValue])
+    /// The reply, built by the method (`Method(reply:)`).
+    case message(BusMessage)
+    /// Nothing now: the method answers through its `PendingReply`.
+    case later
+  }
+
+  private func answer(_ call: BusMessage, member: String) throws(BusError) -> Answer {
     switch (call.interface, member) {
     case (Self.introspectableInterface, "Introspect"), (nil, "Introspect"):
       try expect(call, "")
-      return [.string(introspectionXML())]
+      return .values([.string(introspectionXML())])
     case (Self.propertiesInterface, "Get"):
       try expect(call, "ss")
-      let property = try lookUpProperty(arguments)
-      return [.variant(property.get())]
+      let property = try lookUpProperty(call.arguments)
+      return .values([.variant(property.get())])
     case (Self.propertiesInterface, "GetAll"):
       try expect(call, "s")
-      let name = arguments[0].stringValue ?? ""
+      let name = call.arguments[0].stringValue ?? ""
       guard interfaces.contains(where: { $0.name == name }) || name.isEmpty else {
         throw BusError(
           name: BusError.unknownInterface, message: "no interface '\(shown(name))' here")
@@ -358,9 +396,10 @@ public final class BusObject {
         name.isEmpty
         ? interfaces.reduce(into: [:]) { $0.merge(propertyValues(of: $1.name)) { a, _ in a } }
         : propertyValues(of: name)
-      return [.vardict(values)]
+      return .values([.vardict(values)])
     case (Self.propertiesInterface, "Set"):
       try expect(call, "ssv")
+      let arguments = call.arguments
       let property = try lookUpProperty(arguments)
       guard let set = property.set else {
         throw BusError(name: BusError.propertyReadOnly, message: "\(property.name) is read-only")
@@ -372,30 +411,41 @@ public final class BusObject {
           message: "\(property.name) takes '\(property.signature)', not '\(value.signature)'")
       }
       try set(value)
-      return []
+      return .values([])
     default:
-      let candidates = interfaces.filter { call.interface == nil || $0.name == call.interface }
-      guard !candidates.isEmpty else {
+      // A plain loop: this runs for every call (GetStatus), and filtering made arrays.
+      let interfaceName = call.interface
+      var found: BusInterface.Method?
+      var interfaceFound = false
+      search: for interface in interfaces
+      where interfaceName == nil || interface.name == interfaceName {
+        interfaceFound = true
+        for method in interface.methods where method.name == member {
+          found = method
+          break search
+        }
+      }
+      guard interfaceFound else {
         throw BusError(
           name: BusError.unknownInterface,
-          message: "no interface '\(call.interface ?? "")' at \(path)")
+          message: "no interface '\(interfaceName ?? "")' at \(path)")
       }
-      guard let method = candidates.lazy.flatMap(\.methods).first(where: { $0.name == member })
-      else {
+      guard let method = found else {
         throw BusError(
           name: BusError.unknownMethod,
-          message: "no method '\(member)' in \(call.interface ?? "any interface") at \(path)")
+          message: "no method '\(member)' in \(interfaceName ?? "any interface") at \(path)")
       }
-      try expect(call, method.inputs.map(\.signature).joined())
+      try expect(call, method.inputSignature)
+      if let replier = method.replier { return .message(try replier(call)) }
       if let answer = method.answer {
         answer(
           call,
           PendingReply(
             call: call, connection: connection, timeout: method.replyTimeout,
             loop: connection.loop ?? MainLoop.shared))
-        return nil
+        return .later
       }
-      return try method.handler(arguments, call)
+      return .values(try method.handler(call.arguments, call))
     }
   }
 

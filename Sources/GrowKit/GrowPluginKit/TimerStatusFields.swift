@@ -266,6 +266,11 @@ extension TimerStatusField {
     }
   }
 
+  /// A countdown's seconds as they travel: rounded up, as every countdown shows them.
+  static func countdownSeconds(_ seconds: TimeInterval) -> UInt32 {
+    UInt32(clamping: Int64(max(0, seconds).rounded(.up)))
+  }
+
   /// The field's value in `status` as the D-Bus API carries it (`BusEncoding`). Out-of-range
   /// numbers are clamped, never a crash on the daemon's loop.
   public func busValue(of status: TimerStatus) -> BusValue {
@@ -273,8 +278,7 @@ extension TimerStatusField {
     case .text(let text): .string(text)
     case .flag(let flag): .bool(flag)
     case .count(let count): .uint32(UInt32(clamping: count))
-    case .seconds(let seconds) where kind == .countdown:
-      .uint32(UInt32(clamping: Int64(max(0, seconds).rounded(.up))))
+    case .seconds(let seconds) where kind == .countdown: .uint32(Self.countdownSeconds(seconds))
     case .seconds(let seconds): .uint32(BusEncoding.seconds(seconds))
     case .instant(let date): .int64(BusEncoding.microseconds(date))
     }
@@ -301,6 +305,17 @@ extension TimerStatus {
   /// card's `LongBreakAfter` and `DailyGoal`.
   public var busValues: [String: BusValue] {
     Dictionary(uniqueKeysWithValues: Self.fields.map { ($0.name, $0.busValue(of: self)) })
+  }
+
+  /// The status with the values that change with the clock, `remaining` and `elapsed`,
+  /// rounded to the whole seconds `busValues` carries: two statuses with equal keys have equal
+  /// `busValues` (every other field is compared as it is), so a reply encoded for one serves
+  /// the other (`GetStatus` between state changes and second boundaries).
+  @_spi(GrowHost) public var busKey: TimerStatus {
+    var key = self
+    key.remaining = TimeInterval(TimerStatusField.countdownSeconds(remaining))
+    key.elapsed = TimeInterval(BusEncoding.seconds(elapsed))
+    return key
   }
 
   /// Reads the status from the D-Bus API: `GetStatus`'s dictionary, or the `Timer`

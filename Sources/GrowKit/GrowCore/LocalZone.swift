@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Synchronization
 
 /// Where the person is: the UTC offset in force at any instant, which decides where their
 /// days begin.
@@ -13,12 +14,13 @@ public struct LocalZone: Sendable {
   /// A zone whose offset at each instant `offsetAt` gives, in seconds east of UTC.
   public init(offsetAt: @escaping @Sendable (Date) -> Int) { self.offsetAt = offsetAt }
 
-  /// The machine's zone, as the C library sees it. `tzset` runs on each call, so a changed
-  /// /etc/localtime (the person travelled) counts from the next day computed.
+  /// The machine's zone, as the C library sees it. `tzset` runs at most once a second
+  /// (`TZSetGate`), so a changed /etc/localtime (the person travelled) counts from the first
+  /// day computed a second later.
   public static let system = LocalZone { instant in
     var seconds = time_t(instant.timeIntervalSince1970.rounded(.down))
     var parts = tm()
-    tzset()
+    TZSetGate.refresh()
     guard localtime_r(&seconds, &parts) != nil else { return 0 }
     return parts.tm_gmtoff
   }
@@ -47,5 +49,24 @@ public struct LocalZone: Sendable {
   public func dayNumber(of instant: Date) -> Int {
     let local = instant.timeIntervalSince1970 + Double(offsetAt(instant))
     return Int((local / 86_400).rounded(.down))
+  }
+}
+
+/// Runs `tzset` at most once a second. Without `TZ`, glibc's `tzset` looks at /etc/localtime
+/// (a `stat` of the file each time) to notice a new zone: that was a tenth of the daemon's
+/// CPU per `GetStatus`, which reads today's figures and so the local day.
+enum TZSetGate {
+  /// The coarse monotonic second of the last `tzset`; `Int64.min` before the first.
+  private static let last = Atomic<Int64>(.min)
+
+  static func refresh() {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now)
+    let second = Int64(now.tv_sec)
+    let previous = last.load(ordering: .relaxed)
+    guard second != previous,
+      last.compareExchange(expected: previous, desired: second, ordering: .relaxed).exchanged
+    else { return }
+    tzset()
   }
 }

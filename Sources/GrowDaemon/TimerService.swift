@@ -279,11 +279,16 @@ final class StatusReply {
   init(timer: FocusTimer) { self.timer = timer }
 
   func reply(_ call: BusMessage) throws(BusError) -> BusMessage {
+    try call.reply(copying: body())
+  }
+
+  /// The body for the status now: the kept one while the status carries the same.
+  func body() throws(BusError) -> BusMessage {
     let key = timer.status.busKey
-    if let encoded, encoded.key == key { return try call.reply(copying: encoded.body) }
+    if let encoded, encoded.key == key { return encoded.body }
     let body = try BusMessage.replyTemplate([.vardict(key.busValues)])
     encoded = (key, body)
-    return try call.reply(copying: body)
+    return body
   }
 }
 

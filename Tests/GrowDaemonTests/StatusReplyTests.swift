@@ -1,5 +1,5 @@
 import Foundation
-@_spi(GrowHost) import GrowDBus
+import GrowDBus
 @_spi(GrowHost) import GrowPluginKit
 import GrowPluginTesting
 import Testing
@@ -25,12 +25,9 @@ import Testing
     reply = StatusReply(timer: timer)
   }
 
-  /// What `GetStatus` answers now, as a client reads it.
+  /// What `GetStatus` answers now (the body each reply copies), as a client reads it.
   func read() throws -> TimerStatus {
-    let call = try BusMessage.methodCall(
-      destination: GrowBusAPI.busName, path: GrowBusAPI.objectPath,
-      interface: GrowBusAPI.timerInterface, member: "GetStatus")
-    return TimerStatus(busValues: try reply.reply(call).arguments.first?.vardictEntries ?? [:])
+    TimerStatus(busValues: try reply.body().arguments.first?.vardictEntries ?? [:])
   }
 
   /// The status encoded afresh, as GetStatus answered before it kept a body.

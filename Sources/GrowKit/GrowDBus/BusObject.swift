@@ -48,15 +48,9 @@ public struct BusInterface {
       replyTimeout: TimeInterval = PendingReply.defaultTimeout,
       answer: @escaping (_ call: BusMessage, _ reply: PendingReply) -> Void
     ) {
-      self.name = name
-      self.inputs = inputs
-      self.inputSignature = inputs.map(\.signature).joined()
-      self.outputs = outputs
-      self.doc = doc
-      self.handler = { _, _ in [] }
-      self.answer = answer
-      self.replyTimeout = replyTimeout
-      self.replier = nil
+      self.init(
+        name, inputs, outputs, doc, handler: { _, _ in [] }, answer: answer,
+        replyTimeout: replyTimeout, replier: nil)
     }
 
     /// A method that answers at once with a reply message it builds for the call, e.g. with
@@ -65,15 +59,9 @@ public struct BusInterface {
       _ name: String, inputs: [Argument] = [], outputs: [Argument] = [], doc: String = "",
       reply: @escaping (_ call: BusMessage) throws(BusError) -> BusMessage
     ) {
-      self.name = name
-      self.inputs = inputs
-      self.inputSignature = inputs.map(\.signature).joined()
-      self.outputs = outputs
-      self.doc = doc
-      self.handler = { _, _ in [] }
-      self.answer = nil
-      self.replyTimeout = PendingReply.defaultTimeout
-      self.replier = reply
+      self.init(
+        name, inputs, outputs, doc, handler: { _, _ in [] }, answer: nil,
+        replyTimeout: PendingReply.defaultTimeout, replier: reply)
     }
 
     public init(
@@ -81,15 +69,30 @@ public struct BusInterface {
       handler:
         @escaping (_ arguments: [BusValue], _ call: BusMessage) throws(BusError) -> [BusValue]
     ) {
+      self.init(
+        name, inputs, outputs, doc, handler: handler, answer: nil,
+        replyTimeout: PendingReply.defaultTimeout, replier: nil)
+    }
+
+    /// What the three public initializers share: one of `handler`, `answer` and `replier` is
+    /// the method's.
+    private init(
+      _ name: String, _ inputs: [Argument], _ outputs: [Argument], _ doc: String,
+      handler:
+        @escaping (_ arguments: [BusValue], _ call: BusMessage) throws(BusError) -> [BusValue],
+      answer: ((_ call: BusMessage, _ reply: PendingReply) -> Void)?,
+      replyTimeout: TimeInterval,
+      replier: ((_ call: BusMessage) throws(BusError) -> BusMessage)?
+    ) {
       self.name = name
       self.inputs = inputs
       self.inputSignature = inputs.map(\.signature).joined()
       self.outputs = outputs
       self.doc = doc
       self.handler = handler
-      self.answer = nil
-      self.replyTimeout = PendingReply.defaultTimeout
-      self.replier = nil
+      self.answer = answer
+      self.replyTimeout = replyTimeout
+      self.replier = replier
     }
   }
 

@@ -417,14 +417,12 @@ public final class PluginHost {
         records[id]?.summary = type.summary
         let context = makeContext(id, section)
         context.onDisable = { [weak self] error in self?.disabledItself(id, error: error) }
-        var limit: PluginLimit? = nil
-        context.onLimit = { limit = $0 }
-        context.onNote = { [weak self] note in
+        context.onNote = { [weak self] note, limit in
           self?.records[id]?.note = note
           self?.records[id]?.limit = note == nil ? nil : limit
           self?.onChange?()
         }
-        context.onAvailability = { [weak self] reason in
+        context.onAvailability = { [weak self] reason, limit in
           self?.availabilityChanged(id, unavailableBecause: reason, limit: limit)
         }
         context.onEmergencyAction = { [emergencyActions] action in

@@ -31,7 +31,7 @@ import Testing
       log: logs.logger(label: "wayland"), events: events, timer: timer,
       environment: hyprland.environment, loop: MainLoop.shared)
     var notes: [String?] = []
-    context.onNote = { notes.append($0) }
+    context.onNote = { note, _ in notes.append(note) }
     let plugin = try WaylandPlugin(context: context)
     // The stand-in has no Wayland display, so the note also says away detection is off.
     let note: String =
@@ -121,7 +121,7 @@ import Testing
       id: "wayland", config: try PluginSettings.section("wayland", "grace = 1s"),
       log: logs.logger(label: "wayland"), events: events, timer: timer,
       environment: hyprland.environment, loop: MainLoop.shared)
-    context.onAvailability = { availability.append($0) }
+    context.onAvailability = { reason, _ in availability.append(reason) }
     let plugin = try WaylandPlugin(context: context)
     defer { plugin.stop() }
     #expect(try await waitUntil { hyprland.eventClientCount == 1 })

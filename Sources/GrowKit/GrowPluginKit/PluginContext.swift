@@ -33,16 +33,14 @@ public final class PluginContext {
 
   /// Set by the host: takes the plugin out of service with `error` as the reason.
   @_spi(GrowHost) public var onDisable: ((PluginError) -> Void)?
-  /// Set by the host: shows a note next to a running plugin in `grow plugins`.
-  @_spi(GrowHost) public var onNote: ((String?) -> Void)?
+  /// Set by the host: shows a note next to a running plugin in `grow plugins`, with its kind
+  /// when the plugin gave one.
+  @_spi(GrowHost) public var onNote: ((String?, PluginLimit?) -> Void)?
   /// Set by the host: keeps the plugin's emergency-exit action (see `onEmergencyExit`).
   @_spi(GrowHost) public var onEmergencyAction: ((@Sendable () -> Void)?) -> Void = { _ in }
-  /// Set by the host: shows the plugin as unavailable for the reason given, or running again
-  /// for nil, while it stays loaded.
-  @_spi(GrowHost) public var onAvailability: ((String?) -> Void)?
-  /// Set by the host: the kind of the note or unavailability that `onNote` or `onAvailability`
-  /// is called with right after (nil: none given).
-  @_spi(GrowHost) public var onLimit: ((PluginLimit?) -> Void)?
+  /// Set by the host: shows the plugin as unavailable for the reason given (with its kind when
+  /// the plugin gave one), or running again for nil, while it stays loaded.
+  @_spi(GrowHost) public var onAvailability: ((String?, PluginLimit?) -> Void)?
 
   private let events: EventBus
   /// What `onSignal` subscribed, ended when the plugin stops (`endSignalSubscriptions`).
@@ -122,32 +120,28 @@ public final class PluginContext {
   /// unavailable with `reason` until `setAvailable()`. Unlike `disable(because:)`, nothing is
   /// unsubscribed or stopped.
   public func setUnavailable(_ reason: String) {
-    onLimit?(nil)
-    onAvailability?(reason)
+    onAvailability?(reason, nil)
   }
 
   /// As `setUnavailable(_:)`, for a reason of a known kind, which `grow doctor` advises on.
   public func setUnavailable(_ reason: String, limit: PluginLimit) {
-    onLimit?(limit)
-    onAvailability?(reason)
+    onAvailability?(reason, limit)
   }
 
   /// Back in service after `setUnavailable(_:)`.
   public func setAvailable() {
-    onAvailability?(nil)
+    onAvailability?(nil, nil)
   }
 
   /// A remark `grow plugins` shows under a running plugin (a limitation it works around), or
   /// nil to clear it.
   public func setNote(_ note: String?) {
-    onLimit?(nil)
-    onNote?(note)
+    onNote?(note, nil)
   }
 
   /// As `setNote(_:)`, for a limitation of a known kind, which `grow doctor` advises on.
   public func setNote(_ note: String, limit: PluginLimit) {
-    onLimit?(limit)
-    onNote?(note)
+    onNote?(note, limit)
   }
 
   /// What to undo if the daemon must exit while its event loop is stuck (a handler that never

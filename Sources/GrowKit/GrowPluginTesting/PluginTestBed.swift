@@ -47,8 +47,8 @@ public final class PluginTestBed {
       id: id, config: section, log: logs.logger(label: id), events: events,
       timer: timer ?? self.timer, sessionBus: sessionBus, environment: environment, loop: loop)
     // Weak: a plugin (and its context) may outlive the bed in a test.
-    context.onNote = { [weak self] in self?.notes.append($0) }
-    context.onAvailability = { [weak self] in self?.availability.append($0) }
+    context.onNote = { [weak self] note, _ in self?.notes.append(note) }
+    context.onAvailability = { [weak self] reason, _ in self?.availability.append(reason) }
     context.onDisable = { [weak self] in self?.disabled.append($0) }
     return context
   }

@@ -29,7 +29,7 @@ function connect() {
   }
   port.onMessage.addListener(onHostMessage);
   port.onDisconnect.addListener(() => {
-    const why = (api.runtime.lastError && api.runtime.lastError.message) || "the host exited";
+    const why = (api.runtime.lastError && api.runtime.lastError.message) || api.i18n.getMessage("hostExited");
     disconnected(why);
   });
 }

@@ -22,16 +22,16 @@ function clock(seconds) {
 }
 
 function draw() {
-  document.getElementById("site").textContent = siteOf(address) + " waits until your break";
+  document.getElementById("site").textContent = say("siteWaits", siteOf(address));
   if (!state || !state.running) {
-    document.getElementById("heading").textContent = "Grow is not running";
+    document.getElementById("heading").textContent = say("growNotRunning");
     document.getElementById("time").textContent = "";
     return;
   }
-  document.getElementById("heading").textContent = "Focus on “" + state.card + "”";
+  document.getElementById("heading").textContent = say("focusOnCard", state.card);
   document.getElementById("intention").textContent = state.intention || "";
   const left = state.ends_at ? (state.ends_at - Date.now()) / 1000 : state.remaining;
-  document.getElementById("time").textContent = clock(left) + " left";
+  document.getElementById("time").textContent = say("timeLeft", clock(left));
 }
 
 function goBack() {
@@ -44,10 +44,10 @@ function goBack() {
 
 document.getElementById("back").addEventListener("click", goBack);
 document.getElementById("allow").addEventListener("click", () => {
-  document.getElementById("note").textContent = "Asking Grow…";
+  document.getElementById("note").textContent = say("askingGrow");
   api.runtime.sendMessage({ type: "allow", url: address }).then((answer) => {
     if (!answer || !answer.sent) {
-      document.getElementById("note").textContent = "Grow is not running: nothing is blocked.";
+      document.getElementById("note").textContent = say("growNotRunningNothingBlocked");
     }
   });
 });

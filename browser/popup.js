@@ -4,28 +4,36 @@
 
 const api = typeof browser !== "undefined" ? browser : chrome;
 
+const phases = {
+  focus: "phaseFocus",
+  "short-break": "phaseShortBreak",
+  "long-break": "phaseLongBreak",
+  waiting: "phaseWaiting",
+};
+
 function show(state) {
   const heading = document.getElementById("heading");
   const detail = document.getElementById("detail");
   const note = document.getElementById("note");
   if (!state || !state.host) {
-    heading.textContent = "Grow is not running";
-    detail.textContent = "Nothing is blocked.";
-    note.textContent =
-      "If Grow is installed, run 'grow install --user --browser' once, then start Grow. (" +
-      ((state && state.why) || "no answer") + ")";
+    heading.textContent = say("growNotRunning");
+    detail.textContent = say("nothingBlocked");
+    note.textContent = say("installHint", (state && state.why) || say("noAnswer"));
   } else if (!state.running) {
-    heading.textContent = "Grow is not running";
-    detail.textContent = "Nothing is blocked. Start a focus with 'grow start'.";
+    heading.textContent = say("growNotRunning");
+    detail.textContent = say("startAFocus");
     note.textContent = "";
   } else if (state.plugin === false) {
-    heading.textContent = "Grow runs without its browser plugin";
-    detail.textContent = "Nothing is blocked: turn on [plugin.browser] in config.ini.";
+    heading.textContent = say("noBrowserPlugin");
+    detail.textContent = say("turnOnPlugin");
     note.textContent = "";
   } else {
-    heading.textContent = state.phase === "idle" ? "Grow is idle" : "“" + state.card + "”: " + state.phase.replace("-", " ");
+    heading.textContent =
+      state.phase === "idle"
+        ? say("growIsIdle")
+        : say("cardPhase", state.card, phases[state.phase] ? say(phases[state.phase]) : state.phase);
     const count = state.block.length;
-    detail.textContent = count === 0 ? "Nothing is blocked now." : "Blocking " + count + (count === 1 ? " site" : " sites") + " while you focus.";
+    detail.textContent = count === 0 ? say("nothingBlockedNow") : sayCount("blockingSites", count);
     note.textContent = state.intention || "";
   }
 }

@@ -25,7 +25,12 @@ public final class Chromium {
   ///   - hosts: made-up names that lead to the local server (`video.test`).
   ///   - pages: files the server serves, by path (`index.html`).
   ///   - hostEnvironment: what `grow browser-host` runs with (the harness's bus and XDG dirs).
-  public init(hosts: [String], pages: [String: String], hostEnvironment: [String: String]) throws {
+  ///   - language: the browser's language (`de`, `pt_BR`); on Linux Chromium takes it from
+  ///     `LANGUAGE` and `LANG`, not from `--lang`. nil: English.
+  public init(
+    hosts: [String], pages: [String: String], hostEnvironment: [String: String],
+    language: String? = nil
+  ) throws {
     profile = FileManager.default.temporaryDirectory
       .appendingPathComponent("grow-chromium-\(UUID().uuidString)")
     let site = profile.appendingPathComponent("site")
@@ -83,8 +88,13 @@ public final class Chromium {
         "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
         "--user-data-dir=\(profile.path)", "--load-extension=\(extensionFolder)",
         "--disable-extensions-except=\(extensionFolder)", "--remote-debugging-port=0",
-        "--host-resolver-rules=\(rules)", "about:blank",
-      ])
+        "--host-resolver-rules=\(rules)",
+      ] + (language.map { ["--lang=\($0.replacingOccurrences(of: "_", with: "-"))"] } ?? [])
+        + ["about:blank"],
+      environment: language.map { language in
+        let region = language.contains("_") ? language : "\(language)_\(language.uppercased())"
+        return ["LANGUAGE": language, "LANG": "\(region).UTF-8"]
+      } ?? [:])
     let portFile = profile.appendingPathComponent("DevToolsActivePort")
     var devTools: Int?
     _ = try browser.waitUntil(timeout: 60) {

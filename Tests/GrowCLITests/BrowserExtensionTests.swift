@@ -23,10 +23,11 @@ import Testing
   static let growsPage = Chromium.extensionOrigin + "/blocked.html#"
 
   /// A daemon focusing on `math`, and the browser with video.test opened in it, blocked.
-  func videoOpenedDuringFocus() throws -> (DaemonHarness, Chromium) {
+  func videoOpenedDuringFocus(language: String? = nil) throws -> (DaemonHarness, Chromium) {
     let harness = try DaemonHarness(config: Self.config)
     let browser = try Chromium(
-      hosts: ["video.test"], pages: Self.pages, hostEnvironment: harness.environment)
+      hosts: ["video.test"], pages: Self.pages, hostEnvironment: harness.environment,
+      language: language)
     #expect(try harness.grow("start", "math").status == 0)
     try browser.open("http://video.test/")
     let blocked = try browser.waitForPages { $0.contains(Self.growsPage + "http://video.test/") }
@@ -76,6 +77,33 @@ import Testing
     let focus = try #require(phases.first { $0["kind"] as? String == "focus" })
     #expect(focus["sites"] as? [String] == ["video.test"], "\(history.stdout)")
     #expect(focus["distractions"] as? Int == 1)
+  }
+
+  /// The browser in German: Grow's page and the popup speak it (browser/_locales).
+  @Test(.enabled(if: Chromium.isInstalled))
+  func inAGermanBrowserGrowsPageAndThePopupSpeakGerman() throws {
+    let (harness, browser) = try videoOpenedDuringFocus(language: "de")
+    defer { withExtendedLifetime(harness) {} }
+    let text = { (id: String, page: String) in
+      (try? browser.evaluate(
+        "document.getElementById('\(id)').textContent", inPageStartingWith: page)) ?? ""
+    }
+    browser.waitUntil { text("time", Self.growsPage).hasPrefix("noch ") }
+    #expect(text("time", Self.growsPage).hasPrefix("noch 2"), "\(text("time", Self.growsPage))")
+    #expect(text("heading", Self.growsPage) == "Fokus auf „math“")
+    #expect(text("site", Self.growsPage) == "video.test wartet bis zu deiner Pause")
+    #expect(text("back", Self.growsPage) == "Zurück an die Arbeit")
+    #expect(text("allow", Self.growsPage) == "5 Minuten erlauben")
+    let language = try browser.evaluate(
+      "document.documentElement.lang", inPageStartingWith: Self.growsPage)
+    #expect(language == "de")
+
+    let popup = Chromium.extensionOrigin + "/popup.html"
+    try browser.open(popup)
+    browser.waitUntil { text("detail", popup).contains("gesperrt") }
+    #expect(text("heading", popup) == "„math“: Fokus")
+    #expect(text("detail", popup) == "1 Website wird während deines Fokus gesperrt.")
+    #expect(text("note", popup) == "Chapter 3 exercises")
   }
 
   @Test(.enabled(if: Chromium.isInstalled))

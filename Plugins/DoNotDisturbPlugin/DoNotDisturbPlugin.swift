@@ -652,7 +652,9 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
         name: GrowBusAPI.doNotDisturbInterface,
         methods: [
           .init(
-            "Enable", inputs: [.init("seconds", "u")],
+            "Enable", inputs: [.init("seconds", "u", doc: "How long; 0: until disabled.")],
+            doc: "Silences notifications; answers once the notification server confirmed it, "
+              + "or after a second without.",
             answer: { [weak self] call, reply in
               guard let self, case .uint32(let seconds)? = call.arguments.first else {
                 return reply.send()
@@ -662,13 +664,16 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
             }),
           .init(
             "Disable",
+            doc: "Lets notifications through again; answers once the server confirmed it, or "
+              + "after a second without.",
             answer: { [weak self] _, reply in
               guard let self else { return reply.send() }
               switchOff()
               answerOnceConfirmed(reply)
             }),
           .init(
-            "Toggle", outputs: [.init("enabled", "b")],
+            "Toggle", outputs: [.init("enabled", "b", doc: "Whether it is on now.")],
+            doc: "Enables Do-Not-Disturb until disabled, or disables it.",
             answer: { [weak self] _, reply in
               guard let self else { return reply.send([.bool(false)]) }
               if enabled { switchOff() } else { switchOn(.request) }
@@ -677,17 +682,30 @@ public final class DoNotDisturbPlugin: GrowPlugin, StopsAsynchronously {
         ],
         properties: [
           .init(
-            "Enabled", "b", get: { [weak self] in .bool(self?.enabled ?? false) },
+            "Enabled", "b",
+            doc: "Whether Grow holds notifications now (by the timer's focus or a request); "
+              + "settable.",
+            get: { [weak self] in .bool(self?.enabled ?? false) },
             set: { [weak self] value in
               guard let self, let on = value.boolValue, on != enabled else { return }
               if on { switchOn(.request) } else { switchOff() }
             }),
-          .init("Backend", "s") { [weak self] in .string(self?.backendName ?? "none") },
-          .init("Until", "x") { [weak self] in
+          .init(
+            "Backend", "s",
+            doc: "Whose switch silences them: dunst, xfce, swaync, mako, kde, gnome; none."
+          ) { [weak self] in .string(self?.backendName ?? "none") },
+          .init(
+            "Until", "x", doc: "When a timed Enable ends, µs since the epoch; 0: no end."
+          ) { [weak self] in
             .int64(self?.until.map { Int64($0.timeIntervalSince1970 * 1_000_000) } ?? 0)
           },
-          .init("Server", "s") { [weak self] in .string(self?.server ?? "") },
-          .init("ServerState", "s") { [weak self] in .string(self?.serverStateName ?? "none") },
+          .init("Server", "s", doc: "The notification server's name; empty: none.") {
+            [weak self] in .string(self?.server ?? "")
+          },
+          .init(
+            "ServerState", "s",
+            doc: "What the server says: on, off, not answering, or none."
+          ) { [weak self] in .string(self?.serverStateName ?? "none") },
         ]))
   }
 }

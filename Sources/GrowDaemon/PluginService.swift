@@ -12,7 +12,17 @@ struct PluginService {
       BusInterface(
         name: GrowBusAPI.pluginsInterface,
         methods: [
-          .init("List", outputs: [.init("plugins", "aa{sv}")]) { [host] _, _ in
+          .init(
+            "List", outputs: [.init("plugins", "aa{sv}")],
+            doc: "Every plugin the config names or the daemon found, one dictionary each: "
+              + "Id (s); Source (s: built-in, library, executable, unknown); Location (s: its "
+              + "file); State (s: running, disabled, unavailable, restarting, failed); Error "
+              + "(s: why it is not running, in the daemon's language; empty when running); "
+              + "Summary (s); Note (s: what it says of itself while it runs); Limit (s: "
+              + "other-session, desktop-lacks or compositor-withholds when the session, "
+              + "not Grow, keeps it from working; empty otherwise); LastOutput (as: an "
+              + "external plugin's last lines on stderr)."
+          ) { [host] _, _ in
             [.array(element: "a{sv}", host.all.map(Self.encode))]
           },
           .init(

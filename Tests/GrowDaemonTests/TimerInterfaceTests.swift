@@ -212,3 +212,36 @@ func changedNames(_ output: String, _ interface: String) -> [Set<String>] {
       block.matches(of: /dict entry\(\s*string "([^"]+)"/).map { String($0.output.1) })
   }
 }
+
+/// Every interface Grow serves on its object, not only the timer's, documents each method,
+/// property and signal for `gdbus introspect` and d-feet (`org.gtk.GDBus.DocString`).
+@Suite struct GrowInterfacesDocumentationTests {
+  @Test func everyMemberOfEveryGrowInterfaceHasADocString() throws {
+    let harness = try DaemonHarness()
+    let xml = try harness.run(
+      "gdbus",
+      [
+        "introspect", "--session", "--xml", "--dest", "org.grow.Grow1", "--object-path",
+        "/org/grow/Grow1",
+      ])
+    #expect(xml.status == 0, "\(xml.stderr)")
+    let document = try XMLDocument(xmlString: xml.stdout)
+    let interfaces = try document.nodes(forXPath: "/node/interface/@name").compactMap(\.stringValue)
+      .filter { $0.hasPrefix("org.grow.Grow1.") }
+    #expect(interfaces.contains("org.grow.Grow1.Plugins"), "\(interfaces)")
+    var undocumented: [String] = []
+    for interface in interfaces {
+      for member in ["method", "property", "signal"] {
+        let path = "/node/interface[@name='\(interface)']/\(member)"
+        for name in try document.nodes(forXPath: "\(path)/@name").compactMap(\.stringValue) {
+          let doc = try document.nodes(
+            forXPath:
+              "\(path)[@name='\(name)']/annotation[@name='\(TimerInterfaceTests.docString)']/@value"
+          ).compactMap(\.stringValue)
+          if doc.first?.isEmpty ?? true { undocumented.append("\(interface).\(name)") }
+        }
+      }
+    }
+    #expect(undocumented.isEmpty, "no DocString: \(undocumented)")
+  }
+}

@@ -304,7 +304,11 @@ import GrowDBus
       BusInterface(
         name: GrowBusAPI.attentionInterface,
         properties: [
-          .init("Distraction", "s") { [weak self] in
+          .init(
+            "Distraction", "s",
+            doc: "The app (or site) that distracts the person right now, once flagged; empty "
+              + "otherwise."
+          ) { [weak self] in
             .string(self?.distraction.flatMap { $0.flagged ? $0.window.app : nil } ?? "")
           }
         ]))

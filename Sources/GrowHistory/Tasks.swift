@@ -85,6 +85,14 @@ extension HistoryStore {
     }
     if !includeDone { conditions.append("t.done_at IS NULL") }
     let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+    // The focus the daemon keeps and has not written yet (a locked database, a full disk)
+    // counts toward its task as it will once written, as for goals.
+    var kept: [Int64: (seconds: Double, count: Int)] = [:]
+    for phase in try tasksHistory({ () throws(HistoryError) in try keptCompletedFocus() }) {
+      guard let task = phase.taskID else { continue }
+      kept[task, default: (0, 0)].seconds += phase.actualSeconds
+      kept[task, default: (0, 0)].count += 1
+    }
     return try tasksHistory { () throws(HistoryError) in
       try query(
         """
@@ -96,11 +104,13 @@ extension HistoryStore {
         FROM tasks AS t \(filter) ORDER BY t.id
         """, values
       ) { row in
-        FocusTask(
-          id: row.integer(0), card: row.text(1) ?? "", text: row.text(2) ?? "",
+        let id = row.integer(0)
+        return FocusTask(
+          id: id, card: row.text(1) ?? "", text: row.text(2) ?? "",
           createdAt: Date(timeIntervalSince1970: row.double(3)),
           doneAt: row.isNull(4) ? nil : Date(timeIntervalSince1970: row.double(4)),
-          focusSeconds: row.double(5), focusCount: row.int(6))
+          focusSeconds: row.double(5) + (kept[id]?.seconds ?? 0),
+          focusCount: row.int(6) + (kept[id]?.count ?? 0))
       }
     }
   }

@@ -106,6 +106,30 @@ import Testing
     #expect(all.fraction == 1)
   }
 
+  /// Focus the daemon keeps and has not written yet (the database locked, the disk full)
+  /// counts toward its task and its goal, as `grow status` counts it today.
+  @Test func keptFocusCountsTowardItsTaskAndItsGoal() throws {
+    let task = try store.addTask(card: "math", text: "Chapter 3", at: now.addingTimeInterval(-7200))
+    try store.addGoal(
+      "Exam", card: "math", targetSeconds: 36000, at: now.addingTimeInterval(-7200))
+    var written = focus("math", minutes: 25, endingAt: now.addingTimeInterval(-3600))
+    written.taskID = task.id
+    try store.record(written)
+    var waiting = focus("math", minutes: 25, endingAt: now.addingTimeInterval(-60))
+    waiting.taskID = task.id
+    PendingPhases.open(path: directory.pendingPath, log: { _, _ in })
+      .keep(PendingPhase(phase: waiting))
+    let reader = try HistoryStore(path: directory.databasePath, pendingPath: directory.pendingPath)
+
+    let counted = try #require(try reader.tasks().first)
+    #expect(counted.focusCount == 2)
+    #expect(counted.focusSeconds == 50 * 60)
+    let journey = try #require(try reader.journeys(now: now, zone: newYork).first)
+    #expect(journey.doneSeconds == 50 * 60)
+    // Without the journal, only what is written.
+    #expect(try store.tasks().first?.focusCount == 1)
+  }
+
   @Test func aGoalIsEditedAndNeverBecomesAStepOfItsOwnSteps() throws {
     try store.addGoal("Exam", at: now)
     try store.addGoal("Chapter 1", under: "Exam", card: "math", at: now)

@@ -220,7 +220,7 @@ let package = Package(
     .testTarget(name: "ExamplesTests", dependencies: ["GrowTestSupport"]),
     .testTarget(
       name: "GrowSoakTests", dependencies: [kit, "GrowSoak", "GrowHistory", "GrowTestSupport"]),
-    .testTarget(name: "GrowPluginKitTests", dependencies: [kit, "GrowAPI"]),
+    .testTarget(name: "GrowPluginKitTests", dependencies: [kit, testKit, "GrowAPI"]),
     .testTarget(name: "GrowFuzzTests", dependencies: [kit, "GrowFuzz"]),
     .testTarget(
       name: "GrowSyncTests", dependencies: [kit, "GrowHistory", "GrowSync", "GrowTestSupport"]),

@@ -2,6 +2,7 @@ import CBreakScreen
 import FoundationEssentials
 import Glibc
 import GrowLoop
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// Why the break screen cannot use the display.
 enum BreakScreenError: Error, CustomStringConvertible {
@@ -113,16 +114,13 @@ final class BreakScreenDisplay: BreakScreenServer {
   private let connection: OpaquePointer
   private let screen: UnsafeMutablePointer<xcb_screen_t>
   private let root: xcb_window_t
-  private(set) var answering = true
-  var onAnsweringChanged: ((Bool) -> Void)?
-
-  private struct Pending {
-    let sequence: UInt32
-    let sentAt: MonotonicInstant
-    let handle: (UnsafeMutableRawPointer?) -> Void
+  /// The questions waiting for their replies, and whether the server answers them.
+  private var replies: ReplyQueue!
+  var answering: Bool { replies.answering }
+  var onAnsweringChanged: ((Bool) -> Void)? {
+    get { replies.onAnsweringChanged }
+    set { replies.onAnsweringChanged = newValue }
   }
-  private var pending: [Pending] = []
-  private var deadlineArmed = false
   private var unflushed = false
   private var closed = false
 
@@ -189,6 +187,9 @@ final class BreakScreenDisplay: BreakScreenServer {
     root = screen.pointee.root
     descriptor = xcb_get_file_descriptor(connection)
     putLimit = Int(xcb_get_setup(connection).pointee.maximum_request_length) * 4 - 64
+    replies = ReplyQueue(loop: loop, deadline: Self.replyDeadline) { [weak self] in
+      self?.connectionLost ?? true
+    }
     setUp()
     _ = flush()
   }
@@ -198,9 +199,8 @@ final class BreakScreenDisplay: BreakScreenServer {
   func close() {
     guard !closed else { return }
     closed = true
-    pending.removeAll()
+    replies.close()
     covers.removeAll()
-    onAnsweringChanged = nil
     // The server frees the windows and the grabs with the connection.
     xcb_disconnect(connection)
   }
@@ -262,52 +262,29 @@ final class BreakScreenDisplay: BreakScreenServer {
   // MARK: Requests and replies
 
   private func expect(_ sequence: UInt32, _ handle: @escaping (UnsafeMutableRawPointer?) -> Void) {
-    pending.append(Pending(sequence: sequence, sentAt: loop.monotonicNow, handle: handle))
+    replies.expect(sequence, handle)
     unflushed = true
   }
 
   private func collectReplies() {
-    while !connectionLost, let first = pending.first {
+    replies.collect { [connection] sequence in
       var reply: UnsafeMutableRawPointer?
       var error: UnsafeMutablePointer<xcb_generic_error_t>?
-      guard xcb_poll_for_reply(connection, first.sequence, &reply, &error) != 0 else { break }
-      pending.removeFirst()
-      free(error)
-      if !answering {
-        answering = true
-        onAnsweringChanged?(true)
+      guard !connectionLost, xcb_poll_for_reply(connection, sequence, &reply, &error) != 0 else {
+        return .waiting
       }
-      first.handle(reply)
-      free(reply)
+      free(error)
+      return .answered(reply)
     }
   }
 
   func flush() -> Bool {
     guard !connectionLost else { return false }
-    watchDeadline()
+    replies.watchDeadline()
     guard unflushed else { return false }
     unflushed = false
     _ = xcb_flush(connection)
     return true
-  }
-
-  /// One check on the loop at a time, none while nothing is asked: no wake-up when idle.
-  private func watchDeadline() {
-    guard !deadlineArmed, answering, let first = pending.first else { return }
-    deadlineArmed = true
-    let wait = first.sentAt + Self.replyDeadline - loop.monotonicNow
-    _ = loop.after(seconds: wait) { [weak self] in self?.deadlinePassed() }
-  }
-
-  private func deadlinePassed() {
-    deadlineArmed = false
-    guard !connectionLost, let first = pending.first else { return }
-    if loop.monotonicNow >= first.sentAt + Self.replyDeadline {
-      answering = false
-      onAnsweringChanged?(false)
-    } else {
-      watchDeadline()
-    }
   }
 
   // MARK: Events

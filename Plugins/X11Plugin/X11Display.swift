@@ -3,6 +3,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import GrowLoop
+@_spi(GrowBuiltIn) import GrowPluginKit
 
 /// Why the X display cannot be used.
 enum X11Error: Error, CustomStringConvertible {
@@ -116,23 +117,16 @@ final class X11Display: X11Connection {
 
   let name: String
   let descriptor: Int32
-  /// Where the reply deadline is kept.
-  private let loop: any EventLoop
   let root: XWindowID
 
   private let connection: OpaquePointer
-  private(set) var answering = true
-  var onAnsweringChanged: ((Bool) -> Void)?
-
-  private struct Pending {
-    let sequence: UInt32
-    /// On the loop's monotonic clock.
-    let sentAt: MonotonicInstant
-    /// Called with the reply (freed afterwards), or nil when the server sent an error.
-    let handle: (UnsafeMutableRawPointer?) -> Void
+  /// The questions waiting for their replies, and whether the server answers them.
+  private var replies: ReplyQueue!
+  var answering: Bool { replies.answering }
+  var onAnsweringChanged: ((Bool) -> Void)? {
+    get { replies.onAnsweringChanged }
+    set { replies.onAnsweringChanged = newValue }
   }
-  private var pending: [Pending] = []
-  private var deadlineArmed = false
   /// Requests written to XCB's buffer since the last flush.
   private var unflushed = false
   private var closed = false
@@ -155,7 +149,6 @@ final class X11Display: X11Connection {
   /// Connects (the socket connect and the setup handshake are the only waits, as with any
   /// client library) and sends the setup questions; `whenReady` says when they are answered.
   init(name: String, loop: any EventLoop) throws(X11Error) {
-    self.loop = loop
     var screen: Int32 = 0
     guard let connection = xcb_connect(name, &screen) else { throw .cannotOpen(name) }
     guard xcb_connection_has_error(connection) == 0 else {
@@ -166,6 +159,9 @@ final class X11Display: X11Connection {
     self.connection = connection
     descriptor = xcb_get_file_descriptor(connection)
     root = grow_xcb_root(connection, screen)
+    replies = ReplyQueue(loop: loop, deadline: Self.replyDeadline) { [weak self] in
+      self?.connectionLost ?? true
+    }
     selectEvents(root, XCB_EVENT_MASK_PROPERTY_CHANGE.rawValue)
     setUp()
     _ = flush()
@@ -179,9 +175,8 @@ final class X11Display: X11Connection {
   func close() {
     guard !closed else { return }
     closed = true
-    pending.removeAll()
+    replies.close()
     readyCallbacks.removeAll()
-    onAnsweringChanged = nil
     xcb_disconnect(connection)
   }
 
@@ -239,56 +234,32 @@ final class X11Display: X11Connection {
 
   // MARK: Requests and replies
 
-  /// Queues the closure for the reply to request `sequence`.
+  /// Queues the closure for the reply to request `sequence` (called with the reply, freed
+  /// afterwards, or nil when the server sent an error).
   private func expect(_ sequence: UInt32, _ handle: @escaping (UnsafeMutableRawPointer?) -> Void) {
-    pending.append(Pending(sequence: sequence, sentAt: loop.monotonicNow, handle: handle))
+    replies.expect(sequence, handle)
     unflushed = true
   }
 
-  /// Hands every reply that has arrived to its closure, in order (closures may ask more).
   private func collectReplies() {
-    while !connectionLost, let first = pending.first {
+    replies.collect { [connection] sequence in
       var reply: UnsafeMutableRawPointer?
       var error: UnsafeMutablePointer<xcb_generic_error_t>?
-      guard xcb_poll_for_reply(connection, first.sequence, &reply, &error) != 0 else { break }
-      pending.removeFirst()
-      free(error)
-      if !answering {
-        answering = true
-        onAnsweringChanged?(true)
+      guard !connectionLost, xcb_poll_for_reply(connection, sequence, &reply, &error) != 0 else {
+        return .waiting
       }
-      first.handle(reply)
-      free(reply)
+      free(error)
+      return .answered(reply)
     }
   }
 
   func flush() -> Bool {
     guard !connectionLost else { return false }
-    watchDeadline()
+    replies.watchDeadline()
     guard unflushed else { return false }
     unflushed = false
     _ = xcb_flush(connection)
     return true
-  }
-
-  /// At most one check is on the loop at a time, and none while nothing is asked: an idle
-  /// connection costs no wake-up. The check looks at the oldest question when it fires.
-  private func watchDeadline() {
-    guard !deadlineArmed, answering, let first = pending.first else { return }
-    deadlineArmed = true
-    let wait = first.sentAt + Self.replyDeadline - loop.monotonicNow
-    _ = loop.after(seconds: wait) { [weak self] in self?.deadlinePassed() }
-  }
-
-  private func deadlinePassed() {
-    deadlineArmed = false
-    guard !connectionLost, let first = pending.first else { return }
-    if loop.monotonicNow >= first.sentAt + Self.replyDeadline {
-      answering = false
-      onAnsweringChanged?(false)
-    } else {
-      watchDeadline()
-    }
   }
 
   // MARK: Events

@@ -134,8 +134,9 @@ import Testing
   }
 }
 
-/// One `Message(…).render(…)` in a source file: the placeholders of its literals and the names
-/// its render call gives values for.
+/// One `Message(…).render(…)` (or `Worded(Message(…), […])`) in a source file: the
+/// placeholders of its literals and the names its render call (or the values beside it) gives
+/// values for.
 struct MessageUse {
   var call: String
   var placeholders: Set<String>
@@ -176,6 +177,15 @@ struct MessageUse {
           keys = String(code[bracket...end])
         }
         use.filled = Set(keys.matches(of: key).map { String($0.output[1].substring ?? "") })
+      } else if after.hasPrefix(","),
+        case let values = after.dropFirst().drop(while: \.isWhitespace), values.hasPrefix("["),
+        let end = balanced(code, from: values.startIndex)
+      {
+        // `Worded(Message("…"), ["name": value])`: the values beside the message.
+        use.filled = Set(
+          code[values.startIndex...end].matches(of: key).map {
+            String($0.output[1].substring ?? "")
+          })
       }
       uses.append(use)
     }

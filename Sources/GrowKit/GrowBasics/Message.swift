@@ -67,6 +67,14 @@ public struct Message: Sendable, Hashable {
     }
   }
 
+  /// The message in English whatever the reader's language, filled as `render` fills it: for
+  /// a log line, which stays English so that it can be searched for and pasted into a bug
+  /// report, like GLib's g_warning.
+  public func renderInEnglish(_ values: [String: any CustomStringConvertible] = [:]) -> String {
+    let text = englishPlural.flatMap { count(in: values) == 1 ? nil : $0 } ?? english
+    return Self.fill(text) { name in values[name]?.description }
+  }
+
   private func count(in values: [String: any CustomStringConvertible]) -> Int {
     guard let countedBy, let value = values[countedBy]
     else { return 0 }

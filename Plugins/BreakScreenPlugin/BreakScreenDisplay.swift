@@ -2,26 +2,38 @@ import CBreakScreen
 import FoundationEssentials
 import Glibc
 import GrowLoop
+import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// Why the break screen cannot use the display.
-enum BreakScreenError: Error, CustomStringConvertible {
+enum BreakScreenError: WordedError {
   case cannotOpen(String)
   /// Wayland: no connection to the compositor's socket.
   case cannotConnect(String, reason: String)
   /// Frames are 32-bit xRGB; a server whose screen takes other pixels is not drawn on.
   case unsupportedScreen(depth: Int, bitsPerPixel: Int)
 
-  var description: String {
+  var worded: Worded {
     switch self {
     case .cannotOpen(let name):
-      "cannot open the X display '\(name)'; is the X server running and may this user use it?"
+      Worded(
+        Message(
+          "cannot open the X display '{display}'; is the X server running and may this user use it?"
+        ), ["display": name]
+      )
     case .cannotConnect(let name, let reason):
-      "cannot connect to the Wayland display '\(name)': \(reason); is the compositor running "
-        + "and is WAYLAND_DISPLAY right?"
+      Worded(
+        Message(
+          "cannot connect to the Wayland display '{display}': {reason}; is the compositor running "
+            + "and is WAYLAND_DISPLAY right?"), ["display": name, "reason": reason]
+      )
     case .unsupportedScreen(let depth, let bits):
-      "the X screen has depth \(depth) at \(bits) bits per pixel; the break screen draws only on "
-        + "24-bit true-colour screens (32 bits per pixel), what Xorg and Xvfb use by default"
+      Worded(
+        Message(
+          "the X screen has depth {depth} at {bits} bits per pixel; the break screen draws only on "
+            + "24-bit true-colour screens (32 bits per pixel), what Xorg and Xvfb use by default"),
+        ["depth": String(depth), "bits": String(bits)]
+      )
     }
   }
 }

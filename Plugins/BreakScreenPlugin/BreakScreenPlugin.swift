@@ -36,6 +36,9 @@ public final class BreakScreenPlugin: GrowPlugin {
   private let displayName: String
   /// "the X server on :0", "the Wayland compositor at wayland-1": for the log.
   private let serverName: String
+  /// Whether the server is a Wayland compositor (else an X server): each says its own
+  /// sentences to the person.
+  private let onWayland: Bool
   private let connect: (String, any EventLoop) throws(BreakScreenError) -> any BreakScreenServer
   private var display: (any BreakScreenServer)?
   private var displayWatch: (any DescriptorWatch)?
@@ -76,6 +79,7 @@ public final class BreakScreenPlugin: GrowPlugin {
     if let wayland = context.environment["WAYLAND_DISPLAY"], !wayland.isEmpty {
       displayName = wayland
       serverName = "the Wayland compositor at \(wayland)"
+      onWayland = true
     } else {
       let name = context.environment["DISPLAY"] ?? ""
       guard !name.isEmpty else {
@@ -86,11 +90,12 @@ public final class BreakScreenPlugin: GrowPlugin {
       }
       displayName = name
       serverName = "the X server on \(name)"
+      onWayland = false
     }
     do {
       attach(try connect(displayName, context.loop))
     } catch {
-      throw PluginError.unavailable(error.description)
+      throw PluginError.unavailable(error.message)
     }
     context.subscribe(PhaseStarted.self) { [weak self] event in self?.started(event.phase) }
     context.subscribe(PhaseEnded.self) { [weak self] event in
@@ -349,7 +354,13 @@ public final class BreakScreenPlugin: GrowPlugin {
         context.log.warning(
           "\(serverName) has not answered for "
             + "\(DurationText.format(BreakScreenDisplay.replyDeadline)); no screen until it does")
-        context.setUnavailable("\(serverName) is not answering")
+        let said =
+          onWayland
+          ? Worded(
+            Message("the Wayland compositor at {display} is not answering"),
+            ["display": displayName])
+          : Worded(Message("the X server on {display} is not answering"), ["display": displayName])
+        context.setUnavailable(said.text)
       }
     }
     displayWatch = context.loop.watch(display.descriptor, for: .readable) { [weak self] _ in
@@ -407,7 +418,15 @@ public final class BreakScreenPlugin: GrowPlugin {
     tick?.cancel()
     tick = nil
     shown = nil
-    context.setUnavailable("\(serverName) went away; tried again at the next break")
+    let said =
+      onWayland
+      ? Worded(
+        Message("the Wayland compositor at {display} went away; tried again at the next break"),
+        ["display": displayName])
+      : Worded(
+        Message("the X server on {display} went away; tried again at the next break"),
+        ["display": displayName])
+    context.setUnavailable(said.text)
   }
 }
 

@@ -71,7 +71,10 @@ public final class GnomePomodoroPlugin: GrowPlugin {
         }
       }
     } catch {
-      throw PluginError.unavailable("cannot follow the name org.gnome.Pomodoro: \(error)")
+      throw PluginError.unavailable(
+        Message("cannot follow the name org.gnome.Pomodoro: {error}").render([
+          "error": "\(error)"
+        ]))
     }
     bus.requestName(Self.busName, queue: true) { [weak self] result in
       guard let self, !stopped else { return }
@@ -80,7 +83,10 @@ public final class GnomePomodoroPlugin: GrowPlugin {
       case .success:
         waitForName()
       case .failure(let error):
-        context.setUnavailable("cannot ask for the name org.gnome.Pomodoro: \(error.message)")
+        context.setUnavailable(
+          Message("cannot ask for the name org.gnome.Pomodoro: {error}").render([
+            "error": error.message
+          ]))
       }
     }
   }
@@ -107,7 +113,10 @@ public final class GnomePomodoroPlugin: GrowPlugin {
       context.setAvailable()
       scheduleTick()
     } catch {
-      context.setUnavailable("cannot serve \(Self.objectPath): \(error.message)")
+      context.setUnavailable(
+        Message("cannot serve {path}: {error}").render([
+          "path": Self.objectPath, "error": error.message,
+        ]))
     }
   }
 

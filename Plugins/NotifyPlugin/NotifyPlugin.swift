@@ -100,7 +100,8 @@ public final class NotifyPlugin: GrowPlugin {
     do {
       server = try FreedesktopNotifications(bus: bus, appName: "Grow", context: context)
     } catch {
-      throw PluginError.unavailable("cannot watch for a notification server: \(error)")
+      throw PluginError.unavailable(
+        Message("cannot watch for a notification server: {error}").render(["error": "\(error)"]))
     }
     try self.init(context: context, server: server)
   }

@@ -71,7 +71,7 @@ final class CanberraOutput: SoundOutput {
     switch worker.enqueue(sound, at: loop.monotonicNow.secondsSinceOrigin) {
     case .queued: waiting.append(done)
     // The thread has been in one call for seconds (a stopped server): this one would be late.
-    case .stuck: done(.noServer("the sound server does not answer"))
+    case .stuck: done(.noServer(Message("the sound server does not answer").render()))
     case .anotherWaits: done(.failed("not played: another sound was still waiting to play"))
     }
   }
@@ -84,11 +84,12 @@ final class CanberraOutput: SoundOutput {
 }
 
 /// Why the sound plugin cannot start.
-enum PluginSoundError: Error, CustomStringConvertible {
+enum PluginSoundError: WordedError {
   case cannotStart(String)
-  var description: String {
+  var worded: Worded {
     switch self {
-    case .cannotStart(let reason): "cannot start the sound thread: \(reason)"
+    case .cannotStart(let reason):
+      Worded(Message("cannot start the sound thread: {reason}"), ["reason": reason])
     }
   }
 }
@@ -189,7 +190,10 @@ final class CanberraThread: @unchecked Sendable {
     if context == nil {
       var created: OpaquePointer?
       let code = Int(grow_ca_context_create(&created))
-      guard code == CA_SUCCESS, let created else { return .noServer(Self.reason(code)) }
+      guard code == CA_SUCCESS, let created else {
+        return .noServer(
+          Message("no sound server ({reason})").render(["reason": Self.reason(code)]))
+      }
       // PulseAudio's protocol (PipeWire serves it too): without a sound server canberra would
       // fall back to ALSA's default device, which on a desktop is the same server or nothing.
       _ = grow_ca_context_set_driver(created, "pulse")
@@ -222,7 +226,8 @@ final class CanberraThread: @unchecked Sendable {
       // The server went away: a new context next time.
       grow_ca_context_destroy(context)
       context = nil
-      return .noServer("the sound server went away (\(Self.reason(code)))")
+      return .noServer(
+        Message("the sound server went away ({reason})").render(["reason": Self.reason(code)]))
     default: return .failed(Self.reason(code))
     }
   }

@@ -39,7 +39,7 @@ public final class SoundPlugin: GrowPlugin {
     do {
       output = try CanberraOutput(loop: context.loop, applicationName: "Grow")
     } catch {
-      throw PluginError.failed(error.description)
+      throw PluginError.failed(error.message)
     }
     try self.init(context: context, output: output)
   }

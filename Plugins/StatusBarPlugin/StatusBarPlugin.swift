@@ -52,13 +52,16 @@ public final class StatusBarPlugin: GrowPlugin {
     let iconsName = context.config.string("icons", default: IconSet.unicode.rawValue)
     guard let icons = IconSet(rawValue: iconsName) else {
       throw PluginError.unavailable(
-        "[plugin.statusbar] icons: unknown icon set '\(iconsName)'; icon sets: \(IconSet.names)")
+        Message("[plugin.statusbar] icons: unknown icon set '{name}'; icon sets: {names}").render([
+          "name": iconsName, "names": IconSet.names,
+        ]))
     }
     do {
       template = try StatusTemplate(
         context.config.string("template", default: Self.defaultTemplate), icons: icons)
     } catch {
-      throw PluginError.unavailable("[plugin.statusbar] template: \(error.description)")
+      throw PluginError.unavailable(
+        Message("[plugin.statusbar] template: {problem}").render(["problem": error.description]))
     }
     let directory = URL(fileURLWithPath: runtime).appendingPathComponent("grow")
     do {

@@ -55,7 +55,8 @@ public final class TrayPlugin: GrowPlugin {
       item = try BusObject(path: Self.itemPath, on: bus)
       menuObject = try BusObject(path: Self.menuPath, on: bus)
     } catch {
-      throw PluginError.unavailable("cannot serve the tray item on the bus: \(error)")
+      throw PluginError.unavailable(
+        Message("cannot serve the tray item on the bus: {error}").render(["error": "\(error)"]))
     }
     item.add(itemInterface())
     menuObject.add(menuInterface())
@@ -77,7 +78,10 @@ public final class TrayPlugin: GrowPlugin {
         self?.register()
       }
     } catch {
-      throw PluginError.unavailable("cannot follow the tray's watcher on the bus: \(error)")
+      throw PluginError.unavailable(
+        Message("cannot follow the tray's watcher on the bus: {error}").render([
+          "error": "\(error)"
+        ]))
     }
     register()
     scheduleTick()

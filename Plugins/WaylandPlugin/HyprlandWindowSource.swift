@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import GrowCore
 import GrowLoop
+import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// The focused window on Hyprland, from its event socket (`.socket2.sock`: one `EVENT>>DATA`
@@ -31,11 +32,13 @@ final class HyprlandWindowSource: WindowSource {
 
   let eventsPath: String
   let requestsPath: String
-  var name: String { "Hyprland's event socket" }
+  var activeWindowFact: Worded { Worded(Message("active window from Hyprland's event socket")) }
   var onWindow: ((DesktopWindow?) -> Void)?
-  var onTrouble: ((String?) -> Void)?
-  var onBlockOutcome: ((String?) -> Void)?
-  var blockFact: String { "block = minimize moves the window to the special workspace 'grow'" }
+  var onTrouble: ((Worded?) -> Void)?
+  var onBlockOutcome: ((Worded?) -> Void)?
+  var blockFact: Worded {
+    Worded(Message("block = minimize moves the window to the special workspace 'grow'"))
+  }
 
   private let loop: any EventLoop
   private let log: Logger
@@ -57,7 +60,7 @@ final class HyprlandWindowSource: WindowSource {
   private var told: DesktopWindow?
   /// Counts `activewindowv2` events, so an answer overtaken by one is not taken for news.
   private var focusEvents = 0
-  private var trouble: String?
+  private var trouble: Worded?
   private var stopped = false
 
   init(events: String, requests: String, loop: any EventLoop, log: Logger) {
@@ -98,8 +101,18 @@ final class HyprlandWindowSource: WindowSource {
       } else {
         log.warning("Hyprland did not run '\(dispatch)' for \(window.app): \(reply ?? "no answer")")
         onBlockOutcome?(
-          "Hyprland did not run '\(dispatch)' for \(window.app) (\(reply ?? "no answer")): "
-            + "block = \(action.rawValue) only flags windows here")
+          reply.map {
+            Worded(
+              Message(
+                "Hyprland did not run '{command}' for {app} ({error}): "
+                  + "block = {action} only flags windows here"),
+              ["command": dispatch, "app": window.app, "error": $0, "action": action.rawValue])
+          }
+            ?? Worded(
+              Message(
+                "Hyprland did not answer '{command}' for {app}: "
+                  + "block = {action} only flags windows here"),
+              ["command": dispatch, "app": window.app, "action": action.rawValue]))
       }
     }
   }
@@ -117,7 +130,7 @@ final class HyprlandWindowSource: WindowSource {
       stream.onClose = { [weak self] error in self?.lost(error) }
       if trouble != nil { report(nil) }
     } catch {
-      report("\(error); trying again")
+      report(Worded(Message("{error}; trying again"), ["error": "\(error)"]))
       scheduleReconnect()
     }
   }
@@ -291,7 +304,10 @@ final class HyprlandWindowSource: WindowSource {
     publish(nil)
     tell()
     guard !stopped else { return }
-    report("the connection to Hyprland's event socket ended: \(error); reconnecting")
+    report(
+      Worded(
+        Message("the connection to Hyprland's event socket ended: {error}; reconnecting"),
+        ["error": "\(error)"]))
     if let connectedAt, loop.monotonicNow - connectedAt >= Self.healthyAfter {
       reconnectDelay = Self.reconnectDelays.lowerBound
     }
@@ -306,10 +322,14 @@ final class HyprlandWindowSource: WindowSource {
     reconnectWork = loop.after(seconds: delay) { [weak self] in self?.connect() }
   }
 
-  private func report(_ problem: String?) {
+  private func report(_ problem: Worded?) {
     guard problem != trouble else { return }
     trouble = problem
-    if let problem { log.warning(problem) } else { log.info("Hyprland's event socket is back") }
+    if let problem {
+      log.warning(problem.english)
+    } else {
+      log.info("Hyprland's event socket is back")
+    }
     onTrouble?(problem)
   }
 }

@@ -2,24 +2,25 @@ import FoundationEssentials
 import Glibc
 import GrowCore
 import GrowLoop
+import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// What a window source tells the wayland plugin, on the loop.
 @MainActor
 protocol WindowSource: AnyObject {
-  /// `sway IPC`, `Hyprland`, for `grow plugins` and the log.
-  var name: String { get }
+  /// Where the active window comes from, for the plugin's note.
+  var activeWindowFact: Worded { get }
   /// The focused window, or nil when nothing is focused; said again only on a change.
   var onWindow: ((DesktopWindow?) -> Void)? { get set }
   /// Nil while the compositor answers; why not otherwise (stalled, gone, reconnecting).
-  var onTrouble: ((String?) -> Void)? { get set }
+  var onTrouble: ((Worded?) -> Void)? { get set }
   /// What `block = minimize` does on this compositor, for the plugin's note.
-  var blockFact: String { get }
+  var blockFact: Worded { get }
   /// Takes the window out of sight or asks it to close, if the compositor allows it; logs
   /// what it did or could not.
   func block(_ window: DesktopWindow, _ action: WindowBlock)
   /// After each block: nil when it worked, else what the compositor did not do, for the note.
-  var onBlockOutcome: ((String?) -> Void)? { get set }
+  var onBlockOutcome: ((Worded?) -> Void)? { get set }
   func stop()
 }
 
@@ -40,11 +41,13 @@ final class I3WindowSource: WindowSource {
   let path: String
   /// `sway` or `i3`.
   let compositor: String
-  var name: String { "\(compositor) IPC" }
+  var activeWindowFact: Worded {
+    Worded(Message("active window from {compositor} IPC"), ["compositor": compositor])
+  }
   var onWindow: ((DesktopWindow?) -> Void)?
-  var onTrouble: ((String?) -> Void)?
-  var onBlockOutcome: ((String?) -> Void)?
-  var blockFact: String { "block = minimize moves the window to the scratchpad" }
+  var onTrouble: ((Worded?) -> Void)?
+  var onBlockOutcome: ((Worded?) -> Void)?
+  var blockFact: Worded { Worded(Message("block = minimize moves the window to the scratchpad")) }
 
   private let loop: any EventLoop
   private let log: Logger
@@ -61,7 +64,7 @@ final class I3WindowSource: WindowSource {
   /// batch of events read in one turn is told once, with its outcome.
   private var active: DesktopWindow?
   private var told: DesktopWindow?
-  private var trouble: String?
+  private var trouble: Worded?
   private var stopped = false
 
   init(path: String, compositor: String, loop: any EventLoop, log: Logger) {
@@ -79,7 +82,7 @@ final class I3WindowSource: WindowSource {
     do {
       stream = try UnixStream(path: path, loop: loop, limit: I3Message.maximumPayload + 64)
     } catch {
-      report("\(error); trying again")
+      report(Worded(Message("{error}; trying again"), ["error": "\(error)"]))
       return scheduleReconnect()
     }
     self.stream = stream
@@ -118,8 +121,14 @@ final class I3WindowSource: WindowSource {
         let why = result?.error ?? "no answer"
         log.warning("\(compositor) did not run '\(command)' for \(window.app): \(why)")
         onBlockOutcome?(
-          "\(compositor) did not run '\(command)' for \(window.app) (\(why)): "
-            + "block = \(action.rawValue) only flags windows here")
+          Worded(
+            Message(
+              "{compositor} did not run '{command}' for {app} ({error}): "
+                + "block = {action} only flags windows here"),
+            [
+              "compositor": compositor, "command": command, "app": window.app, "error": why,
+              "action": action.rawValue,
+            ]))
       }
     }
   }
@@ -158,8 +167,9 @@ final class I3WindowSource: WindowSource {
     deadlineWork = loop.after(seconds: max(0, wait)) { [weak self] in
       guard let self, let first = pending.first, first.sentAt == oldest.sentAt else { return }
       report(
-        "\(compositor) has not answered for \(DurationText.format(Self.replyDeadline)); "
-          + "waiting for it")
+        Worded(
+          Message("{compositor} has not answered for {duration}; waiting for it"),
+          ["compositor": compositor, "duration": DurationText.format(Self.replyDeadline)]))
     }
   }
 
@@ -223,10 +233,14 @@ final class I3WindowSource: WindowSource {
     onWindow?(active)
   }
 
-  private func report(_ problem: String?) {
+  private func report(_ problem: Worded?) {
     guard problem != trouble else { return }
     trouble = problem
-    if let problem { log.warning(problem) } else { log.info("\(compositor) answers again") }
+    if let problem {
+      log.warning(problem.english)
+    } else {
+      log.info("\(compositor) answers again")
+    }
     onTrouble?(problem)
   }
 
@@ -240,7 +254,10 @@ final class I3WindowSource: WindowSource {
     publish(nil)
     tell()
     guard !stopped else { return }
-    report("the connection to \(compositor) (\(path)) ended: \(error); reconnecting")
+    report(
+      Worded(
+        Message("the connection to {compositor} ({path}) ended: {error}; reconnecting"),
+        ["compositor": compositor, "path": path, "error": "\(error)"]))
     if let connectedAt, loop.monotonicNow - connectedAt >= Self.healthyAfter {
       reconnectDelay = Self.reconnectDelays.lowerBound
     }

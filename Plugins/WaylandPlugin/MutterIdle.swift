@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import GrowCore
 import GrowDBus
+import GrowMessages
 import GrowPluginKit
 
 /// Idle and return on GNOME (X11 or Wayland), from Mutter over the session bus: an idle watch
@@ -14,7 +15,7 @@ final class MutterIdle {
   static let path = "/org/gnome/Mutter/IdleMonitor/Core"
   static let timeout: Int32 = 2000
 
-  var onReady: ((String?) -> Void)?
+  var onReady: ((Worded?) -> Void)?
   var onIdle: (() -> Void)?
   var onActive: (() -> Void)?
 
@@ -46,13 +47,19 @@ final class MutterIdle {
         self?.fired(UInt32(truncatingIfNeeded: id))
       }
     } catch {
-      onReady?("cannot follow \(Self.service): \(error)")
+      onReady?(
+        Worded(
+          Message("cannot follow {service}: {error}: away detection is off"),
+          ["service": Self.service, "error": "\(error)"]))
       return
     }
     call("AddIdleWatch", [.uint64(milliseconds)]) { [weak self] id in
       guard let self else { return }
       guard let id else {
-        onReady?("\(Self.service) does not answer (is this GNOME Shell?)")
+        onReady?(
+          Worded(
+            Message("{service} does not answer (is this GNOME Shell?): away detection is off"),
+            ["service": Self.service]))
         return
       }
       idleWatch = id

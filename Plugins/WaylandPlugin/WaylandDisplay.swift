@@ -3,16 +3,19 @@ import FoundationEssentials
 import Glibc
 import GrowCore
 import GrowLoop
+import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// Why the Wayland display cannot be used.
-enum WaylandError: Error, Equatable, CustomStringConvertible {
+enum WaylandError: WordedError, Equatable {
   case cannotConnect(String, reason: String)
 
-  var description: String {
+  var worded: Worded {
     switch self {
     case .cannotConnect(let name, let reason):
-      "cannot connect to the Wayland display '\(name)': \(reason)"
+      Worded(
+        Message("cannot connect to the Wayland display '{display}': {reason}"),
+        ["display": name, "reason": reason])
     }
   }
 }
@@ -43,7 +46,7 @@ final class WaylandDisplay {
   var onIdle: (() -> Void)?
   var onActive: (() -> Void)?
   /// The connection broke (the compositor went away).
-  var onLost: ((String) -> Void)?
+  var onLost: ((Worded) -> Void)?
 
   let name: String
   private let timeout: UInt32
@@ -124,9 +127,15 @@ final class WaylandDisplay {
   private func lost() {
     let error = display.map { wl_display_get_error($0) } ?? 0
     close()
-    let reason =
-      error == 0 ? "the compositor closed the connection" : String(cString: strerror(error))
-    onLost?("the Wayland display '\(name)' went away: \(reason)")
+    onLost?(
+      error == 0
+        ? Worded(
+          Message(
+            "the Wayland display '{display}' went away: the compositor closed the connection"),
+          ["display": name])
+        : Worded(
+          Message("the Wayland display '{display}' went away: {error}"),
+          ["display": name, "error": String(cString: strerror(error))]))
   }
 
   // MARK: Globals

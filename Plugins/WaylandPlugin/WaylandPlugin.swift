@@ -33,10 +33,10 @@ public final class WaylandPlugin: GrowPlugin {
   private var toplevelSource = false
   private var mutterIdle: MutterIdle?
   /// What the session gives the monitor, for `grow plugins` and `grow doctor`.
-  private var facts: [String] = []
+  private var facts: [Worded] = []
   /// What the last `block` could not do, shown after the facts until a later block works.
-  private var blockProblem: String?
-  private var windowTrouble: String?
+  private var blockProblem: Worded?
+  private var windowTrouble: Worded?
   /// Whether the compositor withholds something the monitor needs (the active window, idle):
   /// the note's kind, `PluginLimit.compositorWithholds`, for `grow doctor`.
   private var withheld = false
@@ -65,7 +65,7 @@ public final class WaylandPlugin: GrowPlugin {
         context.log.info("asked the compositor to close \(window.app) (block = close)")
       }
     }
-    var facts = ["compositor: \(session.compositor)"]
+    var facts = [Worded(Message("compositor: {compositor}"), ["compositor": session.compositor])]
     switch session.windowSource {
     case .i3IPC(let path, let compositor):
       let source = I3WindowSource(
@@ -82,7 +82,7 @@ public final class WaylandPlugin: GrowPlugin {
       withheld = true
     }
     if let windows {
-      facts.append("active window from \(windows.name)")
+      facts.append(windows.activeWindowFact)
       facts.append(windows.blockFact)
       windows.onWindow = { [weak self] window in self?.watch.windowChanged(window) }
       windows.onTrouble = { [weak self] trouble in self?.windowTroubleChanged(trouble) }
@@ -90,7 +90,8 @@ public final class WaylandPlugin: GrowPlugin {
     self.facts = facts
     windows?.onBlockOutcome = { [weak self] problem in self?.blockOutcome(problem) }
     showNote()
-    context.log.info("watching Wayland display \(display): " + facts.joined(separator: "; "))
+    context.log.info(
+      "watching Wayland display \(display): " + facts.map(\.english).joined(separator: "; "))
     if session.isGNOME {
       startMutterIdle()
     } else {
@@ -121,9 +122,12 @@ public final class WaylandPlugin: GrowPlugin {
         display: name, timeoutMilliseconds: milliseconds, watchToplevels: toplevelSource,
         loop: context.loop)
     } catch {
-      if toplevelSource { facts.append("no window source: \(error)") }
+      let reason = (error as? WaylandError)?.message ?? "\(error)"
+      if toplevelSource {
+        facts.append(Worded(Message("no window source: {error}"), ["error": reason]))
+      }
       withheld = true
-      return addFact("\(error): away detection is off")
+      return addFact(Worded(Message("{error}: away detection is off"), ["error": reason]))
     }
     self.display = display
     display.onReady = { [weak self] idleProtocol, toplevels in
@@ -133,19 +137,25 @@ public final class WaylandPlugin: GrowPlugin {
         facts +=
           toplevels
           ? [
-            "active window from zwlr_foreign_toplevel_manager_v1",
-            "block = minimize asks the compositor to minimise the window",
+            Worded(
+              Message("active window from {protocol}"),
+              ["protocol": "zwlr_foreign_toplevel_manager_v1"]),
+            Worded(Message("block = minimize asks the compositor to minimise the window")),
           ]
           : [
-            "no window source: no SWAYSOCK, I3SOCK or HYPRLAND_INSTANCE_SIGNATURE, and the "
-              + "compositor offers no zwlr_foreign_toplevel_manager_v1, so distractions are not "
-              + "flagged"
+            Worded(
+              Message(
+                "no window source: no SWAYSOCK, I3SOCK or HYPRLAND_INSTANCE_SIGNATURE, and the "
+                  + "compositor offers no zwlr_foreign_toplevel_manager_v1, so distractions are "
+                  + "not flagged"))
           ]
       }
       addFact(
-        idleProtocol.map { "idle from \($0.rawValue)" }
-          ?? "the compositor offers neither ext_idle_notifier_v1 nor org_kde_kwin_idle: "
-          + "away detection is off")
+        idleProtocol.map { Worded(Message("idle from {protocol}"), ["protocol": $0.rawValue]) }
+          ?? Worded(
+            Message(
+              "the compositor offers neither ext_idle_notifier_v1 nor org_kde_kwin_idle: "
+                + "away detection is off")))
     }
     display.onWindow = { [weak self] window in self?.watch.windowChanged(window) }
     display.onIdle = { [weak self] in
@@ -158,8 +168,11 @@ public final class WaylandPlugin: GrowPlugin {
       self.display = nil
       watch.becameActive()
       if toplevelSource { watch.windowChanged(nil) }
-      context.log.warning(reason)
-      context.setUnavailable("\(reason); 'grow plugins reload wayland' connects again")
+      context.log.warning(reason.english)
+      context.setUnavailable(
+        Message("{reason}; 'grow plugins reload wayland' connects again").render([
+          "reason": reason.text
+        ]))
     }
   }
 
@@ -176,13 +189,15 @@ public final class WaylandPlugin: GrowPlugin {
       context.log.warning(
         "the compositor did not minimise \(window.app); block = minimize only flags it here")
       blockOutcome(
-        "the compositor ignored the minimise request for \(window.app): "
-          + "block = minimize only flags windows here")
+        Worded(
+          Message(
+            "the compositor ignored the minimise request for {app}: "
+              + "block = minimize only flags windows here"), ["app": window.app]))
     }
   }
 
   /// A block worked (nil) or could not be done: `grow plugins` says so until one works.
-  private func blockOutcome(_ problem: String?) {
+  private func blockOutcome(_ problem: Worded?) {
     guard problem != blockProblem else { return }
     blockProblem = problem
     showNote()
@@ -190,7 +205,7 @@ public final class WaylandPlugin: GrowPlugin {
 
   private func showNote() {
     watch.sessionLimit = withheld ? .compositorWithholds : nil
-    watch.sessionFacts = facts + (blockProblem.map { [$0] } ?? [])
+    watch.sessionFacts = (facts + (blockProblem.map { [$0] } ?? [])).map(\.text)
   }
 
   /// GNOME: Mutter's idle monitor over the session bus (any Mutter version; the Wayland idle
@@ -198,7 +213,10 @@ public final class WaylandPlugin: GrowPlugin {
   private func startMutterIdle() {
     guard let bus = context.sessionBus else {
       withheld = true
-      return addFact("no session bus for \(MutterIdle.service): away detection is off")
+      return addFact(
+        Worded(
+          Message("no session bus for {service}: away detection is off"),
+          ["service": MutterIdle.service]))
     }
     let idle = MutterIdle(
       bus: bus, milliseconds: UInt64(watch.idlePause * 1000), context: context)
@@ -206,7 +224,7 @@ public final class WaylandPlugin: GrowPlugin {
     idle.onReady = { [weak self] problem in
       if problem != nil { self?.withheld = true }
       self?.addFact(
-        problem.map { "\($0): away detection is off" } ?? "idle from \(MutterIdle.service)")
+        problem ?? Worded(Message("idle from {protocol}"), ["protocol": MutterIdle.service]))
     }
     idle.onIdle = { [weak self] in
       guard let self else { return }
@@ -216,16 +234,16 @@ public final class WaylandPlugin: GrowPlugin {
     idle.start()
   }
 
-  private func addFact(_ fact: String) {
+  private func addFact(_ fact: Worded) {
     facts.append(fact)
     showNote()
-    context.log.info(fact)
+    context.log.info(fact.english)
   }
 
-  private func windowTroubleChanged(_ trouble: String?) {
+  private func windowTroubleChanged(_ trouble: Worded?) {
     windowTrouble = trouble
     if let trouble {
-      context.setUnavailable(trouble)
+      context.setUnavailable(trouble.text)
     } else {
       context.setAvailable()
     }
@@ -241,7 +259,7 @@ struct CompositorSession {
     /// wlroots' toplevel list on the Wayland connection, if the compositor offers it.
     case foreignToplevel
     /// No source: why, as the note says it.
-    case none(String)
+    case none(Worded)
   }
 
   let compositor: String
@@ -269,11 +287,12 @@ struct CompositorSession {
     } else if desktop.split(separator: ":").contains("GNOME") {
       compositor = "GNOME Shell (Mutter)"
       windowSource = .none(
-        "GNOME gives a plain client no active window: distractions are not flagged")
+        Worded(Message("GNOME gives a plain client no active window: distractions are not flagged"))
+      )
     } else if desktop.split(separator: ":").contains("KDE") {
       compositor = "KDE Plasma (KWin)"
       windowSource = .none(
-        "KWin gives a plain client no active window: distractions are not flagged")
+        Worded(Message("KWin gives a plain client no active window: distractions are not flagged")))
     } else {
       // river, labwc, Wayfire (or sway without SWAYSOCK): the toplevel list, if offered.
       compositor = desktop.isEmpty ? "unknown compositor" : desktop.lowercased()

@@ -3,16 +3,20 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import GrowLoop
+import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// Why the X display cannot be used.
-enum X11Error: Error, CustomStringConvertible {
+enum X11Error: WordedError {
   case cannotOpen(String)
 
-  var description: String {
+  var worded: Worded {
     switch self {
     case .cannotOpen(let name):
-      "cannot open the X display '\(name)'; is the X server running and may this user use it?"
+      Worded(
+        Message(
+          "cannot open the X display '{display}'; is the X server running and may this user use it?"
+        ), ["display": name])
     }
   }
 }

@@ -65,7 +65,7 @@ public final class X11Plugin: GrowPlugin {
   private var windowManagerTakesClose = true
   /// The session's facts as last read, and what the last `block` could not do: the note.
   private var sessionFacts: [String] = []
-  private var blockProblem: String?
+  private var blockProblem: Worded?
   /// While the X server is away: the socket directory, watched for the server's socket.
   private var serverWatch: DirectoryWatch?
   private var reconnectWork: (any Alarm)?
@@ -111,7 +111,7 @@ public final class X11Plugin: GrowPlugin {
     do {
       display = try connect(name, context.loop)
     } catch {
-      throw PluginError.unavailable(error.description)
+      throw PluginError.unavailable(error.message)
     }
     watch = try DistractionWatch(context: context) { [weak self] window, action in
       self?.block(window, action)
@@ -187,12 +187,15 @@ public final class X11Plugin: GrowPlugin {
   private func describe(_ session: WindowManagerFacts, display: any X11Connection) {
     let previous = windowManager
     windowManager = session.name ?? "no window manager"
-    let activeWindow =
-      session.publishesActiveWindow ? "publishes _NET_ACTIVE_WINDOW" : "NO _NET_ACTIVE_WINDOW"
+    let manager = ["manager": session.name ?? Message("no window manager").render()]
     var facts = [
-      "\(windowManager) \(activeWindow)",
-      display.hasIdleAlarms ? "XSync idle alarms" : "NO XSync IDLETIME",
-      display.hasScreenSaverExtension ? "XScreenSaver" : "no XScreenSaver",
+      session.publishesActiveWindow
+        ? Message("{manager} publishes _NET_ACTIVE_WINDOW").render(manager)
+        : Message("{manager} publishes NO _NET_ACTIVE_WINDOW").render(manager),
+      display.hasIdleAlarms
+        ? Message("XSync idle alarms").render() : Message("NO XSync IDLETIME").render(),
+      // The extension's name, no sentence.
+      display.hasScreenSaverExtension ? "XScreenSaver" : Message("no XScreenSaver").render(),
     ]
     let isI3 = windowManager.lowercased().hasPrefix("i3")
     // The root property names this display's i3; I3SOCK is what an i3 session exports.
@@ -203,9 +206,11 @@ public final class X11Plugin: GrowPlugin {
     if isI3 {
       facts.append(
         i3Socket == nil
-          ? "i3 ignores minimise requests and its IPC socket was not found: "
-            + "block = minimize only flags windows here"
-          : "block = minimize moves windows to i3's scratchpad (IPC)")
+          ? Message(
+            "i3 ignores minimise requests and its IPC socket was not found: "
+              + "block = minimize only flags windows here"
+          ).render()
+          : Message("block = minimize moves windows to i3's scratchpad (IPC)").render())
     }
     windowManagerTakesClose = session.takesCloseRequests
     if windowManager != previous { blockProblem = nil }
@@ -222,7 +227,7 @@ public final class X11Plugin: GrowPlugin {
   }
 
   private func showNote() {
-    watch.sessionFacts = sessionFacts + (blockProblem.map { [$0] } ?? [])
+    watch.sessionFacts = sessionFacts + (blockProblem.map { [$0.text] } ?? [])
   }
 
   public func stop() {
@@ -460,8 +465,16 @@ public final class X11Plugin: GrowPlugin {
           // Nil: the window is gone meanwhile, and out of sight all the same.
           guard let self, let hidden else { return }
           blockDone(
-            window, action, problem: hidden ? nil : "ignored the minimise request for \(window.app)"
-          )
+            window, action,
+            problem: hidden
+              ? nil
+              : Worded(
+                Message(
+                  "{manager} ignored the minimise request for {app}: "
+                    + "block = {action} only flags windows here"),
+                [
+                  "manager": windowManager, "app": window.app, "action": action.rawValue,
+                ]))
         }
         readX()
       }
@@ -476,7 +489,11 @@ public final class X11Plugin: GrowPlugin {
         guard takes else {
           return blockDone(
             window, action,
-            problem: "has no _NET_CLOSE_WINDOW and \(window.app) takes no WM_DELETE_WINDOW")
+            problem: Worded(
+              Message(
+                "{manager} has no _NET_CLOSE_WINDOW and {app} takes no WM_DELETE_WINDOW: "
+                  + "block = {action} only flags windows here"),
+              ["manager": windowManager, "app": window.app, "action": action.rawValue]))
         }
         display.sendDeleteWindow(id)
         context.log.info(
@@ -499,7 +516,16 @@ public final class X11Plugin: GrowPlugin {
       switch result {
       case .success: blockDone(window, action, problem: nil)
       case .failure(let error):
-        blockDone(window, action, problem: "did not run '\(command)' for \(window.app): \(error)")
+        blockDone(
+          window, action,
+          problem: Worded(
+            Message(
+              "{manager} did not run '{command}' for {app}: {error}: "
+                + "block = {action} only flags windows here"),
+            [
+              "manager": windowManager, "app": window.app, "action": action.rawValue,
+              "command": command, "error": "\(error)",
+            ]))
         // i3 restarted in place or moved its socket: read I3_SOCKET_PATH again for the next.
         if case .connection = error {
           sessionStale = true
@@ -511,7 +537,7 @@ public final class X11Plugin: GrowPlugin {
 
   /// Logs what `block` did; what it could not do goes into the note too, so `grow plugins`
   /// says block = minimize only flags windows here, until a later block works.
-  private func blockDone(_ window: DesktopWindow, _ action: WindowBlock, problem: String?) {
+  private func blockDone(_ window: DesktopWindow, _ action: WindowBlock, problem: Worded?) {
     let wanted = action == .minimize ? "minimised" : "closed"
     guard let problem else {
       context.log.info("\(wanted) \(window.app) (block = \(action.rawValue))")
@@ -521,9 +547,8 @@ public final class X11Plugin: GrowPlugin {
       }
       return
     }
-    let only = "block = \(action.rawValue) only flags windows here"
-    context.log.warning("\(windowManager) \(problem); \(only)")
-    blockProblem = "\(windowManager) \(problem): \(only)"
+    context.log.warning(problem.english)
+    blockProblem = problem
     showNote()
   }
 

@@ -392,36 +392,51 @@ extension Commands {
       config = try GrowConfig.load(path: nil)
     } catch {
       return (
-        "\(path) has problems ('grow config check' lists them), so it was left alone; "
-          + "add '\(id)' to [plugins] enable there if it has that line", false
+        Message(
+          "{path} has problems ('grow config check' lists them), so it was left alone; "
+            + "add '{id}' to [plugins] enable there if it has that line"
+        ).render(["path": path, "id": id]), false
       )
     }
     if let section = config.pluginSections[id], let entry = section["enabled"],
       (try? section.bool("enabled", default: true)) == false
     {
       return (
-        "\(path):\(entry.line): [plugin.\(id)] enabled = \(entry.value) keeps it off; "
-          + "remove that line and run 'grow reload'", false
+        Message(
+          "{path}:{line}: [plugin.{id}] enabled = {value} keeps it off; "
+            + "remove that line and run 'grow reload'"
+        ).render(["path": path, "line": entry.line, "id": id, "value": entry.value]), false
       )
     }
     guard let enabled = config.enabledPlugins, let line = config.enabledPluginsLine else {
       return (
         config.path == nil
-          ? "enabled (no config.ini: every plugin found starts)"
-          : "enabled (\(path) has no [plugins] enable line: every plugin found starts)",
+          ? Message("enabled (no config.ini: every plugin found starts)").render()
+          : Message("enabled ({path} has no [plugins] enable line: every plugin found starts)")
+            .render(["path": path]),
         false
       )
     }
-    if enabled.contains(id) { return ("enabled already ([plugins] enable lists '\(id)')", false) }
+    if enabled.contains(id) {
+      return (
+        Message("enabled already ([plugins] enable lists '{id}')").render(["id": id]), false
+      )
+    }
     do {
       try appendToLine(line, of: path, ", \(id)")
     } catch {
       return (
-        "could not add '\(id)' to [plugins] enable in \(path):\(line) (\(error)); "
-          + "add it there yourself and run 'grow reload'", false
+        Message(
+          "could not add '{id}' to [plugins] enable in {path}:{line} ({error}); "
+            + "add it there yourself and run 'grow reload'"
+        ).render(["id": id, "path": path, "line": line, "error": "\(error)"]), false
       )
     }
-    return ("added '\(id)' to [plugins] enable in \(path):\(line)", true)
+    return (
+      Message("added '{id}' to [plugins] enable in {path}:{line}").render([
+        "id": id, "path": path, "line": line,
+      ]), true
+    )
   }
 
   /// Appends `text` to line `number` of the file (before an inline ` ;` comment), written

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import GrowBasics
 import GrowConfig
 @_spi(GrowHost) import GrowCore
 import GrowMessages
@@ -125,14 +126,18 @@ public enum DaemonImage {
 }
 
 /// Why the static daemon image did not start a plugin.
-public enum DaemonImageError: Error, Equatable, CustomStringConvertible {
+public enum DaemonImageError: WordedError, Equatable {
   case notLinkedIn(String, path: String)
 
-  public var description: String {
+  public var worded: Worded {
     switch self {
     case .notLinkedIn(let id, let path):
-      "plugin '\(id)' (\(path)) is not linked into the static daemon image, which loads no "
-        + "plugin library; restart the daemon: 'grow daemon' then runs the one that loads it"
+      Worded(
+        Message(
+          "plugin '{id}' ({path}) is not linked into the static daemon image, which loads no "
+            + "plugin library; restart the daemon: 'grow daemon' then runs the one that loads it"),
+        ["id": id, "path": path]
+      )
     }
   }
 }

@@ -1,16 +1,19 @@
+import GrowBasics
 import GrowConfig
 
 /// Why an `exec = …` value cannot be turned into a command.
-public enum ExecSyntaxError: Error, Equatable, CustomStringConvertible {
+public enum ExecSyntaxError: WordedError, Equatable {
   case empty
   case unterminatedQuote(Character)
   case trailingBackslash
 
-  public var description: String {
+  public var worded: Worded {
     switch self {
-    case .empty: "exec is empty; give the program to run, such as exec = ~/bin/grow-hook.py"
-    case .unterminatedQuote(let quote): "exec has a \(quote) that is never closed"
-    case .trailingBackslash: "exec ends with a backslash that escapes nothing"
+    case .empty:
+      Worded(Message("exec is empty; give the program to run, such as exec = ~/bin/grow-hook.py"))
+    case .unterminatedQuote(let quote):
+      Worded(Message("exec has a {quote} that is never closed"), ["quote": String(quote)])
+    case .trailingBackslash: Worded(Message("exec ends with a backslash that escapes nothing"))
     }
   }
 }
@@ -92,7 +95,7 @@ public enum ExecCommandLine {
         ConfigProblem(
           path: section.path, line: entry.line,
           issue: .invalidValue(
-            key: "exec", value: entry.value, section: section.name, reason: error.description))
+            key: "exec", value: entry.value, section: section.name, reason: error.message))
       ])
     }
   }

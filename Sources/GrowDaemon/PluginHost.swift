@@ -197,7 +197,7 @@ public final class PluginHost {
       case .load: load(item.id)
       case .skip: break
       case .refuse(let reason):
-        set(item.id, .failed(reason))
+        set(item.id, .failed(reason.message))
         log.error("plugin '\(item.id)' not started: \(reason)")
       }
     }
@@ -273,7 +273,10 @@ public final class PluginHost {
     let plan = Self.plan(config: newConfig, available: Self.discover(in: directories))
     var changes: [String] = []
     for id in order where !plan.contains(where: { $0.id == id }) {
-      if isLoaded(id) { changes.append("stopped plugin '\(id)': it is no longer configured") }
+      if isLoaded(id) {
+        changes.append(
+          Message("stopped plugin '{id}': it is no longer configured").render(["id": id]))
+      }
       unload(id)
       records[id] = nil
     }
@@ -294,30 +297,37 @@ public final class PluginHost {
             || sourceChanged
           {
             load(id)
-            changes.append("started plugin '\(id)'")
+            changes.append(Message("started plugin '{id}'").render(["id": id]))
           }
         } else if sourceChanged {
           restart(id)
-          changes.append("restarted plugin '\(id)': it now runs \(item.source.location)")
+          changes.append(
+            Message("restarted plugin '{id}': it now runs {location}").render([
+              "id": id, "location": item.source.location,
+            ]))
         } else if !changedKeys.isEmpty {
           restart(id)
           changes.append(
-            "restarted plugin '\(id)' with new settings: "
-              + changedKeys.joined(separator: ", "))
+            Message("restarted plugin '{id}' with new settings: {keys}").render([
+              "id": id, "keys": changedKeys.joined(separator: ", "),
+            ]))
         }
       case .skip:
         if isLoaded(id) {
           unload(id)
-          changes.append("stopped plugin '\(id)': it is disabled")
+          changes.append(Message("stopped plugin '{id}': it is disabled").render(["id": id]))
         }
         set(id, .disabled)
       case .refuse(let reason):
         if isLoaded(id) { unload(id) }
-        if previous?.state != .failed(reason) {
-          changes.append("plugin '\(id)' not started: \(reason)")
+        if previous?.state != .failed(reason.message) {
+          changes.append(
+            Message("plugin '{id}' not started: {reason}").render([
+              "id": id, "reason": reason.message,
+            ]))
           log.error("plugin '\(id)' not started: \(reason)")
         }
-        set(id, .failed(reason))
+        set(id, .failed(reason.message))
       }
     }
     return changes
@@ -351,7 +361,7 @@ public final class PluginHost {
     guard records[id] != nil else { return }
     log.error("plugin '\(id)' failed in an event handler and was disabled: \(error)")
     unload(id)
-    set(id, .failed("event handler threw: \(error)"))
+    set(id, .failed(Message("event handler threw: {error}").render(["error": "\(error)"])))
   }
 
   /// A plugin took itself out of service (`PluginContext.disable`).
@@ -455,6 +465,10 @@ public final class PluginHost {
           set(id, .failed(error.description))
           log.error("plugin '\(id)' failed to start: \(error)")
         }
+      } catch let error as any WordedError {
+        emergencyActions.set(id, nil)
+        set(id, .failed(error.message))
+        log.error("plugin '\(id)' failed to start: \(error)")
       } catch {
         emergencyActions.set(id, nil)
         set(id, .failed("\(error)"))
@@ -533,7 +547,11 @@ public final class PluginHost {
     case .running: .running
     case .restarting(let delay):
       .restarting(
-        (lastError.map { "\($0); " } ?? "") + "restarting in \(DurationText.format(delay))")
+        lastError.map {
+          Message("{error}; restarting in {delay}").render([
+            "error": $0, "delay": DurationText.format(delay),
+          ])
+        } ?? Message("restarting in {delay}").render(["delay": DurationText.format(delay)]))
     case .failed(let reason): .failed(reason)
     case .stopped: .disabled
     }
@@ -552,7 +570,7 @@ public final class PluginHost {
   enum Decision: Equatable {
     case load
     case skip
-    case refuse(String)
+    case refuse(PluginRefusal)
   }
 
   struct PlanItem: Equatable {
@@ -602,7 +620,7 @@ public final class PluginHost {
     let available = discover(in: directories)
     return plan(config: config, available: available).compactMap { item in
       guard case .refuse(let reason) = item.decision else { return nil }
-      return "\(config.path ?? "config"): [plugins] enable: \(reason)"
+      return "\(config.path ?? "config"): [plugins] enable: \(reason.message)"
     } + unknownSections(in: config, available: available).map(\.description)
   }
 
@@ -642,7 +660,7 @@ public final class PluginHost {
       var probe = Probe(id: item.id, source: item.source, enabled: true, problem: nil)
       switch item.decision {
       case .skip: probe.enabled = false
-      case .refuse(let reason): probe.problem = reason
+      case .refuse(let reason): probe.problem = reason.message
       case .load:
         switch item.source {
         case .builtIn(let path), .library(let path):
@@ -652,6 +670,8 @@ public final class PluginHost {
           }
           do {
             _ = try PluginLibrary.load(path: path, expectedID: item.id)
+          } catch let error as PluginLoadError {
+            probe.problem = error.message
           } catch {
             probe.problem = "\(error)"
           }
@@ -673,7 +693,7 @@ public final class PluginHost {
       return error.description
     }
     guard FileManager.default.isExecutableFile(atPath: path) else {
-      return "\(path) is not an executable file"
+      return Message("{path} is not an executable file").render(["path": path])
     }
     do {
       _ = try ChildProcess.openProgram(path)
@@ -726,7 +746,7 @@ public final class PluginHost {
   /// `exec`) load unless their section says `enabled = false`; everything else is disabled.
   static func plan(config: GrowConfig, available: [String: Source]) -> [PlanItem] {
     var sources = available
-    var broken: [String: String] = [:]
+    var broken: [String: PluginRefusal] = [:]
     let home = ProcessInfo.processInfo.environment["HOME"]
     for (id, section) in config.pluginSections {
       do {
@@ -735,7 +755,7 @@ public final class PluginHost {
         }
       } catch {
         sources[id] = .executable(arguments: [])
-        broken[id] = error.description
+        broken[id] = .brokenExec(error)
       }
     }
     let known = Array(sources.keys)
@@ -750,12 +770,10 @@ public final class PluginHost {
     var items: [PlanItem] = []
     for id in wanted where !items.contains(where: { $0.id == id }) {
       guard let source = sources[id] else {
-        let hint = closestMatch(to: id, in: known).map { "; did you mean '\($0)'?" } ?? ""
-        let list = known.sorted().joined(separator: ", ")
         items.append(
           PlanItem(
-            id: id, source: .unknown,
-            decision: .refuse("unknown plugin '\(id)'\(hint) (known: \(list))")))
+            id: id, source: .unknown, decision: .refuse(.unknownPlugin(id, known: known.sorted()))
+          ))
         continue
       }
       let enabled = (try? config.pluginSections[id]?.bool("enabled", default: true)) ?? true
@@ -769,19 +787,59 @@ public final class PluginHost {
   }
 }
 
+/// Why a plugin the config asks for is not started, found without loading anything:
+/// `description` in English for the log, `message` for `grow plugins`, `grow doctor` and
+/// `grow config check`.
+enum PluginRefusal: Error, Equatable, CustomStringConvertible {
+  /// `[plugins] enable` names a plugin nobody has.
+  case unknownPlugin(String, known: [String])
+  /// Its `[plugin.ID] exec` cannot be read: the config's own problem, worded by GrowConfig.
+  case brokenExec(ConfigError)
+
+  var description: String { worded(inEnglish: true) }
+  var message: String { worded(inEnglish: false) }
+
+  private func worded(inEnglish: Bool) -> String {
+    switch self {
+    case .unknownPlugin(let id, let known):
+      let list = known.joined(separator: ", ")
+      let worded =
+        if let guess = closestMatch(to: id, in: known) {
+          Worded(
+            Message("unknown plugin '{id}'; did you mean '{guess}'? (known: {known})"),
+            ["id": id, "guess": guess, "known": list])
+        } else {
+          Worded(Message("unknown plugin '{id}' (known: {known})"), ["id": id, "known": list])
+        }
+      return inEnglish ? worded.english : worded.text
+    case .brokenExec(let error):
+      return error.description
+    }
+  }
+}
+
 /// Why a request about plugins was refused.
-public enum PluginHostError: Error, Equatable, CustomStringConvertible {
+public enum PluginHostError: WordedError, Equatable {
   case unknownPlugin(String, known: [String])
   case notEnabled(String)
 
-  public var description: String {
+  public var worded: Worded {
     switch self {
     case .unknownPlugin(let id, let known):
-      "no plugin '\(shown(id))'"
-        + (closestMatch(to: id, in: known).map { "; did you mean '\($0)'?" } ?? "")
-        + " (plugins: \(known.joined(separator: ", ")))"
+      let list = known.joined(separator: ", ")
+      if let guess = closestMatch(to: id, in: known) {
+        return Worded(
+          Message("no plugin '{id}'; did you mean '{guess}'? (plugins: {known})"),
+          ["id": shown(id), "guess": guess, "known": list]
+        )
+      }
+      return Worded(
+        Message("no plugin '{id}' (plugins: {known})"), ["id": shown(id), "known": list])
     case .notEnabled(let id):
-      "plugin '\(id)' is not enabled; add it to [plugins] enable in config.ini"
+      return Worded(
+        Message("plugin '{id}' is not enabled; add it to [plugins] enable in config.ini"),
+        ["id": id]
+      )
     }
   }
 }

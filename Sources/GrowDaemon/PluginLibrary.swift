@@ -1,10 +1,11 @@
 import FoundationEssentials
 import Glibc
+import GrowBasics
 import GrowConfig
 import GrowPluginKit
 
 /// Why a plugin library could not be loaded. Each message names the file and what to do.
-public enum PluginLoadError: Error, Equatable, CustomStringConvertible {
+public enum PluginLoadError: WordedError, Equatable {
   case unsafeFile(path: String, reason: String)
   case cannotOpen(path: String, reason: String)
   case notAGrowPlugin(path: String)
@@ -12,22 +13,35 @@ public enum PluginLoadError: Error, Equatable, CustomStringConvertible {
   case notAPluginType(path: String)
   case wrongID(path: String, expected: String, found: String)
 
-  public var description: String {
+  public var worded: Worded {
     switch self {
     case .unsafeFile(let path, let reason):
-      "refusing to load \(path): \(reason)"
+      Worded(Message("refusing to load {path}: {reason}"), ["path": path, "reason": reason])
     case .cannotOpen(let path, let reason):
-      "cannot load \(path): \(reason)"
+      Worded(Message("cannot load {path}: {reason}"), ["path": path, "reason": reason])
     case .notAGrowPlugin(let path):
-      "\(path) is not a Grow plugin: it has no '\(GrowPluginAPI.entrySymbol)' entry point"
+      Worded(
+        Message("{path} is not a Grow plugin: it has no '{symbol}' entry point"),
+        ["path": path, "symbol": GrowPluginAPI.entrySymbol]
+      )
     case .incompatibleAPI(let path, let built, let supported):
-      "\(path) was built for Grow plugin API \(built), but this grow provides API "
-        + "\(supported); rebuild the plugin against this version of GrowKit"
+      Worded(
+        Message(
+          "{path} was built for Grow plugin API {built}, but this grow provides API "
+            + "{supported}; rebuild the plugin against this version of GrowKit"),
+        ["path": path, "built": String(built), "supported": String(supported)]
+      )
     case .notAPluginType(let path):
-      "\(path) describes a type that does not conform to GrowPlugin"
+      Worded(Message("{path} describes a type that does not conform to GrowPlugin"), ["path": path])
     case .wrongID(let path, let expected, let found):
-      "\(path) should hold plugin '\(expected)' but holds '\(found)'; rename the file to "
-        + "\(PluginLibrary.fileName(for: found))"
+      Worded(
+        Message(
+          "{path} should hold plugin '{expected}' but holds '{found}'; rename the file to {file}"),
+        [
+          "path": path, "expected": expected, "found": found,
+          "file": PluginLibrary.fileName(for: found),
+        ]
+      )
     }
   }
 }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import GrowBasics
 import GrowCore
 
 /// In-process plugins that took the daemon down, kept out until the person lets them in again.
@@ -41,8 +42,9 @@ public struct PluginQuarantine: Sendable {
     for name in names.sorted() where name.hasPrefix("starting-") {
       let id = String(name.dropFirst("starting-".count))
       let when = now.formatted(Date.ISO8601FormatStyle())
-      let why = "the daemon died while starting it (\(when))"
-      try? PrivateFiles.replace(record(id), with: Data(why.utf8), flush: false)
+      // The time only: the sentence around it is worded when it is read, in the reader's
+      // language.
+      try? PrivateFiles.replace(record(id), with: Data(when.utf8), flush: false)
       unlink(marker(id))
       found.append(id)
     }
@@ -53,9 +55,16 @@ public struct PluginQuarantine: Sendable {
   public func reason(_ id: String) -> String? {
     guard Self.isFileName(id), let data = FileManager.default.contents(atPath: record(id))
     else { return nil }
-    let why = String(decoding: data.prefix(500), as: UTF8.self)
-    return "quarantined: \(why); not loaded again until 'grow plugins enable \(id)' "
-      + "(or 'grow plugin install' of a new version)"
+    var when = String(decoding: data.prefix(500), as: UTF8.self)
+    // A record an older Grow wrote holds the whole English sentence around the time.
+    let older = "the daemon died while starting it ("
+    if when.hasPrefix(older), when.hasSuffix(")") {
+      when = String(when.dropFirst(older.count).dropLast())
+    }
+    return Message(
+      "quarantined: the daemon died while starting it ({when}); not loaded again until "
+        + "'grow plugins enable {id}' (or 'grow plugin install' of a new version)"
+    ).render(["when": when, "id": id])
   }
 
   /// Lets plugin `id` load again; whether it was quarantined.

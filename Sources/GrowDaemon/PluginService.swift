@@ -30,11 +30,12 @@ struct PluginService {
             doc: "Stops plugin ID and starts it again; answers once the new instance has "
               + "started (after the old one finished stopping), so List then shows its state.",
             answer: { [host] call, reply in
-              do {
+              do throws(PluginHostError) {
                 try host.reload(call.firstString ?? "") { reply.send() }
               } catch {
-                reply.fail(
-                  BusError(name: GrowBusAPI.ErrorName.invalidArgument, message: "\(error)"))
+                // The refusal is read by a person, in the daemon's language.
+                let refusal: String = error.message
+                reply.fail(BusError(name: GrowBusAPI.ErrorName.invalidArgument, message: refusal))
               }
             }),
         ]))

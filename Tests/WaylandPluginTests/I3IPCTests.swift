@@ -83,7 +83,7 @@ import Testing
     var seen: [DesktopWindow?] = []
     var troubles: [String?] = []
     source.onWindow = { seen.append($0) }
-    source.onTrouble = { troubles.append($0) }
+    source.onTrouble = { troubles.append($0?.text) }
     source.start()
     defer { source.stop() }
     // What has focus at the start comes from GET_TREE: the last window opened.

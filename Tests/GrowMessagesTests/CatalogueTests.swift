@@ -117,6 +117,10 @@ import Testing
     let brokenLines = "[timer]\nfocus = soon\nthis line is no setting\n"
     try (brokenLines + "[card.work]\ndistractions = /youtube\n").write(
       toFile: broken, atomically: true, encoding: .utf8)
+    // Plugins the daemon would refuse: one nobody has, a program whose exec cannot be split.
+    let refused = directory.appendingPathComponent("plugins.ini").path
+    try "[plugins]\nenable = nosuch, hook\n[plugin.hook]\nexec = \"unclosed\n".write(
+      toFile: refused, atomically: true, encoding: .utf8)
     let svg = directory.appendingPathComponent("week.svg").path
     let commands: [[String]] =
       [
@@ -124,7 +128,8 @@ import Testing
         ["stats", "--bogus"], ["stats", "--week", "extra"], ["history", "--from"],
         ["start", "nosuchcard"], ["stats"], ["stats", "--day"], ["stats", "--year"], ["history"],
         ["garden"], ["garden", "--week"], ["report", "--svg", svg, "--week"], ["report"],
-        ["history", "frobnicate"], ["config", "check", broken], ["goal"], ["goal", "list"],
+        ["history", "frobnicate"], ["config", "check", broken],
+        ["config", "check", refused], ["goal"], ["goal", "list"],
         ["tasks"], ["task", "done", "99"], ["journey"], ["sync", "status"], ["extend", "0s"],
         ["status"], ["logs", "--lines"], ["cards"], ["plugins"], ["plugins", "enable", "nosuch"],
         ["dnd", "status"], ["dnd", "off", "--for", "5m"],
@@ -145,8 +150,12 @@ import Testing
     // What is the person's own, never a sentence of Grow's: the card, the files, the config's
     // lines quoted back.
     // libcanberra's own words for why no sound server was reached (ca_strerror), as strerror's.
+    // The test desktop's window manager, by its own name; the refused plugins' config: the
+    // key ("[plugins] enable: ", a name in every language, whose section withoutData drops)
+    // and the person's value.
     let data = [
       directory.path, "work", "this line is no setting", "soon", "/youtube", "Not available",
+      "Openbox", " enable: ", "\"unclosed", "plugin.hook",
     ]
     for command in commands {
       let run = try Command.run(Binaries.grow, command, environment: harness.environment)
@@ -176,18 +185,13 @@ import Testing
         if command.first == "install", line.hasPrefix("  exec ") || line.hasPrefix("  systemctl ") {
           continue
         }
-        // Not yet: the x11 and wayland plugins' notes on what the session offers (protocol
-        // names mostly) are English; the reasons a plugin does not run are checked.
-        if command == ["plugins"], line.contains("‹note: ›") { continue }
-        // A plugin's id and location (a path); the outcomes and doctor's JSON keys are values.
-        let line = line.replacingOccurrences(
-          of: "›/[^ ‹]*", with: "›", options: .regularExpression
-        ).split(separator: " ", omittingEmptySubsequences: false)
-          .filter { !$0.hasPrefix("/") }.joined(separator: " ")
-        let values = [
-          "gnome-pomodoro", "completed, skipped, stopped, abandoned",
-          #""ok""#, #""checks""#, #""status", "message", "fix""#,
-        ]
+        // The outcomes and doctor's JSON keys are values.
+        let line = Self.withoutPaths(line)
+        let values =
+          [
+            "completed, skipped, stopped, abandoned", #""ok""#, #""checks""#,
+            #""status", "message", "fix""#, "hook",
+          ] + Self.pluginIDs
         if Self.englishOutsideMarks(Self.withoutData(line, data + values + command)) {
           untranslated.append("grow \(command.joined(separator: " ")): \(line)")
         }
@@ -214,22 +218,69 @@ import Testing
     for text in texts where Self.englishOutsideMarks(Self.withoutData(text, data)) {
       untranslated.append("grow report (svg): \(text)")
     }
-    // grow doctor: the lines it words so far (the desktop's checks each carry their own;
-    // see the report of issue 30 for those still in English).
-    let doctor = try harness.grow("doctor").stdout.split(separator: "\n").map(String.init)
-    // The checks' names are `grow doctor --json`'s keys.
-    let doctorChecks = ["session bus", "daemon", "notifications", "display"]
-    for line in doctor
-    where doctorChecks.contains(where: { line.dropFirst(2).hasPrefix($0 + ":") })
-      && Self.englishOutsideMarks(Self.withoutData(line, data + doctorChecks))
-    {
-      untranslated.append("grow doctor: \(line)")
-    }
+    // grow doctor, every line: with the desktop here, and without one (below).
+    untranslated += try Self.doctorsEnglish(harness.grow("doctor").stdout, data)
+    untranslated += try Self.withoutADesktopsEnglish(directory: directory, data)
     #expect(lines > 300, "only \(lines) lines")
     #expect(
       untranslated == [],
       "sentences not through a Message:\n\(untranslated.joined(separator: "\n"))")
   }
+
+  /// `line` without the paths in it (a plugin's location, a file): the person's, no sentence.
+  static func withoutPaths(_ line: String) -> String {
+    line.replacingOccurrences(of: "›/[^ ‹]*", with: "›", options: .regularExpression)
+      .split(separator: " ", omittingEmptySubsequences: false)
+      .filter { !$0.hasPrefix("/") }.joined(separator: " ")
+  }
+
+  /// The lines of `grow doctor`'s `output` with English outside the marks. A line is `MARK
+  /// CHECK: MESSAGE`; the check's name (`session bus`, `plugin x11`) is `grow doctor --json`'s
+  /// key, no sentence; so is a plugin's source (`built-in`), a value of `grow plugins --json`.
+  static func doctorsEnglish(_ output: String, _ data: [String]) -> [String] {
+    let check = #/^‹›.‹ ›[^‹]*‹: ›/#
+    let sources = ["built-in", "library", "executable"]
+    return output.split(separator: "\n").map(String.init).filter { line in
+      englishOutsideMarks(
+        withoutData(withoutPaths(line.replacing(check, with: "‹›")), data + sources))
+    }.map { "grow doctor: \($0)" }
+  }
+
+  /// A daemon with neither X nor Wayland, whose display plugins cannot run: what `grow
+  /// plugins` says of each (its reason, its note), `grow doctor`, and the daemon's refusals of
+  /// a plugin it does not have and of one that is not enabled, under the pseudo-language.
+  static func withoutADesktopsEnglish(directory: URL, _ data: [String]) throws -> [String] {
+    let harness = try DaemonHarness(
+      config: "[plugins]\nenable = x11, wayland, breakscreen, notify\n",
+      environment: [
+        "LC_ALL": "C.UTF-8", "LANGUAGE": "eo", "TEXTDOMAINDIR": directory.path, "DISPLAY": "",
+        "WAYLAND_DISPLAY": "",
+      ])
+    var untranslated: [String] = []
+    let plugins = try harness.grow("plugins")
+    #expect(plugins.stdout.contains("x11"), "\(plugins.stdout)")
+    let values = pluginIDs
+    for line in (plugins.stdout + plugins.stderr).split(separator: "\n").map(String.init)
+    where englishOutsideMarks(withoutData(withoutPaths(line), data + values)) {
+      untranslated.append("grow plugins (no desktop): \(line)")
+    }
+    untranslated += try doctorsEnglish(harness.grow("doctor").stdout, data + values)
+    for command in [["plugins", "reload", "nosuch"], ["plugins", "reload", "dnd"]] {
+      let refused = try Command.run(Binaries.grow, command, environment: harness.environment)
+      #expect(refused.status != 0, "\(command): \(refused.stdout)")
+      for line in refused.stderr.split(separator: "\n").map(String.init)
+      where englishOutsideMarks(withoutData(line, data + values + command)) {
+        untranslated.append("grow \(command.joined(separator: " ")): \(line)")
+      }
+    }
+    return untranslated
+  }
+
+  /// The built-in plugins' ids, the same in every language.
+  static let pluginIDs = [
+    "gnome-pomodoro", "breakscreen", "statusbar", "wayland", "browser", "notify", "sound", "tray",
+    "x11", "dnd",
+  ]
 
   /// The commands `grow help` lists, each of whose details `grow help COMMAND` says.
   static let commandNames = [

@@ -47,12 +47,16 @@ func configurationProblems(
 @MainActor
 func whyActivationFailed(busMessage: String) -> String {
   guard let problems = configurationProblems() else {
-    return "the grow daemon that D-Bus activation started exited at once (\(busMessage)); "
-      + "'grow logs' says why"
+    return Message(
+      "the grow daemon that D-Bus activation started exited at once ({error}); "
+        + "'grow logs' says why"
+    ).render(["error": busMessage])
   }
-  return "the grow daemon that D-Bus activation started exited at once: the config has "
-    + "problems; nothing was started:\n\(problems)\nfix them, then run the command again "
-    + "('grow config check' checks the file)"
+  return Message(
+    "the grow daemon that D-Bus activation started exited at once: the config has "
+      + "problems; nothing was started:\n{problems}\nfix them, then run the command again "
+      + "('grow config check' checks the file)"
+  ).render(["problems": problems])
 }
 
 /// Where `[plugin.notify] warn-before` shows, when it is set: Do-Not-Disturb holds
@@ -61,25 +65,30 @@ func warnBeforeNote(_ config: GrowConfig) -> String? {
   guard let section = config.pluginSections["notify"], let entry = section["warn-before"],
     let warn = try? section.duration("warn-before", default: 0), warn > 0
   else { return nil }
-  return "\(section.path):\(entry.line): warn-before = \(DurationText.format(warn)) shows on "
-    + "status bars ('grow status --format i3bar|i3blocks|polybar|waybar': colour "
-    + "\(StatusBarRenderer.endingSoonColor), waybar class ending-soon); as a notification only "
-    + "while Do-Not-Disturb is off, so not during focus"
+  return Message(
+    "{path}:{line}: warn-before = {duration} shows on status bars ('grow status --format "
+      + "i3bar|i3blocks|polybar|waybar': colour {colour}, waybar class ending-soon); as a "
+      + "notification only while Do-Not-Disturb is off, so not during focus"
+  ).render([
+    "path": section.path, "line": entry.line, "duration": DurationText.format(warn),
+    "colour": StatusBarRenderer.endingSoonColor,
+  ])
 }
 
 extension Commands {
   /// The config the daemon starts with. A broken config stops the daemon from starting, so the
   /// person fixes it now instead of wondering later why their card is missing.
   static func loadConfigurationOrExplain(_ path: String?) throws(CLIError) -> GrowConfig {
-    let explained = "the config has problems; nothing was started:\n"
     let config: GrowConfig
     do {
       config = try loadConfiguration(path)
     } catch {
-      throw .failed(explained + error.description)
+      throw .failed(nothingStarted(becauseOf: error.description))
     }
     let unknown = PluginHost.unknownSections(in: config, directories: .standard())
-    guard unknown.isEmpty else { throw .failed(explained + ConfigError(unknown).description) }
+    guard unknown.isEmpty else {
+      throw .failed(nothingStarted(becauseOf: ConfigError(unknown).description))
+    }
     return config
   }
 
@@ -91,7 +100,10 @@ extension Commands {
       return try printCardNames()
     }
     guard arguments.positionals.first == "check" else {
-      throw .usage("usage: grow config check [PATH] | grow config cards")
+      throw .usage(
+        Message("usage: grow {command} {synopsis}").render([
+          "command": "config", "synopsis": "check [PATH] | grow config cards",
+        ]))
     }
     try expect(arguments, atMost: 2, "config")
     let path = arguments.positionals.count > 1 ? arguments.positionals[1] : nil

@@ -160,7 +160,6 @@ public func runLinkedInDaemon(_ arguments: [String], linkedIn: [any GrowPlugin.T
       return refuse("usage: \(DaemonImage.fileName) [--config PATH]", status: 2, log: log)
     }
   }
-  let explained = "the config has problems; nothing was started:\n"
   let config: GrowConfig
   do {
     config = try GrowConfig.load(
@@ -171,11 +170,12 @@ public func runLinkedInDaemon(_ arguments: [String], linkedIn: [any GrowPlugin.T
         }
       })
   } catch {
-    return refuse(explained + error.description, status: 1, log: log)
+    return refuse(nothingStarted(becauseOf: error.description), status: 1, log: log)
   }
   let unknown = PluginHost.unknownSections(in: config, directories: .standard())
   guard unknown.isEmpty else {
-    return refuse(explained + ConfigError(unknown).description, status: 1, log: log)
+    return refuse(
+      nothingStarted(becauseOf: ConfigError(unknown).description), status: 1, log: log)
   }
   let path = configPath
   let daemon = Daemon(
@@ -191,6 +191,14 @@ public func runLinkedInDaemon(_ arguments: [String], linkedIn: [any GrowPlugin.T
   } catch {
     return refuse(error.description, status: 1, log: log)
   }
+}
+
+/// Why nothing was started: the config's problems, as `grow daemon` (on stderr, to the person
+/// who ran it) and the CLI say it.
+public func nothingStarted(becauseOf problems: String) -> String {
+  Message("the config has problems; nothing was started:\n{problems}").render([
+    "problems": problems
+  ])
 }
 
 /// Says why the image stops, on stderr as `grow` says it (`grow: ` on each line) and in the log.

@@ -1,29 +1,38 @@
 import FoundationEssentials
 import Glibc
+import GrowBasics
 import GrowLoop
 
 // The C side of external plugins, kept in one place: spawning, pipes, pidfd, waitpid,
 // kill, and non-blocking read/write. Everything else works with the Swift names below.
 
 /// Why a child could not be started.
-enum SpawnError: Error, CustomStringConvertible {
+enum SpawnError: WordedError {
   case pipeFailed(errno: Int32)
   case spawnFailed(program: String, errno: Int32)
   /// The program is a file someone else could have changed (`TrustedFile`).
   case untrusted(program: String, reason: String)
   case pidfdUnavailable(errno: Int32)
 
-  var description: String {
+  var worded: Worded {
     switch self {
-    case .pipeFailed(let code): "cannot create a pipe: \(String(cString: strerror(code)))"
+    case .pipeFailed(let code):
+      Worded(Message("cannot create a pipe: {error}"), ["error": String(cString: strerror(code))])
+    case .spawnFailed(let program, let code) where code == ENOENT:
+      Worded(
+        Message("cannot start '{program}': {error} (not found; give a full path or check PATH)"),
+        ["program": program, "error": String(cString: strerror(code))])
     case .spawnFailed(let program, let code):
-      "cannot start '\(program)': \(String(cString: strerror(code)))"
-        + (code == ENOENT ? " (not found; give a full path or check PATH)" : "")
+      Worded(
+        Message("cannot start '{program}': {error}"),
+        ["program": program, "error": String(cString: strerror(code))])
     case .untrusted(let program, let reason):
-      "refusing to run \(program): \(reason)"
+      Worded(
+        Message("refusing to run {program}: {reason}"), ["program": program, "reason": reason])
     case .pidfdUnavailable(let code):
-      "cannot watch the child (pidfd_open needs Linux 5.3 or later): "
-        + String(cString: strerror(code))
+      Worded(
+        Message("cannot watch the child (pidfd_open needs Linux 5.3 or later): {error}"),
+        ["error": String(cString: strerror(code))])
     }
   }
 }

@@ -687,19 +687,19 @@ public final class PluginHost {
   /// Why an external plugin's program would not run, found as the daemon finds it (PATH).
   private static func problem(withProgram program: String) -> String? {
     let path: String
-    do {
+    do throws(SpawnError) {
       path = try ChildProcess.locate(program, path: ProcessInfo.processInfo.environment["PATH"])
     } catch {
-      return error.description
+      return error.message
     }
     guard FileManager.default.isExecutableFile(atPath: path) else {
       return Message("{path} is not an executable file").render(["path": path])
     }
-    do {
+    do throws(SpawnError) {
       _ = try ChildProcess.openProgram(path)
       return nil
     } catch {
-      return error.description
+      return error.message
     }
   }
 

@@ -149,9 +149,9 @@ public final class ExternalPlugin {
     } catch {
       if case .untrusted = error {
         // Trying again changes nothing until someone fixes the file.
-        refused(error.description)
+        refused(error.description, shown: error.message)
       } else {
-        failed(error.description)
+        failed(error.description, shown: error.message)
       }
       return
     }
@@ -339,16 +339,18 @@ public final class ExternalPlugin {
   }
 
   /// Gives up at once, without restarting: the program must not run as it is. Once it is
-  /// fixed, `grow plugins reload ID` starts it.
-  private func refused(_ reason: String) {
-    lastError = reason
+  /// fixed, `grow plugins reload ID` starts it. `reason` is for the log, `shown` (the same in
+  /// the reader's language, when it was worded by a Message) for `grow plugins`.
+  private func refused(_ reason: String, shown: String? = nil) {
+    lastError = shown ?? reason
     context.log.error(reason)
-    state = .failed(reason: reason)
+    state = .failed(reason: shown ?? reason)
   }
 
-  /// Records a failure and restarts with backoff, or gives up after too many.
-  private func failed(_ reason: String) {
-    lastError = reason
+  /// Records a failure and restarts with backoff, or gives up after too many. `reason` is for
+  /// the log, `shown` as in `refused`.
+  private func failed(_ reason: String, shown: String? = nil) {
+    lastError = shown ?? reason
     let now = loop.monotonicNow
     recentFailures = recentFailures.filter { now - $0 < limits.failureWindow }
     recentFailures.append(now)
@@ -357,7 +359,7 @@ public final class ExternalPlugin {
       context.log.error(
         "\(reason); giving up after \(recentFailures.count) failures in "
           + "\(DurationText.format(limits.failureWindow)) (restart the daemon or reload to retry)")
-      state = .failed(reason: reason)
+      state = .failed(reason: shown ?? reason)
       return
     }
     let exponent = Double(min(consecutiveFailures - 1, 30))

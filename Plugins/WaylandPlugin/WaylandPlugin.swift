@@ -122,7 +122,7 @@ public final class WaylandPlugin: GrowPlugin {
         display: name, timeoutMilliseconds: milliseconds, watchToplevels: toplevelSource,
         loop: context.loop)
     } catch {
-      let reason = (error as? WaylandError)?.message ?? "\(error)"
+      let reason = error.message
       if toplevelSource {
         facts.append(Worded(Message("no window source: {error}"), ["error": reason]))
       }

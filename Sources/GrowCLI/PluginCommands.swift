@@ -65,10 +65,8 @@ extension Commands {
       } catch .refused {
         // A daemon without a config file (grow demo): only the restart.
       }
-      let done = changes.contains {
-        $0.hasPrefix("restarted plugin '\(id)'") || $0.hasPrefix("started plugin '\(id)'")
-          || $0.hasPrefix(DaemonImage.handOverReport)
-      }
+      // A hand-over (DaemonImage) starts every plugin anew in the daemon that took over.
+      let done = changes.contains { PluginHost.reportStarted(id, in: $0) }
       if !done { try restartPlugin(id, client) }
     } else {
       try expect(arguments, atMost: 0, "plugins")
@@ -231,7 +229,10 @@ extension Commands {
   private static func newPlugin(_ arguments: Arguments) throws(CLIError) {
     try expect(arguments, atMost: 2, "plugin")
     guard arguments.positionals.count == 2 else {
-      throw .usage("usage: grow plugin new NAME [--swift | --python | --shell]")
+      throw .usage(
+        Message("usage: grow {command} {synopsis}").render([
+          "command": "plugin new", "synopsis": "NAME [--swift | --python | --shell]",
+        ]))
     }
     let chosen = PluginLanguage.allCases.filter { arguments.flag($0.rawValue) }
     guard chosen.count <= 1 else {
@@ -242,19 +243,19 @@ extension Commands {
     // The directory is named after the plugin; its last component is the id.
     let id = PathText.name(of: name)
     guard PluginScaffold.isValidID(id) else {
-      throw .usage("grow plugin new: \(PluginScaffoldError.invalidName(id).description)")
+      throw .usage("grow plugin new: \(PluginScaffoldError.invalidName(id).message)")
     }
     let sdk = installedSDK
     if language == .swift,
       !FileManager.default.fileExists(atPath: sdk + "/swift/GrowPluginKit.swiftinterface")
     {
-      throw .failed(PluginScaffoldError.noSDK(searched: sdk + "/swift").description)
+      throw .failed(PluginScaffoldError.noSDK(searched: sdk + "/swift").message)
     }
     let scaffold = PluginScaffold(id: id, language: language, sdk: sdk)
     do {
       try scaffold.write(to: name)
     } catch {
-      throw .failed(error.description)
+      throw .failed(error.message)
     }
     let next =
       (language == .swift ? ["swift build --package-path \(name)"] : ["\(name)/test-plugin"])
@@ -285,7 +286,10 @@ extension Commands {
   private static func installPlugin(_ arguments: Arguments) throws(CLIError) {
     try expect(arguments, atMost: 2, "plugin")
     guard arguments.positionals.count == 2 else {
-      throw .usage("usage: grow plugin install PATH")
+      throw .usage(
+        Message("usage: grow {command} {synopsis}").render([
+          "command": "plugin install", "synopsis": "PATH",
+        ]))
     }
     let environment = ProcessInfo.processInfo.environment
     let directory = XDGDirectories(environment: environment).growData + "/plugins"
@@ -296,7 +300,7 @@ extension Commands {
     } catch {
       throw .failed(
         Message("grow plugin install: {problem}; nothing was installed").render([
-          "problem": error.description
+          "problem": error.message
         ]))
     }
     let id = installation.id
@@ -340,9 +344,16 @@ extension Commands {
         Message("daemon: not running; it starts '{id}' when it starts ('grow start' starts it)")
           .render(["id": id]))
     }
-    for change in report.daemonChanges { say("daemon: \(change)") }
+    for change in report.daemonChanges {
+      say(Message("daemon: {change}").render(["change": change]))
+    }
+    let state = report.state.map(stateInWords) ?? Message("not listed").render()
     say(
-      "daemon: '\(id)' is \(report.state ?? "not listed")" + (report.error.map { ": \($0)" } ?? ""))
+      report.error.map {
+        Message("daemon: '{id}' is {state}: {problem}").render([
+          "id": id, "state": state, "problem": $0,
+        ])
+      } ?? Message("daemon: '{id}' is {state}").render(["id": id, "state": state]))
   }
 
   /// Hidden: `grow plugin check-library PATH ID`, what `checkLibraryInChild` runs.
@@ -365,8 +376,10 @@ extension Commands {
     case .exited(0): return nil
     case .killed(let signal): return .crashedWhenOpened(path: path, signal: signal)
     case .exited:
-      let message = String(result.output.reversed().drop { $0 == "\n" }.reversed())
-      return .refusedByCheck(message.isEmpty ? "\(path) cannot be checked" : message)
+      let problem = String(result.output.reversed().drop { $0 == "\n" }.reversed())
+      return .refusedByCheck(
+        problem.isEmpty
+          ? Message("{path} ended the check without saying why").render(["path": path]) : problem)
     }
   }
 
@@ -375,7 +388,8 @@ extension Commands {
     let words = arguments.positionals
     guard words.count == 3 else { exit(2) }
     if let problem = PluginInstaller.check(library: words[1], id: words[2]) {
-      _ = writeAll(problem.description + "\n", to: STDERR_FILENO)
+      // In the person's language: the installer shows it as it is (refusedByCheck).
+      _ = writeAll(problem.message + "\n", to: STDERR_FILENO)
       exit(1)
     }
     exit(0)
@@ -475,13 +489,10 @@ extension Commands {
     let id = installation.id
     report.daemonChanges = try reloadConfiguration(client)
     // A hand-over (DaemonImage) starts every plugin anew in the daemon that took over.
-    let restarted = report.daemonChanges.contains {
-      $0.hasPrefix("started plugin '\(id)'") || $0.hasPrefix("restarted plugin '\(id)'")
-        || $0.hasPrefix(DaemonImage.handOverReport)
-    }
-    if !restarted {
+    if !report.daemonChanges.contains(where: { PluginHost.reportStarted(id, in: $0) }) {
       try restartPlugin(id, client)
-      report.daemonChanges.append("restarted plugin '\(id)' with the installed file")
+      report.daemonChanges.append(
+        Message("restarted plugin '{id}' with the installed file").render(["id": id]))
     }
     let reply = try client.call("List", interface: GrowBusAPI.pluginsInterface)
     guard case .array(_, let items)? = reply.first else { return }

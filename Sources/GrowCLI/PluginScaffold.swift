@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import GrowConfig
 @_spi(GrowHost) import GrowCore
+import GrowMessages
 
 /// The languages `grow plugin new` writes a plugin in.
 enum PluginLanguage: String, CaseIterable {
@@ -9,25 +10,33 @@ enum PluginLanguage: String, CaseIterable {
 }
 
 /// Why `grow plugin new` wrote nothing.
-enum PluginScaffoldError: Error, Equatable, CustomStringConvertible {
+enum PluginScaffoldError: WordedError, Equatable {
   case invalidName(String)
   case exists(String)
   /// `--swift` needs the SDK that `make install` puts in PREFIX/lib/grow.
   case noSDK(searched: String)
   case cannotWrite(path: String, reason: String)
 
-  var description: String {
+  var worded: Worded {
     switch self {
     case .invalidName(let name):
-      "'\(name)' cannot be a plugin id: use a lower-case letter first, then lower-case letters, "
-        + "digits or '-' (up to 32), like 'hello' or 'focus-log'"
+      Worded(
+        Message(
+          "'{name}' cannot be a plugin id: use a lower-case letter first, then lower-case "
+            + "letters, digits or '-' (up to 32), like 'hello' or 'focus-log'"), ["name": name])
     case .exists(let path):
-      "\(path) exists already; pick another name or remove it first (nothing was written)"
+      Worded(
+        Message(
+          "{path} exists already; pick another name or remove it first (nothing was written)"),
+        ["path": path])
     case .noSDK(let searched):
-      "no plugin SDK in \(searched) (GrowPluginKit.swiftinterface): a Swift plugin builds "
-        + "against an installed Grow; run 'make install' in Grow's source tree and then the "
-        + "installed grow, or use --python or --shell"
-    case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
+      Worded(
+        Message(
+          "no plugin SDK in {directory} (GrowPluginKit.swiftinterface): a Swift plugin builds "
+            + "against an installed Grow; run 'make install' in Grow's source tree and then the "
+            + "installed grow, or use --python or --shell"), ["directory": searched])
+    case .cannotWrite(let path, let reason):
+      Worded(Message("cannot write {path}: {reason}"), ["path": path, "reason": reason])
     }
   }
 }

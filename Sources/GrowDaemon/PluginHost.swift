@@ -261,6 +261,29 @@ public final class PluginHost {
     }
   }
 
+  /// The lines of a reload's report that say a plugin was started or restarted.
+  static func startedReport(_ id: String) -> Worded {
+    Worded(Message("started plugin '{id}'"), ["id": id])
+  }
+  static func movedReport(_ id: String, to location: String) -> Worded {
+    Worded(
+      Message("restarted plugin '{id}': it now runs {location}"), ["id": id, "location": location])
+  }
+  static func resetReport(_ id: String, keys: [String]) -> Worded {
+    Worded(
+      Message("restarted plugin '{id}' with new settings: {keys}"),
+      ["id": id, "keys": keys.joined(separator: ", ")])
+  }
+
+  /// Whether a line of a reload's report (`grow reload`, `Config.Reload`) says plugin `id`
+  /// was started or restarted, in whichever language the daemon said it: `grow plugin
+  /// install` and `grow plugins reload` restart the plugin themselves only when not.
+  public static func reportStarted(_ id: String, in line: String) -> Bool {
+    [startedReport(id), movedReport(id, to: ""), resetReport(id, keys: [])].contains {
+      $0.message.matches(line, ["id": id])
+    } || line.hasPrefix(DaemonImage.handOverReport)
+  }
+
   /// Applies a reloaded config: a plugin whose section, source or enabling changed is
   /// stopped and started again with the new settings; added plugins start; removed or
   /// disabled ones stop (each undoing what it changed). A plugin whose settings did not change
@@ -297,20 +320,16 @@ public final class PluginHost {
             || sourceChanged
           {
             load(id)
-            changes.append(Message("started plugin '{id}'").render(["id": id]))
+            changes.append(Self.startedReport(id).text)
           }
         } else if sourceChanged {
           restart(id)
           changes.append(
-            Message("restarted plugin '{id}': it now runs {location}").render([
-              "id": id, "location": item.source.location,
-            ]))
+            Self.movedReport(id, to: item.source.location).text)
         } else if !changedKeys.isEmpty {
           restart(id)
           changes.append(
-            Message("restarted plugin '{id}' with new settings: {keys}").render([
-              "id": id, "keys": changedKeys.joined(separator: ", "),
-            ]))
+            Self.resetReport(id, keys: changedKeys).text)
         }
       case .skip:
         if isLoaded(id) {

@@ -1,15 +1,26 @@
 import FoundationEssentials
 import Glibc
+import GrowBasics
 @_spi(GrowHost) import GrowCore
 import GrowPluginKit
 
-/// Why `grow plugin install` installed nothing. Each message names the path and what to do.
-public enum PluginInstallError: Error, Equatable, CustomStringConvertible {
+/// Why `grow plugin install` installed nothing. Each message names the path and what to do:
+/// in English for the log and tests (`description`), in the person's language for the
+/// command line (`message`).
+public enum PluginInstallError: WordedError, Equatable {
   case notFound(path: String)
-  /// A directory with no built library and no program in it.
-  case nothingToInstall(directory: String, reason: String)
+  /// A directory with a Swift package whose plugin library is not built yet.
+  case notBuilt(directory: String, package: String)
+  /// A directory with neither a Swift package nor a program named `grow-plugin-ID`.
+  case nothingToInstall(directory: String)
+  /// A directory with several programs named `grow-plugin-ID`.
+  case severalPrograms(directory: String, programs: [String])
   /// A file that is neither `libgrow-plugin-ID.so` nor a program named `grow-plugin-ID`.
-  case notAPlugin(path: String, reason: String)
+  case unknownName(path: String)
+  /// A program without the execute permission.
+  case notExecutable(path: String)
+  /// A file named as a program that is neither a binary nor a `#!` script.
+  case notAProgram(path: String)
   /// A library the daemon would refuse (no entry point, another API version, wrong id).
   case wouldNotLoad(PluginLoadError)
   /// The file, or a directory on the way to it or to the plugin directory, is unsafe
@@ -18,33 +29,83 @@ public enum PluginInstallError: Error, Equatable, CustomStringConvertible {
   case builtInID(String)
   /// An id the daemon, the config and the CLI could not take as one word (`-rf`, `A_B`).
   case invalidID(String)
+  case cannotRead(path: String, reason: String)
   case cannotWrite(path: String, reason: String)
   /// The library killed the process that opened it to check it (`checkInChild`).
   case crashedWhenOpened(path: String, signal: Int32)
-  /// What the process that checked the library said was wrong with it.
+  /// What the process that checked the library said was wrong with it (naming the file), in
+  /// the person's language already.
   case refusedByCheck(String)
 
-  public var description: String {
+  public var worded: Worded {
     switch self {
-    case .notFound(let path): "\(path): no such file or directory"
-    case .nothingToInstall(let directory, let reason):
-      "nothing to install in \(directory): \(reason)"
-    case .notAPlugin(let path, let reason): "\(path) is not a Grow plugin: \(reason)"
-    case .wouldNotLoad(let error): error.description
-    case .untrusted(let path, let reason): "refusing to install \(path): \(reason)"
+    case .notFound(let path):
+      Worded(Message("{path}: no such file or directory"), ["path": path])
+    case .notBuilt(let directory, let package):
+      Worded(
+        Message(
+          "nothing to install in {directory}: no {library} built yet; run "
+            + "'swift build --package-path {package}' first"),
+        [
+          "directory": directory, "library": PluginLibrary.fileName(for: "ID"),
+          "package": package,
+        ])
+    case .nothingToInstall(let directory):
+      Worded(
+        Message(
+          "nothing to install in {directory}: neither a Swift package (Package.swift) nor a "
+            + "program named {program}"),
+        ["directory": directory, "program": PluginLibrary.programName(for: "ID")])
+    case .severalPrograms(let directory, let programs):
+      Worded(
+        Message(
+          "nothing to install in {directory}: several programs ({programs}); name the one to install"
+        ),
+        ["directory": directory, "programs": programs.joined(separator: ", ")])
+    case .unknownName(let path):
+      Worded(
+        Message(
+          "{path} is not a Grow plugin: its name is neither {library} (a Swift plugin) nor "
+            + "{program} (a program)"),
+        [
+          "path": path, "library": PluginLibrary.fileName(for: "ID"),
+          "program": PluginLibrary.programName(for: "ID"),
+        ])
+    case .notExecutable(let path):
+      Worded(
+        Message("{path} is not a Grow plugin: it is not executable; run 'chmod +x {path}'"),
+        ["path": path])
+    case .notAProgram(let path):
+      Worded(
+        Message(
+          "{path} is not a Grow plugin: a program must be a binary or a script starting with '#!'"
+        ), ["path": path])
+    case .wouldNotLoad(let error): error.worded
+    case .untrusted(let path, let reason):
+      Worded(Message("refusing to install {path}: {reason}"), ["path": path, "reason": reason])
     case .builtInID(let id):
-      "'\(id)' is the id of a built-in plugin, which would be loaded instead; "
-        + "give your plugin another id"
+      Worded(
+        Message(
+          "'{id}' is the id of a built-in plugin, which would be loaded instead; give your "
+            + "plugin another id"), ["id": id])
     case .invalidID(let id):
-      "'\(id)' cannot be a plugin id: it must start with a lower-case letter or a digit, "
-        + "then lower-case letters, digits or '-'; rename the file (grow-plugin-ID or "
-        + "libgrow-plugin-ID.so)"
-    case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
+      Worded(
+        Message(
+          "'{id}' cannot be a plugin id: it must start with a lower-case letter or a digit, "
+            + "then lower-case letters, digits or '-'; rename the file (grow-plugin-ID or "
+            + "libgrow-plugin-ID.so)"), ["id": id])
+    case .cannotRead(let path, let reason):
+      Worded(Message("cannot read {path}: {reason}"), ["path": path, "reason": reason])
+    case .cannotWrite(let path, let reason):
+      Worded(Message("cannot write {path}: {reason}"), ["path": path, "reason": reason])
     case .crashedWhenOpened(let path, let signal):
-      "\(path) crashed the process that opened it to check it (signal \(signal), "
-        + "\(String(cString: strsignal(signal)))); loaded by the daemon it would take the "
-        + "daemon down"
-    case .refusedByCheck(let message): message
+      Worded(
+        Message(
+          "{path} crashed the process that opened it to check it (signal {number}, {signal}); "
+            + "loaded by the daemon it would take the daemon down"),
+        ["path": path, "number": String(signal), "signal": String(cString: strsignal(signal))])
+    case .refusedByCheck(let problem):
+      Worded(Message("opened to check it: {problem}"), ["problem": problem])
     }
   }
 }
@@ -94,10 +155,7 @@ public enum PluginInstaller {
     } else if let programID = PluginLibrary.id(fromProgramName: name) {
       (kind, id) = (.executable, programID)
     } else {
-      throw .notAPlugin(
-        path: file,
-        reason: "its name is neither \(PluginLibrary.fileName(for: "ID")) (a Swift plugin) nor "
-          + "\(PluginLibrary.programName(for: "ID")) (a program)")
+      throw .unknownName(path: file)
     }
     guard isInstallableID(id) else { throw .invalidID(id) }
     guard !PluginHost.builtInIDs.contains(id) else { throw .builtInID(id) }
@@ -172,21 +230,15 @@ public enum PluginInstaller {
       }
       let newest = built.max { modified($0) < modified($1) }
       guard let newest else {
-        throw .nothingToInstall(
-          directory: full,
-          reason: "no \(PluginLibrary.fileName(for: "ID")) built yet; run "
-            + "'swift build --package-path \(path)' first")
+        throw .notBuilt(directory: full, package: path)
       }
       return newest
     }
     let programs = entries.filter { PluginLibrary.id(fromProgramName: $0) != nil }.sorted()
     guard programs.count == 1 else {
-      throw .nothingToInstall(
-        directory: full,
-        reason: programs.isEmpty
-          ? "neither a Swift package (Package.swift) nor a program named "
-            + PluginLibrary.programName(for: "ID")
-          : "several programs (\(programs.joined(separator: ", "))); name the one to install")
+      throw programs.isEmpty
+        ? .nothingToInstall(directory: full)
+        : .severalPrograms(directory: full, programs: programs)
     }
     return full + "/" + programs[0]
   }
@@ -199,7 +251,7 @@ public enum PluginInstaller {
   /// A program the daemon can start: executable, and an ELF binary or a `#!` script.
   private static func checkProgram(at path: String) throws(PluginInstallError) {
     guard access(path, X_OK) == 0 else {
-      throw .notAPlugin(path: path, reason: "it is not executable; run 'chmod +x \(path)'")
+      throw .notExecutable(path: path)
     }
     var start = [UInt8](repeating: 0, count: 4)
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -209,8 +261,7 @@ public enum PluginInstaller {
     let isScript = start.starts(with: Array("#!".utf8))
     let isELF = start == [0x7f] + Array("ELF".utf8)
     guard isScript || isELF else {
-      throw .notAPlugin(
-        path: path, reason: "a program must be a binary or a script starting with '#!'")
+      throw .notAProgram(path: path)
     }
   }
 
@@ -257,7 +308,7 @@ public enum PluginInstaller {
   {
     let input = open("/proc/self/fd/\(source.descriptor)", O_RDONLY | O_CLOEXEC)
     guard input >= 0 else {
-      throw .cannotWrite(path: temporary, reason: "cannot read \(source.path): \(errorText())")
+      throw .cannotRead(path: source.path, reason: errorText())
     }
     defer { close(input) }
     let output = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o700)
@@ -268,7 +319,7 @@ public enum PluginInstaller {
       let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
       if count < 0 && errno == EINTR { continue }
       guard count >= 0 else {
-        throw .cannotWrite(path: temporary, reason: "cannot read \(source.path): \(errorText())")
+        throw .cannotRead(path: source.path, reason: errorText())
       }
       if count == 0 { break }
       var written = 0

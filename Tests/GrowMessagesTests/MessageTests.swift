@@ -31,6 +31,24 @@ import Testing
 
   /// Every refusal and every state in words, as a person reads them: whole, no placeholder
   /// left unfilled.
+  /// Reading back a line another Grow process rendered (`grow plugin install` reading the
+  /// daemon's reload report): the known values must be there, the rest may be anything.
+  @Test func aRenderedLineIsRecognisedWithItsKnownValuesAndAnythingForTheRest() {
+    let moved = Message("restarted plugin '{id}': it now runs {location}")
+    let line = moved.render(["id": "hello", "location": "/home/a/{x}/grow-plugin-hello"])
+    #expect(moved.matches(line, ["id": "hello"]))
+    #expect(!moved.matches(line, ["id": "hell"]), "the id is the whole id")
+    #expect(!moved.matches(line, ["id": "other"]))
+    #expect(!moved.matches("restarted plugin 'hello'", ["id": "hello"]))
+    let started = Message("started plugin '{id}'")
+    #expect(started.matches("started plugin 'hello'", ["id": "hello"]))
+    #expect(!started.matches("started plugin 'hello' again", ["id": "hello"]))
+    #expect(!started.matches("restarted plugin 'hello'", ["id": "hello"]))
+    let both = Message("{a}{b} and {c}")
+    #expect(both.matches("x and y", [:]))
+    #expect(!both.matches("x or y", [:]))
+  }
+
   @Test func everyRefusalAndStateIsWordedWithoutPlaceholdersLeft() {
     let refusals: [TimerError] = [
       .unknownCard("mtah", known: ["work", "math"]), .unknownCard("x", known: ["work"]),

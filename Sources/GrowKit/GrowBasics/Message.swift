@@ -75,6 +75,30 @@ public struct Message: Sendable, Hashable {
     return Self.fill(text) { name in values[name]?.description }
   }
 
+  /// Whether `text` is this message as another Grow process rendered it, in the reader's
+  /// language or in English (a daemon speaks its session's language, normally the reader's),
+  /// with `values` filled in and any other placeholder standing for any text: for reading
+  /// back a line of a reply meant for people, such as `grow reload`'s report.
+  public func matches(_ text: String, _ values: [String: String]) -> Bool {
+    [MessageCatalogue.translated(self, count: 0), english].contains { template in
+      Self.pattern(of: template, values).matches(text)
+    }
+  }
+
+  /// The template as literal pieces between the placeholders `values` leaves open.
+  private static func pattern(of template: String, _ values: [String: String]) -> [String] {
+    var pieces = [""]
+    var rest = Substring(template)
+    while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+      pieces[pieces.count - 1] += rest[..<open]
+      let name = String(rest[rest.index(after: open)..<close])
+      if let value = values[name] { pieces[pieces.count - 1] += value } else { pieces.append("") }
+      rest = rest[rest.index(after: close)...]
+    }
+    pieces[pieces.count - 1] += rest
+    return pieces
+  }
+
   private func count(in values: [String: any CustomStringConvertible]) -> Int {
     guard let countedBy, let value = values[countedBy]
     else { return 0 }
@@ -118,5 +142,22 @@ public enum MessageCatalogue {
         String(cString: grow_dngettext(domain, english, plural, UInt(max(0, count))))
       }
     }
+  }
+}
+
+extension [String] {
+  /// Whether `text` is these pieces in order with anything between each two (a glob whose
+  /// stars are the open placeholders).
+  fileprivate func matches(_ text: String) -> Bool {
+    guard let first, let last, text.hasPrefix(first) else { return false }
+    var rest = Substring(text).dropFirst(first.count)
+    guard count > 1 else { return rest.isEmpty }
+    for piece in self[1..<(count - 1)] where !piece.isEmpty {
+      guard let start = rest.indices.first(where: { rest[$0...].hasPrefix(piece) }) else {
+        return false
+      }
+      rest = rest[start...].dropFirst(piece.count)
+    }
+    return rest.count >= last.count && rest.hasSuffix(last)
   }
 }

@@ -143,7 +143,9 @@ import Testing
         ["install", "--user", "--remove", "--browser"], ["install", "--user", "--remove"],
         ["install", "--user", "--autostart", "--browser"], ["install", "--user", "--remove"],
         ["logs", "--lines", "many"], ["plugin"], ["plugin", "frobnicate"],
-        ["plugin", "new", "mine", "--swift", "--shell"],
+        ["plugin", "new", "mine", "--swift", "--shell"], ["plugin", "new", "Bad_Name"],
+        ["plugin", "install"], ["plugin", "install", directory.path + "/nosuch"],
+        ["plugin", "install", directory.path],
       ] + Self.commandNames.map { ["help", $0] }
     var untranslated: [String] = []
     var lines = 0
@@ -152,10 +154,10 @@ import Testing
     // libcanberra's own words for why no sound server was reached (ca_strerror), as strerror's.
     // The test desktop's window manager, by its own name; the refused plugins' config: the
     // key ("[plugins] enable: ", a name in every language, whose section withoutData drops)
-    // and the person's value.
+    // and the person's value. The file name a program plugin must have.
     let data = [
       directory.path, "work", "this line is no setting", "soon", "/youtube", "Not available",
-      "Openbox", " enable: ", "\"unclosed", "plugin.hook",
+      "Openbox", " enable: ", "\"unclosed", "plugin.hook", "grow-plugin-ID",
     ]
     for command in commands {
       let run = try Command.run(Binaries.grow, command, environment: harness.environment)

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 @_spi(GrowHost) import GrowCore
+import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// What shell completion needs to know about a command, read from the same synopsis and
@@ -258,10 +259,14 @@ extension Commands {
     try expect(arguments, atMost: 1, "completions")
     let names = CompletionShell.allCases.map(\.rawValue).joined(separator: ", ")
     guard let name = arguments.positionals.first else {
-      throw .usage("grow completions needs a shell: \(names)")
+      throw .usage(
+        Message("grow completions needs a shell: {shells}").render(["shells": names]))
     }
     guard let shell = CompletionShell(rawValue: name) else {
-      throw .usage("grow completions: no shell '\(shown(name))'; shells: \(names)")
+      throw .usage(
+        Message("grow completions: no shell '{name}'; shells: {shells}").render([
+          "name": shown(name), "shells": names,
+        ]))
     }
     sayExactly(Completions.script(for: shell))
   }

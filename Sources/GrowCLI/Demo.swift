@@ -28,7 +28,8 @@ extension Commands {
     do {
       try daemon.start()
     } catch {
-      throw .failed("the demo runs its own timer: \(error.description)")
+      throw .failed(
+        Message("the demo runs its own timer: {problem}").render(["problem": error.description]))
     }
     let demo = DemoNarrator(daemon: daemon)
     say(

@@ -281,9 +281,11 @@ extension Commands {
     do {
       try client.call("Changed", interface: GrowBusAPI.historyInterface)
     } catch {
-      _ = writeAll(
-        "grow: the history is changed, but the running daemon was not told (\(error)); "
-          + "its today figures catch up when it starts next\n", to: STDERR_FILENO)
+      let warning = Message(
+        "the history is changed, but the running daemon was not told ({error}); its today "
+          + "figures catch up when it starts next"
+      ).render(["error": "\(error)"])
+      _ = writeAll("grow: \(warning)\n", to: STDERR_FILENO)
     }
   }
 
@@ -294,12 +296,16 @@ extension Commands {
     do {
       config = try loadConfiguration(nil)
     } catch {
-      throw .failed("cannot check the card against the config:\n\(error.description)")
+      throw .failed(
+        Message("cannot check the card against the config:\n{problems}").render([
+          "problems": error.description
+        ]))
     }
     do {
       _ = try config.deck.card(named: name)
     } catch {
-      throw .failed(error.message + "; nothing was changed")
+      throw .failed(
+        Message("{problem}; nothing was changed").render(["problem": error.message]))
     }
   }
 
@@ -329,10 +335,12 @@ extension Commands {
     switch (from, to) {
     case (nil, nil): return today.advanced(by: 1 - defaultDays)...today
     case (let from?, nil): return from...max(from, today)
-    case (nil, _?): throw .usage("--to needs --from as well")
+    case (nil, _?): throw .usage(Message("--to needs --from as well").render())
     case (let from?, let to?):
       guard from <= to else {
-        throw .usage("--from \(from) is after --to \(to); the range reads from the earlier day")
+        throw .usage(
+          Message("--from {from} is after --to {to}; the range reads from the earlier day")
+            .render(["from": from, "to": to]))
       }
       return from...to
     }

@@ -1,4 +1,5 @@
 import GrowHistory
+import GrowMessages
 
 extension Commands {
   /// `grow stats [--day|--week|--month|--year|--from DATE --to DATE] [--card NAME]
@@ -10,7 +11,8 @@ extension Commands {
     try expect(arguments, atMost: 0, "stats")
     let periods = ["day": 1, "week": 7, "month": 30, "year": 365].filter { arguments.flag($0.key) }
     guard periods.count <= 1, periods.isEmpty || arguments.value("from") == nil else {
-      throw .usage("grow stats takes one of --day, --week, --month, --year or --from/--to")
+      throw .usage(
+        Message("grow stats takes one of --day, --week, --month, --year or --from/--to").render())
     }
     let days = try dayRange(arguments, defaultDays: periods.first?.value ?? 7)
     let card = arguments.value("card")

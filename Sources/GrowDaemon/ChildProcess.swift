@@ -54,14 +54,19 @@ enum ChildExit: Equatable, CustomStringConvertible {
   /// Someone else in the process collected the status (a `waitpid(-1)` elsewhere).
   case statusUnavailable
 
-  var description: String {
+  /// In English for the log (`description`), in the reader's language for `grow plugins`.
+  var worded: Worded {
     switch self {
-    case .statusUnavailable: "exited"
-    case .exited(let code): "exited with status \(code)"
+    case .statusUnavailable: Worded(Message("exited"))
+    case .exited(let code): Worded(Message("exited with status {status}"), ["status": String(code)])
     case .killed(let signal):
-      "was killed by signal \(signal) (\(String(cString: strsignal(signal))))"
+      Worded(
+        Message("was killed by signal {number} ({signal})"),
+        ["number": String(signal), "signal": String(cString: strsignal(signal))])
     }
   }
+
+  var description: String { worded.english }
 }
 
 enum ChildProcess {

@@ -181,7 +181,10 @@ public final class ExternalPlugin {
     run.outgoing.append(contentsOf: line.utf8)
     if run.outgoing.count - run.outgoingSent > limits.outgoingBuffer {
       cutOff(
-        run, "stopped reading its input (\(limits.outgoingBuffer / 1024) KiB of events waiting)")
+        run,
+        Worded(
+          Message("stopped reading its input ({size} KiB of events waiting)"),
+          ["size": String(limits.outgoingBuffer / 1024)]))
       return
     }
     flush(run)
@@ -214,7 +217,11 @@ public final class ExternalPlugin {
     for piece in pieces {
       guard run.cutOffReason == nil else { return }
       if run.countLine(limit: limits.linesPerSecond) {
-        cutOff(run, "flooded its output (more than \(limits.linesPerSecond) lines in a second)")
+        cutOff(
+          run,
+          Worded(
+            Message("flooded its output (more than {count} lines in a second)"),
+            ["count": String(limits.linesPerSecond)]))
         return
       }
       switch (stream, piece) {
@@ -312,12 +319,12 @@ public final class ExternalPlugin {
   }
 
   /// Kills a misbehaving child; its exit then counts as a failure with `reason`.
-  private func cutOff(_ run: Run, _ reason: String) {
+  private func cutOff(_ run: Run, _ reason: Worded) {
     guard run.cutOffReason == nil else { return }
     run.cutOffReason = reason
     run.outgoing = []
     run.outgoingSent = 0
-    context.log.warning("\(reason); killing it")
+    context.log.warning("\(reason.english); killing it")
     ChildProcess.signalGroup(run.child.pid, SIGKILL)
   }
 
@@ -335,7 +342,8 @@ public final class ExternalPlugin {
       return
     }
     if loop.monotonicNow - run.startedAt >= limits.healthyRun { consecutiveFailures = 0 }
-    failed(run.cutOffReason ?? exit.description)
+    let reason = run.cutOffReason ?? exit.worded
+    failed(reason.english, shown: reason.text)
   }
 
   /// Gives up at once, without restarting: the program must not run as it is. Once it is
@@ -386,7 +394,7 @@ private final class Run {
   /// How much of `outgoing` the pipe has taken.
   var outgoingSent = 0
   private(set) var inputClosed = false
-  var cutOffReason: String?
+  var cutOffReason: Worded?
   var killTimer: (any Alarm)?
 
   var onWritable: () -> Void = {}

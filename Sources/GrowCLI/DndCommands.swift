@@ -192,11 +192,12 @@ extension Commands {
           .render(["server": backend]))
     case .damaged(let why):
       try reportRestore(
-        json: json, outcome: "damaged", backend: nil, path: path, succeeded: false, message: why)
+        json: json, outcome: "damaged", backend: nil, path: path, succeeded: false,
+        message: why.text)
     case .failed(let backend, let reason):
       try reportRestore(
         json: json, outcome: "failed", backend: backend, path: path, succeeded: false,
-        message: reason)
+        message: reason.text)
     }
   }
 

@@ -218,8 +218,8 @@ public final class Daemon {
     case .alreadyBack(let backend):
       log.info("\(backend)'s Do-Not-Disturb was already changed back; removed the record")
     case .releasedWithConnection: break
-    case .damaged(let why): log.warning(why)
-    case .failed(_, let reason): log.warning(reason)
+    case .damaged(let why): log.warning(why.english)
+    case .failed(_, let reason): log.warning(reason.english)
     }
   }
 

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import GrowCore
 import GrowDBus
+import GrowMessages
 @_spi(GrowBuiltIn) import GrowPluginKit
 
 /// Puts the notification server back from the DND restore record, outside the dnd plugin's
@@ -41,9 +42,9 @@ public struct DoNotDisturbRestorer: Sendable {
     case releasedWithConnection(backend: String)
     /// The record was not one Grow can use (why); it was removed, since no Grow would ever
     /// act on it, and the person is told what to check.
-    case damaged(String)
+    case damaged(Worded)
     /// The server could not be switched back (why, and what to do); the record is kept.
-    case failed(backend: String, reason: String)
+    case failed(backend: String, reason: Worded)
 
     /// Whether the desktop is known to be as the person had it.
     public var succeeded: Bool {
@@ -62,11 +63,16 @@ public struct DoNotDisturbRestorer: Sendable {
     case .damaged(let why):
       file.remove()
       return .damaged(
-        "\(file.path): \(why); removed it. Grow cannot tell what to put back: check your "
-          + "notification server's Do-Not-Disturb (dunst: 'dunstctl set-paused false')")
+        Worded(
+          Message(
+            "{path}: {why}; removed it. Grow cannot tell what to put back: check your "
+              + "notification server's Do-Not-Disturb (dunst: 'dunstctl set-paused false')"),
+          ["path": file.path, "why": why]))
     case .record(let found): record = found
     // A kind of contents a newer GrowKit tells apart (it is built with library evolution).
-    @unknown default: return .damaged("\(file.path) cannot be read by this Grow; it is kept")
+    @unknown default:
+      return .damaged(
+        Worded(Message("{path} cannot be read by this Grow; it is kept"), ["path": file.path]))
     }
     let outcome: DoNotDisturbPutBack
     if record.backend == DoNotDisturbBackend.gnome.rawValue {
@@ -78,8 +84,11 @@ public struct DoNotDisturbRestorer: Sendable {
       } catch {
         return .failed(
           backend: record.backend,
-          reason: "cannot reach \(record.backend): \(error); \(file.path) keeps "
-            + "what to put back, run 'grow dnd restore' in the session")
+          reason: Worded(
+            Message(
+              "cannot reach {server}: {error}; {path} keeps what to put back, run "
+                + "'grow dnd restore' in the session"),
+            ["server": record.backend, "error": "\(error)", "path": file.path]))
       }
       outcome = record.putBack(busAddress: address, timeout: timeout)
     }
@@ -96,17 +105,21 @@ public struct DoNotDisturbRestorer: Sendable {
     case .notOnTheBus:
       return .failed(
         backend: record.backend,
-        reason: "this Grow cannot switch '\(record.backend)' back; \(file.path) is kept for a "
-          + "Grow that can")
+        reason: Worded(
+          Message("this Grow cannot switch '{server}' back; {path} is kept for a Grow that can"),
+          ["server": record.backend, "path": file.path]))
     case .failed(let why):
       return .failed(
         backend: record.backend,
-        reason: "\(why). Is it stopped or hanging? Check it ('ps -o stat= -C \(record.backend)'"
-          + " shows T when stopped), then run 'grow dnd restore' again; \(file.path) keeps "
-          + "what to put back")
+        reason: Worded(
+          Message(
+            "{why}. Is it stopped or hanging? Check it ('ps -o stat= -C {server}' shows T when "
+              + "stopped), then run 'grow dnd restore' again; {path} keeps what to put back"),
+          ["why": why, "server": record.backend, "path": file.path]))
     @unknown default:
       return .failed(
-        backend: record.backend, reason: "a newer GrowKit's answer; \(file.path) is kept")
+        backend: record.backend,
+        reason: Worded(Message("a newer GrowKit's answer; {path} is kept"), ["path": file.path]))
     }
   }
 }

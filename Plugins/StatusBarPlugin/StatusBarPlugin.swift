@@ -110,7 +110,7 @@ public final class StatusBarPlugin: GrowPlugin {
     let now = loop.now
     let snapshot = StatusSnapshot(status: status, distraction: distraction)
     replace("status.txt", with: template.render(snapshot, at: now, words: .spoken))
-    guard let next = template.clock.nextChange(after: now, of: snapshot) else { return }
+    guard let next = template.nextChange(after: now, of: snapshot) else { return }
     // A millisecond late, so the countdown has surely crossed the boundary when we look.
     tick = loop.at(next.addingTimeInterval(0.001)) { [weak self] in self?.writeLine() }
   }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import GrowBasics
 import GrowConfig
 @_spi(GrowHost) import GrowCore
 import GrowDBus
@@ -501,11 +502,11 @@ enum Commands {
           "format": shown(formatName), "formats": StatusBarFormat.names,
         ]))
     }
-    var template: StatusTemplate
+    var template: BarTemplate
     do {
       template =
-        try arguments.value("template").map { (source) throws(StatusTemplateError) in
-          try StatusTemplate(source)
+        try arguments.value("template").map { (source) throws(BarTemplateError) in
+          try BarTemplate(source)
         } ?? .standard
     } catch {
       throw .usage(Message("grow status: {problem}").render(["problem": error.description]))
@@ -517,7 +518,7 @@ enum Commands {
             "name": shown(name), "sets": IconSet.names,
           ]))
       }
-      template.icons = icons
+      template.icons = icons.rawValue
     }
     return StatusBarRenderer(
       format: format, template: template, growCommand: growCommandLine,

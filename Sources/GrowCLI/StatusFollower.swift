@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import GrowBasics
 @_spi(GrowHost) import GrowCore
 import GrowDBus
 @_spi(GrowHost) import GrowLoop
@@ -19,19 +20,18 @@ import GrowDBus
 /// and when the session bus does.
 @MainActor
 final class StatusFollower {
-  private let renderer: StatusBarRenderer
+  private var feed: BarFeed
+  private var renderer: StatusBarRenderer { feed.renderer }
   private let loop = EpollLoop.shared
   private let client: GrowClient
   private var connection: BusConnection { client.connection }
   private var snapshot = StatusSnapshot(status: nil)
-  private var lastLine: String?
-  private var wroteFirstUpdate = false
   private lazy var tick = WallClockTimer { [weak self] in self?.redraw() }
   private var keptWatches: [any DescriptorWatch] = []
   private var clickBuffer = Data()
 
   init(renderer: StatusBarRenderer) throws(CLIError) {
-    self.renderer = renderer
+    feed = BarFeed(renderer: renderer)
     client = try GrowClient(on: loop)
   }
 
@@ -117,18 +117,12 @@ final class StatusFollower {
   /// shows, aligned to the countdown's own second (or minute) boundary.
   private func redraw() {
     let now = loop.now
-    let line = renderer.update(snapshot, at: now, isFirst: !wroteFirstUpdate)
-    let comparable = wroteFirstUpdate && line.hasPrefix(",") ? String(line.dropFirst()) : line
-    if comparable != lastLine {
-      say(line)
-      lastLine = comparable
-      wroteFirstUpdate = true
-    }
-    guard let next = renderer.nextChange(after: now, of: snapshot) else {
+    let shown = BarSnapshot(snapshot)
+    if let line = feed.update(shown, at: now.timeIntervalSince1970) { say(line) }
+    guard let next = feed.wake(after: now.timeIntervalSince1970, of: shown) else {
       return tick.disarm()
     }
-    // A millisecond late, so the countdown has surely crossed the boundary when we look.
-    tick.fire(at: next.addingTimeInterval(0.001))
+    tick.fire(at: Date(timeIntervalSince1970: next))
   }
 
   // MARK: Clicks (i3bar)
@@ -161,12 +155,7 @@ final class StatusFollower {
   }
 
   static func click(in line: Data) -> BarClick? {
-    var text = String(decoding: line, as: UTF8.self).trimmingWhitespace()
-    if text.hasPrefix(",") || text.hasPrefix("[") { text.removeFirst() }
-    guard case .object(let object)? = JSONValue.parse(Array(text.utf8)),
-      case .number(let button)? = object["button"], let whole = Int(exactly: button)
-    else { return nil }
-    return BarClick(button: whole)
+    BarClick.inI3barEvent(String(decoding: line, as: UTF8.self))
   }
 
   private func perform(_ click: BarClick) {

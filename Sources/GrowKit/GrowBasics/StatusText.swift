@@ -284,7 +284,7 @@ public enum StatusText {
   }
 }
 
-/// A small JSON writer: objects of strings, integers, booleans and null, written as
+/// A small JSON writer: objects of strings, integers, booleans, null and arrays of strings, written as
 /// Foundation's `JSONEncoder` with `.sortedKeys` and `.withoutEscapingSlashes` writes them.
 public enum JSONText {
   public enum Value: Sendable, Equatable {
@@ -292,6 +292,8 @@ public enum JSONText {
     case int(Int)
     case bool(Bool)
     case null
+    /// An array of strings (waybar's `class`).
+    case strings([String])
   }
 
   /// One object on one line, keys sorted by their UTF-8 bytes.
@@ -307,6 +309,7 @@ public enum JSONText {
     case .string(nil), .null: "null"
     case .int(let number): String(number)
     case .bool(let flag): flag ? "true" : "false"
+    case .strings(let strings): "[" + strings.map(quoted).joined(separator: ",") + "]"
     }
   }
 

@@ -37,31 +37,8 @@ public enum LocaleTime {
       (instant.timeIntervalSince1970 + Double(zone.secondsFromGMT(for: instant)))
         .rounded(.down))
     let minuteOfDay = ((local % 86_400) + 86_400) % 86_400 / 60
-    var parts = tm()
-    parts.tm_hour = Int32(minuteOfDay / 60)
-    parts.tm_min = Int32(minuteOfDay % 60)
-    return format(clockFormat, parts) ?? zone.clockText(of: instant)
-  }
-
-  /// The locale's time format (`T_FMT`) without its seconds: `%T` and `%r` spelled out, then
-  /// `:%S` taken away.
-  static var clockFormat: String {
-    var format = String(cString: grow_time_format(locale.handle))
-    if format.isEmpty { format = "%H:%M:%S" }
-    format = format.replacing("%T", with: "%H:%M:%S")
-      .replacing("%r", with: String(cString: grow_ampm_time_format(locale.handle)))
-    for seconds in [":%S", ".%S", "%S"] {
-      format = format.replacing(seconds, with: "")
-    }
-    return String(format.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-  }
-
-  private static func format(_ format: String, _ parts: tm) -> String? {
-    var parts = parts
-    var buffer = [CChar](repeating: 0, count: 128)
-    let length = grow_strftime(&buffer, buffer.count, format, &parts, locale.handle)
-    guard length > 0 else { return nil }
-    return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return LocalClock.text(hour: minuteOfDay / 60, minute: minuteOfDay % 60)
+      ?? zone.clockText(of: instant)
   }
 }
 

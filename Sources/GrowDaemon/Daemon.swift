@@ -159,9 +159,12 @@ public final class Daemon {
       let object = try BusObject(path: GrowBusAPI.objectPath, on: connection)
       self.object = object
       history = openHistory()
-      service = TimerService(timer: timer, bus: events, object: object) { [weak self] in
-        self?.history?.streak ?? .none
-      }
+      service = TimerService(
+        timer: timer, bus: events, object: object,
+        streak: { [weak self] in self?.history?.streak ?? .none },
+        warnBefore: { [weak self] in
+          (try? self?.config.pluginSections["notify"]?.duration("warn-before", default: 0)) ?? 0
+        })
       PluginService(host: plugins, object: object).install()
       installConfigInterface(on: object)
       object.add(Self.historyInterface { [weak self] in self?.history?.reread() })

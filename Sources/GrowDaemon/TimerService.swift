@@ -21,14 +21,19 @@ final class TimerService {
   private var lastSent: [String: BusValue] = [:]
 
   /// - Parameter streak: the current and best streak from the history.
-  init(timer: FocusTimer, bus: EventBus, object: BusObject, streak: @escaping () -> Streak) {
+  /// - Parameter warnBefore: `[plugin.notify] warn-before` of the config in force (0 for none),
+  ///   served in GetStatus as `WarnBefore` so the bars follow a config reload.
+  init(
+    timer: FocusTimer, bus: EventBus, object: BusObject, streak: @escaping () -> Streak,
+    warnBefore: @escaping () -> TimeInterval
+  ) {
     self.timer = timer
     self.object = object
     self.streak = streak
     object.add(
       Self.interface(
         timer: timer, streak: streak,
-        cards: CardsReply(timer: timer, connection: object.connection)))
+        cards: CardsReply(timer: timer, connection: object.connection), warnBefore: warnBefore))
     lastSent = object.propertyValues(of: GrowBusAPI.timerInterface)
     bus.subscribe(PhaseStarted.self, as: "dbus") { [weak self] event in
       self?.object.emit(
@@ -76,9 +81,10 @@ final class TimerService {
 
   /// `org.grow.Grow1.Timer`, served by the daemon and installed as
   /// `share/dbus-1/interfaces/org.grow.Grow1.Timer.xml` (`grow generate dbus-interface`).
-  static func interface(timer: FocusTimer, streak: @escaping () -> Streak, cards: CardsReply)
-    -> BusInterface
-  {
+  static func interface(
+    timer: FocusTimer, streak: @escaping () -> Streak, cards: CardsReply,
+    warnBefore: @escaping () -> TimeInterval = { 0 }
+  ) -> BusInterface {
     typealias Arg = BusInterface.Argument
     let command = {
       (name: String, doc: String, action: @escaping () throws(TimerError) -> Void) in
@@ -89,11 +95,12 @@ final class TimerService {
     }
     // Changes at local midnight, or every second during focus, with no signal.
     let silent = BusInterface.Property.ChangeSignal.silent
-    let status = StatusReply(timer: timer)
+    let status = StatusReply(timer: timer, warnBefore: warnBefore)
     let getStatus = BusInterface.Method(
       "GetStatus", outputs: [Arg("status", "a{sv}")],
       doc: "Every property at this instant, plus LongBreakAfter and DailyGoal (u, seconds; "
-        + "0 for none) from the card.",
+        + "0 for none) from the card, and WarnBefore (u, seconds; 0 for none): [plugin.notify] "
+        + "warn-before, within which bars show a running focus as ending soon.",
       reply: { call throws(BusError) in try status.reply(call) })
     return BusInterface(
       name: GrowBusAPI.timerInterface,
@@ -267,16 +274,21 @@ final class TimerService {
 
 /// `GetStatus`'s reply: the status read at each call, its body encoded again only when what
 /// it carries differs from the last one encoded (`TimerStatus.busKey`: a state change, a
-/// countdown second passing, today's figures or a card changing), else copied.
+/// countdown second passing, today's figures or a card changing; or `WarnBefore`, after a
+/// config reload), else copied.
 ///
 /// Nothing needs to invalidate it: every call reads the timer's status and compares it, so a
 /// reply is never older than the call it answers.
 @MainActor
 final class StatusReply {
   private let timer: FocusTimer
-  private var encoded: (key: TimerStatus, body: BusMessage)?
+  private let warnBefore: () -> TimeInterval
+  private var encoded: (key: TimerStatus, warnBefore: UInt32, body: BusMessage)?
 
-  init(timer: FocusTimer) { self.timer = timer }
+  init(timer: FocusTimer, warnBefore: @escaping () -> TimeInterval = { 0 }) {
+    self.timer = timer
+    self.warnBefore = warnBefore
+  }
 
   func reply(_ call: BusMessage) throws(BusError) -> BusMessage {
     try call.reply(copying: body())
@@ -285,9 +297,12 @@ final class StatusReply {
   /// The body for the status now: the kept one while the status carries the same.
   func body() throws(BusError) -> BusMessage {
     let key = timer.status.busKey
-    if let encoded, encoded.key == key { return encoded.body }
-    let body = try BusMessage.replyTemplate([.vardict(key.busValues)])
-    encoded = (key, body)
+    let warn = BusEncoding.seconds(warnBefore())
+    if let encoded, encoded.key == key, encoded.warnBefore == warn { return encoded.body }
+    var values = key.busValues
+    values[BusNames.warnBefore] = .uint32(warn)
+    let body = try BusMessage.replyTemplate([.vardict(values)])
+    encoded = (key, warn, body)
     return body
   }
 }

@@ -14,4 +14,8 @@ public enum BusNames {
   public static let browserInterface = busName + ".Browser"
   /// `GetStatus` on `timerInterface`: the status as a dictionary of named values.
   public static let getStatus = "GetStatus"
+  /// A key of GetStatus's dictionary besides the Timer properties: `[plugin.notify]
+  /// warn-before` in seconds (u, 0 for none), read at each call, so a bar follows a config
+  /// reload; bars show a focus that ends within it as ending soon.
+  public static let warnBefore = "WarnBefore"
 }

@@ -109,4 +109,41 @@ import Testing
     let cli = try Command.run("readelf", ["-d", Binaries.locate("grow-cli")])
     #expect(cli.stdout.contains("[libGrowKit.so]"))
   }
+
+  /// `grow status --follow` runs in the front itself: the static image, with no grow-cli and
+  /// no Foundation mapped, so a bar's feed costs a few megabytes rather than the whole kit.
+  @Test func theFollowerIsTheFrontWithoutFoundation() throws {
+    let harness = try DaemonHarness()
+    #expect(try harness.grow("start").status == 0)
+    let follower = try BackgroundProcess(
+      Binaries.grow, ["status", "--follow", "--template", "{icon} {remaining}"],
+      environment: harness.environment)
+    defer { follower.kill() }
+    #expect(follower.waitUntil(timeout: 30) { follower.stdout.hasPrefix("● ") })
+    let image = try FileManager.default.destinationOfSymbolicLink(
+      atPath: "/proc/\(follower.pid)/exe")
+    #expect(
+      URL(fileURLWithPath: image).resolvingSymlinksInPath()
+        == URL(fileURLWithPath: Binaries.grow).resolvingSymlinksInPath())
+    let maps = try String(contentsOfFile: "/proc/\(follower.pid)/maps", encoding: .utf8)
+    #expect(!maps.contains("Foundation"), "the follower maps Foundation")
+    #expect(!maps.contains("GrowKit"), "the follower maps GrowKit")
+  }
+
+  /// One update for a bar on an interval (`--format` without `--follow`) is the front's too,
+  /// and says what grow-cli says in every format and state.
+  @Test func oneUpdateInEveryFormatIsWhatGrowCLIPrints() throws {
+    let harness = try DaemonHarness(config: "[plugin.notify]\nwarn-before = 30m\n")
+    for command in [[], ["start", "--intention", "a & <b>"], ["pause"], ["skip"]] {
+      if !command.isEmpty { #expect(try harness.run(Binaries.grow, command).status == 0) }
+      for format in ["plain", "i3blocks", "polybar", "waybar", "i3bar"] {
+        let arguments = ["status", "--format", format, "--template", "{icon} {state} {card}"]
+        let both = try bothPrint(arguments, harness)
+        // polybar's click commands run the `grow` that printed them.
+        let cli = both.cli.replacing(Binaries.locate("grow-cli"), with: Binaries.grow)
+        #expect(both.front == cli, "\(command) \(format)")
+        #expect(both.front.hasPrefix("0|"), "\(command) \(format): \(both.front)")
+      }
+    }
+  }
 }

@@ -488,7 +488,17 @@ enum Commands {
       return say(([report.humanText] + warnings).joined(separator: "\n"))
     }
     let renderer = try statusBarRenderer(arguments)
-    if arguments.flag("follow") { try StatusFollower(renderer: renderer).run() }
+    if arguments.flag("follow") {
+      // The front (Sources/grow/StatusFollower.swift) follows; it hands `--follow` over only
+      // when it cannot reach the session bus, whose refusal GrowClient words.
+      _ = try GrowClient()
+      throw .failed(
+        Message("'grow status --follow' runs in the front, {front}: run it through that")
+          .render([
+            "front": InstallLayout.joined(
+              InstallLayout.binDirectoryOfRunningGrow ?? "PREFIX/bin", "grow")
+          ]))
+    }
     try printStatusBarOnce(renderer)
   }
 

@@ -47,21 +47,6 @@ struct StatusReport: Encodable {
   var jsonText: String { StatusText.json(StatusFacts(status)) }
 }
 
-extension StatusFacts {
-  /// The status as `grow status` shows it, without `Date`s.
-  init(_ status: TimerStatus) {
-    self.init(
-      state: status.state.rawValue, paused: status.paused, card: status.card,
-      duration: status.duration, remaining: status.remaining, elapsed: status.elapsed,
-      startedAt: status.startedAt?.timeIntervalSince1970,
-      endsAt: status.endsAt?.timeIntervalSince1970, cycle: status.cycle,
-      longBreakAfter: status.longBreakAfter, next: status.next?.rawValue,
-      nextPhase: status.nextPhase?.rawValue, completedToday: status.completedToday,
-      focusToday: status.focusToday, dailyGoal: status.dailyGoal, intention: status.intention,
-      cutShortToday: status.cutShortToday)
-  }
-}
-
 /// A card as `grow cards` shows it.
 struct CardReport: Encodable {
   var name: String

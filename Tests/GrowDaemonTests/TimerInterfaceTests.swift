@@ -15,8 +15,8 @@ import Testing
     "Remaining", "Elapsed", "FocusToday", "CutShortToday", "CompletedToday", "Streak",
   ]
 
-  @Test func everyPropertySaysHowItsChangesAreAnnouncedAndEverythingIsDocumented() throws {
-    let harness = try DaemonHarness()
+  /// Grow's object as `gdbus introspect` describes it.
+  static func introspection(of harness: DaemonHarness) throws -> XMLDocument {
     let xml = try harness.run(
       "gdbus",
       [
@@ -24,7 +24,12 @@ import Testing
         "/org/grow/Grow1",
       ])
     #expect(xml.status == 0, "\(xml.stderr)")
-    let document = try XMLDocument(xmlString: xml.stdout)
+    return try XMLDocument(xmlString: xml.stdout)
+  }
+
+  @Test func everyPropertySaysHowItsChangesAreAnnouncedAndEverythingIsDocumented() throws {
+    let harness = try DaemonHarness()
+    let document = try Self.introspection(of: harness)
     let interface = "/node/interface[@name='\(Self.timer)']"
     let properties = try document.nodes(forXPath: "\(interface)/property/@name")
       .compactMap(\.stringValue)
@@ -218,14 +223,7 @@ func changedNames(_ output: String, _ interface: String) -> [Set<String>] {
 @Suite struct GrowInterfacesDocumentationTests {
   @Test func everyMemberOfEveryGrowInterfaceHasADocString() throws {
     let harness = try DaemonHarness()
-    let xml = try harness.run(
-      "gdbus",
-      [
-        "introspect", "--session", "--xml", "--dest", "org.grow.Grow1", "--object-path",
-        "/org/grow/Grow1",
-      ])
-    #expect(xml.status == 0, "\(xml.stderr)")
-    let document = try XMLDocument(xmlString: xml.stdout)
+    let document = try TimerInterfaceTests.introspection(of: harness)
     let interfaces = try document.nodes(forXPath: "/node/interface/@name").compactMap(\.stringValue)
       .filter { $0.hasPrefix("org.grow.Grow1.") }
     #expect(interfaces.contains("org.grow.Grow1.Plugins"), "\(interfaces)")

@@ -1,6 +1,7 @@
 import FoundationEssentials
 internal import GrowBasics
 @_spi(GrowHost) import GrowCore
+internal import GrowMessages
 
 // What `grow status --follow` and the statusbar and tray plugins show: the built-in
 // plugins' (`@_spi(GrowBuiltIn)`), not part of the plugin API, so its words and fields can
@@ -138,20 +139,5 @@ extension StatusSnapshot {
   var bar: BarSnapshot {
     BarSnapshot(
       status: status.map(StatusFacts.init), doNotDisturb: doNotDisturb, distraction: distraction)
-  }
-}
-
-extension StatusFacts {
-  /// The status without `Date`s.
-  init(_ status: TimerStatus) {
-    self.init(
-      state: status.state.rawValue, paused: status.paused, card: status.card,
-      duration: status.duration, remaining: status.remaining, elapsed: status.elapsed,
-      startedAt: status.startedAt?.timeIntervalSince1970,
-      endsAt: status.endsAt?.timeIntervalSince1970, cycle: status.cycle,
-      longBreakAfter: status.longBreakAfter, next: status.next?.rawValue,
-      nextPhase: status.nextPhase?.rawValue, completedToday: status.completedToday,
-      focusToday: status.focusToday, dailyGoal: status.dailyGoal, intention: status.intention,
-      cutShortToday: status.cutShortToday)
   }
 }

@@ -40,7 +40,11 @@ public final class Daemon {
   public let timer: FocusTimer
   public let log: Logger
   public let plugins: PluginHost
-  private var config: GrowConfig
+  private var config: GrowConfig {
+    didSet { warnBefore = Self.warnBefore(in: config) }
+  }
+  /// `[plugin.notify] warn-before` of `config`, read once per config: GetStatus serves it.
+  private var warnBefore: TimeInterval = 0
   private var connection: BusConnection?
   private var object: BusObject?
   private var service: TimerService?
@@ -98,6 +102,7 @@ public final class Daemon {
   ) {
     self.loop = loop
     self.config = config
+    warnBefore = Self.warnBefore(in: config)
     self.historyPath = historyPath
     self.sessions = sessionPath.map(SessionStore.init(path:))
     self.log = log
@@ -162,9 +167,7 @@ public final class Daemon {
       service = TimerService(
         timer: timer, bus: events, object: object,
         streak: { [weak self] in self?.history?.streak ?? .none },
-        warnBefore: { [weak self] in
-          (try? self?.config.pluginSections["notify"]?.duration("warn-before", default: 0)) ?? 0
-        })
+        warnBefore: { [weak self] in self?.warnBefore ?? 0 })
       PluginService(host: plugins, object: object).install()
       installConfigInterface(on: object)
       object.add(Self.historyInterface { [weak self] in self?.history?.reread() })
@@ -578,6 +581,12 @@ public final class Daemon {
       reloadAgain = false
       reload()
     }
+  }
+}
+
+extension Daemon {
+  static func warnBefore(in config: GrowConfig) -> TimeInterval {
+    (try? config.pluginSections["notify"]?.duration("warn-before", default: 0)) ?? 0
   }
 }
 

@@ -420,6 +420,9 @@ final class StatusFollower {
         _ = send(call)
       }
     }
+    // A click event is a few hundred bytes: what runs on without a newline is not one, and
+    // must not grow without end.
+    if clickBuffer.count > 64 * 1024 { clickBuffer.removeAll() }
   }
 
   private func methodCall(_ click: BarClick) -> OpaquePointer? {
